@@ -1,0 +1,343 @@
+/* movegen.c: legal move generation (RULES.md sections 4-8, options of 10).
+ *
+ * Every own stack yields, for each square its top tavrel (the mover) can
+ * reach, one move per count k = 1..height.  All k share the mover's pattern
+ * and destination; they differ only in what stays behind on `from`: nothing
+ * (k = height) or a remainder whose top may be an opponent tavrel, freed by
+ * the move (and promoted if it is a combatant uncovered on its far rank).
+ * Legality is therefore decided per (from, to) with cheap tests in the common
+ * case (no check, no pin, own remainder top) and by simulating the move on
+ * the bitboards otherwise. */
+#include "movegen.h"
+
+#include "bitboard.h"
+
+typedef struct {
+    const Position *p;
+    const Options *o;
+    int us, them;
+    Bitboard own, opp, occ;
+    Bitboard no_land;   /* squares nothing may land on (Wizards) */
+    Bitboard blk_us;    /* what stops our sliders */
+    Square ksq;         /* our Wizard, TV_NO_SQUARE if none */
+    Bitboard pinned;    /* own stacks that alone shield ksq from a slider */
+    bool in_check;
+    bool capture_mode;  /* ending=capture */
+    MoveList *list;
+} Gen;
+
+static inline int far_rank(int colour) { return colour == TV_WHITE ? 7 : 0; }
+
+/* The kind a tavrel acts as when it is the top of square s: an unpromoted
+ * combatant uncovered on its far rank is promoted at once. */
+static inline Kind effective_kind(Tavrel t, Square s)
+{
+    Kind k = tavrel_kind(t);
+    if (k == TV_COMBATANT && sq_rank(s) == far_rank(tavrel_colour(t)))
+        return tavrel_destiny(t);
+    return k;
+}
+
+/* Whether their tavrels attack square target in the position after a move,
+ * given the changed occupancy occ2 and our stacks own2, with their stacks at
+ * `gone` covered, and up to two freed tavrels of theirs (kinds xk[i] at
+ * xs[i], TV_NONE for none) added. */
+static bool attacked_after(const Gen *g, Square target, Bitboard occ2, Bitboard own2, Bitboard gone,
+                           const Square xs[2], const Kind xk[2])
+{
+    const Bitboard *k = g->p->by_kind;
+    const Bitboard theirs = g->opp & ~gone;
+    const Bitboard blk = g->o->slide_over_own ? own2 : occ2;
+    for (int i = 0; i < 2; i++)
+        if (xk[i] != TV_NONE && (pos_attacks_of(xk[i], g->them, xs[i], blk) & sq_bb(target)))
+            return true;
+    Bitboard a = (TV_KNIGHT_ATT[target] & (k[TV_HORSEMAN] | k[TV_HELGI])) | (TV_KING_ATT[target] & k[TV_WIZARD]) |
+                 (TV_PAWN_ATT[g->us][target] & k[TV_COMBATANT]);
+    if (a & theirs)
+        return true;
+    Bitboard rq = (k[TV_WARRIOR] | k[TV_PRINCE] | k[TV_HELGI]) & theirs;
+    if (rq && (bb_rook(target, blk) & rq))
+        return true;
+    Bitboard bq = (k[TV_ARCHER] | k[TV_PRINCE] | k[TV_HELGI]) & theirs;
+    return bq && (bb_bishop(target, blk) & bq);
+}
+
+/* Full legality test of (from, to, k) by simulating the move's effect on the
+ * occupancy.  `lift` is the en-passant double-stepper's square or
+ * TV_NO_SQUARE. */
+static bool legal_full(const Gen *g, Square from, Square to, int k, Square lift, bool wizard_mover)
+{
+    const Position *p = g->p;
+    const int h = p->height[from];
+    Bitboard f = sq_bb(from), t = sq_bb(to);
+    Bitboard occ2 = g->occ | t, own2 = g->own | t, gone = t;
+    Square xs[2] = {TV_NO_SQUARE, TV_NO_SQUARE};
+    Kind xk[2] = {TV_NONE, TV_NONE};
+    if (k == h) {
+        occ2 &= ~f;
+        own2 &= ~f;
+    } else {
+        Tavrel r = p->stack[from][h - k - 1];
+        if (tavrel_colour(r) != g->us) {
+            own2 &= ~f;
+            xs[0] = from;
+            xk[0] = effective_kind(r, from);
+        }
+    }
+    if (lift != TV_NO_SQUARE) {
+        /* The double-stepper leaves `lift`; what it stood on (their own
+         * stack, or nothing) is uncovered there. */
+        gone |= sq_bb(lift);
+        if (p->height[lift] == 1)
+            occ2 &= ~sq_bb(lift);
+        else {
+            xs[1] = lift;
+            xk[1] = effective_kind(p->stack[lift][p->height[lift] - 2], lift);
+        }
+    }
+    Square target = wizard_mover ? to : g->ksq;
+    if (g->capture_mode) {
+        /* Only the Wizard's own step is restricted; it may land on the
+         * opponent's Wizard even when that square is attacked. */
+        if (!wizard_mover)
+            return true;
+        if (to == p->wizard[g->them])
+            return true;
+    }
+    return !attacked_after(g, target, occ2, own2, gone, xs, xk);
+}
+
+static inline void push_move(Gen *g, Move m) { g->list->moves[g->list->count++] = m; }
+
+/* Adds every legal k for the mover on `from` going to `to`. */
+static void add_moves(Gen *g, Square from, Square to, int special, Square lift, bool wizard_mover)
+{
+    const Position *p = g->p;
+    const int h = p->height[from];
+
+    if (g->ksq == TV_NO_SQUARE) { /* no Wizard: never in check */
+        for (int k = 1; k <= h; k++)
+            push_move(g, move_make(from, to, k, special));
+        return;
+    }
+    if (wizard_mover || lift != TV_NO_SQUARE || g->in_check || g->capture_mode) {
+        for (int k = 1; k <= h; k++)
+            if (legal_full(g, from, to, k, lift, wizard_mover))
+                push_move(g, move_make(from, to, k, special));
+        return;
+    }
+
+    /* Not in check, an ordinary move of a non-Wizard mover. */
+    const Bitboard f = sq_bb(from);
+    const bool pinned = (g->pinned & f) != 0;
+    const bool stays_on_line = pinned && (TV_LINE[g->ksq][from] & sq_bb(to));
+    for (int k = 1; k < h; k++) {
+        Tavrel r = p->stack[from][h - k - 1];
+        if (tavrel_colour(r) == g->us) {
+            /* From stays covered by our own tavrel: nothing changes for
+             * their attacks except that `to` now blocks. */
+            push_move(g, move_make(from, to, k, special));
+        } else if (pinned && g->o->slide_over_own) {
+            /* Their sliders pass over their own stacks: from no longer
+             * shields the Wizard. */
+            if (legal_full(g, from, to, k, TV_NO_SQUARE, false))
+                push_move(g, move_make(from, to, k, special));
+        } else {
+            Bitboard t = sq_bb(to);
+            Bitboard blk = g->o->slide_over_own ? ((g->own & ~f) | t) : (g->occ | t);
+            if (!(pos_attacks_of(effective_kind(r, from), g->them, from, blk) & sq_bb(g->ksq)))
+                push_move(g, move_make(from, to, k, special));
+        }
+    }
+    if (!pinned || stays_on_line)
+        push_move(g, move_make(from, to, h, special));
+}
+
+static void gen_castling(Gen *g)
+{
+    const Position *p = g->p;
+    const int us = g->us;
+    const int rank = us == TV_WHITE ? 0 : 7;
+    const Square e = sq_make(4, rank);
+    const int rk = us == TV_WHITE ? TV_CASTLE_WK : TV_CASTLE_BK;
+    const int rq = us == TV_WHITE ? TV_CASTLE_WQ : TV_CASTLE_BQ;
+    if (!(p->castling & (rk | rq)) || g->in_check || g->ksq != e || p->height[e] != 1)
+        return;
+    for (int side = 0; side < 2; side++) {
+        if (!(p->castling & (side == 0 ? rk : rq)))
+            continue;
+        Square corner = sq_make(side == 0 ? 7 : 0, rank);
+        Tavrel w = pos_top(p, corner);
+        if (p->height[corner] != 1 || tavrel_kind(w) != TV_WARRIOR || tavrel_colour(w) != us ||
+            tavrel_is_promoted(w))
+            continue;
+        Bitboard between = TV_BETWEEN[e][corner];
+        if (g->occ & between)
+            continue;
+        Square cross = sq_make(side == 0 ? 5 : 3, rank), land = sq_make(side == 0 ? 6 : 2, rank);
+        if (pos_attacked(p, g->o, cross, g->them) || pos_attacked(p, g->o, land, g->them))
+            continue;
+        push_move(g, move_make(e, land, 1, side == 0 ? TV_MOVE_CASTLE_SHORT : TV_MOVE_CASTLE_LONG));
+    }
+}
+
+/* Squares the mover on `from` (top tavrel t) reaches by its pattern, without
+ * en passant and castling. */
+static Bitboard targets_of(const Gen *g, Square from, Tavrel t)
+{
+    const Bitboard land = ~g->no_land;
+    switch (tavrel_kind(t)) {
+    case TV_WIZARD: return TV_KING_ATT[from] & land;
+    case TV_PRINCE: return bb_queen(from, g->blk_us) & land;
+    case TV_WARRIOR: return bb_rook(from, g->blk_us) & land;
+    case TV_ARCHER: return bb_bishop(from, g->blk_us) & land;
+    case TV_HORSEMAN: return TV_KNIGHT_ATT[from] & land;
+    case TV_HELGI: return (bb_queen(from, g->blk_us) | TV_KNIGHT_ATT[from]) & land;
+    case TV_COMBATANT: {
+        Bitboard b = TV_PAWN_ATT[g->us][from] & g->opp & land;
+        if (sq_rank(from) == far_rank(g->us))
+            return b; /* cannot arise in play: a combatant on its far rank is promoted */
+        const int fwd = g->us == TV_WHITE ? 8 : -8;
+        const Square a = from + fwd;
+        const Bitboard wiz = g->p->by_kind[TV_WIZARD];
+        if (!(g->opp & sq_bb(a))) {
+            if (!(wiz & sq_bb(a)))
+                b |= sq_bb(a);
+            if (!tavrel_flag(t)) { /* unmoved: double step */
+                const Square a2 = a + fwd;
+                if (!((g->opp | wiz) & sq_bb(a2)))
+                    b |= sq_bb(a2);
+            }
+        }
+        return b;
+    }
+    default: return 0;
+    }
+}
+
+/* Whether the mover on `from` may capture en passant onto X = p->ep, and the
+ * double-stepper's square. */
+static bool ep_reaches(const Gen *g, Square from, Tavrel t, Square x, Square lift)
+{
+    Kind kind = tavrel_kind(t);
+    if (kind == TV_COMBATANT)
+        return (TV_PAWN_ATT[g->us][from] & sq_bb(x)) != 0;
+    if (g->o->enpassant != TV_EP_ANY)
+        return false;
+    /* enpassant=any: judged on the board as if the combatant had stepped
+     * once: it stands on X and has left `lift`. */
+    Bitboard occ2 = g->occ | sq_bb(x), opp2 = g->opp | sq_bb(x);
+    if (g->p->height[lift] == 1) {
+        occ2 &= ~sq_bb(lift);
+        opp2 &= ~sq_bb(lift);
+    }
+    Bitboard blk = g->o->slide_over_own ? opp2 : occ2;
+    return (pos_attacks_of(kind, g->us, from, blk) & sq_bb(x)) != 0;
+}
+
+void movegen_legal(const Position *p, const Options *o, MoveList *list)
+{
+    Gen g;
+    g.p = p;
+    g.o = o;
+    g.us = p->side;
+    g.them = p->side ^ 1;
+    g.own = p->by_colour[g.us];
+    g.opp = p->by_colour[g.them];
+    g.occ = p->occ;
+    g.capture_mode = o->ending == TV_ENDING_CAPTURE;
+    g.list = list;
+    list->count = 0;
+
+    if (g.capture_mode && (pos_wizard_captured(p, TV_WHITE) || pos_wizard_captured(p, TV_BLACK)))
+        return; /* the game is over */
+
+    const Bitboard wizards = p->by_kind[TV_WIZARD];
+    g.no_land = g.capture_mode ? (wizards & g.own) : wizards;
+    g.blk_us = o->slide_over_own ? g.opp : g.occ;
+    g.ksq = p->wizard[g.us];
+    g.pinned = 0;
+    g.in_check = false;
+    if (g.ksq != TV_NO_SQUARE) {
+        g.in_check = pos_attacked(p, o, g.ksq, g.them);
+        /* Pins: one of our stacks alone between the Wizard and one of their
+         * sliders (their sliders are stopped by every stack, or only by ours
+         * under slide_over_own). */
+        const Bitboard *k = p->by_kind;
+        Bitboard snipers = ((bb_rook(g.ksq, 0) & (k[TV_WARRIOR] | k[TV_PRINCE] | k[TV_HELGI])) |
+                            (bb_bishop(g.ksq, 0) & (k[TV_ARCHER] | k[TV_PRINCE] | k[TV_HELGI]))) &
+                           g.opp;
+        const Bitboard blk_them = o->slide_over_own ? g.own : g.occ;
+        while (snipers) {
+            Square s = bb_pop(&snipers);
+            Bitboard b = TV_BETWEEN[g.ksq][s] & blk_them;
+            if (b && !bb_more_than_one(b) && (b & g.own))
+                g.pinned |= b;
+        }
+    }
+
+    Square x = p->ep, lift = TV_NO_SQUARE;
+    bool ep_possible = false;
+    if (x != TV_NO_SQUARE) {
+        lift = g.us == TV_WHITE ? x - 8 : x + 8;
+        Tavrel xt = pos_top(p, x), lt = pos_top(p, lift);
+        /* The double-stepper must be there, and nothing lands on a Wizard. */
+        ep_possible = tavrel_kind(lt) == TV_COMBATANT && tavrel_colour(lt) == g.them &&
+                      !(xt && tavrel_kind(xt) == TV_WIZARD);
+    }
+
+    Bitboard stacks = g.own;
+    while (stacks) {
+        Square from = bb_pop(&stacks);
+        Tavrel t = pos_top(p, from);
+        Bitboard targets = targets_of(&g, from, t);
+        bool wizard_mover = tavrel_kind(t) == TV_WIZARD;
+        if (ep_possible && ep_reaches(&g, from, t, x, lift)) {
+            targets &= ~sq_bb(x); /* the move onto X is the en-passant capture */
+            add_moves(&g, from, x, TV_MOVE_ENPASSANT, lift, wizard_mover);
+        }
+        while (targets) {
+            Square to = bb_pop(&targets);
+            add_moves(&g, from, to, TV_MOVE_NORMAL, TV_NO_SQUARE, wizard_mover);
+        }
+    }
+    gen_castling(&g);
+}
+
+int movegen_count(const Position *p, const Options *o)
+{
+    MoveList list;
+    movegen_legal(p, o, &list);
+    return list.count;
+}
+
+bool movegen_is_legal(const Position *p, const Options *o, Move m)
+{
+    MoveList list;
+    movegen_legal(p, o, &list);
+    for (int i = 0; i < list.count; i++)
+        if (list.moves[i] == m)
+            return true;
+    return false;
+}
+
+const char *game_state_name(GameState s)
+{
+    switch (s) {
+    case TV_STATE_ONGOING: return "ongoing";
+    case TV_STATE_CHECKMATE: return "checkmate";
+    case TV_STATE_STALEMATE: return "stalemate";
+    case TV_STATE_REPETITION: return "repetition";
+    case TV_STATE_WIZARD_CAPTURED: return "wizard-captured";
+    }
+    return "unknown";
+}
+
+GameState movegen_state(const Position *p, const Options *o)
+{
+    if (o->ending == TV_ENDING_CAPTURE && pos_wizard_captured(p, p->side))
+        return TV_STATE_WIZARD_CAPTURED;
+    if (movegen_count(p, o) > 0)
+        return TV_STATE_ONGOING;
+    return pos_in_check(p, o) ? TV_STATE_CHECKMATE : TV_STATE_STALEMATE;
+}

@@ -1,0 +1,32 @@
+/* movegen.h: legal move generation (RULES.md sections 4-8). */
+#ifndef TAVRELI_MOVEGEN_H
+#define TAVRELI_MOVEGEN_H
+
+#include "position.h"
+
+/* Fills list with every legal move of the side to move: one entry per
+ * distinct (from, k, to), plus castling.  Under ending=capture, a position in
+ * which a Wizard has been landed on has no moves.  No allocation. */
+void movegen_legal(const Position *p, const Options *o, MoveList *list);
+
+/* Number of legal moves (what perft counts at its last ply). */
+int movegen_count(const Position *p, const Options *o);
+
+/* True when m is among the legal moves of p. */
+bool movegen_is_legal(const Position *p, const Options *o, Move m);
+
+/* The state of the game in p, ignoring repetition (see game.h for that). */
+typedef enum {
+    TV_STATE_ONGOING = 0,
+    TV_STATE_CHECKMATE,
+    TV_STATE_STALEMATE,
+    TV_STATE_REPETITION,
+    TV_STATE_WIZARD_CAPTURED /* ending=capture: the side to move lost its Wizard */
+} GameState;
+
+const char *game_state_name(GameState s);
+
+/* Checkmate, stalemate, Wizard captured or ongoing. */
+GameState movegen_state(const Position *p, const Options *o);
+
+#endif

@@ -1,0 +1,36 @@
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *tv_status_name(TvStatus s)
+{
+    switch (s) {
+    case TV_OK: return "ok";
+    case TV_ERR_PARSE: return "parse error";
+    case TV_ERR_ILLEGAL: return "illegal";
+    case TV_ERR_IO: return "i/o error";
+    case TV_ERR_ARG: return "bad argument";
+    case TV_ERR_LIMIT: return "limit exceeded";
+    }
+    return "unknown status";
+}
+
+TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->status = s;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+void tv_error_clear(TvError *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+}

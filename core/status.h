@@ -1,0 +1,42 @@
+/* status.h: error reporting shared by every module.  Functions that can fail
+ * return a TvStatus and, when given one, fill a TvError with a message that
+ * says what went wrong and where.  Only main() turns a status into an exit
+ * code. */
+#ifndef TAVRELI_STATUS_H
+#define TAVRELI_STATUS_H
+
+typedef enum {
+    TV_OK = 0,
+    TV_ERR_PARSE,   /* malformed text (TFEN, move, record, configuration) */
+    TV_ERR_ILLEGAL, /* well-formed but not allowed (illegal move, impossible position) */
+    TV_ERR_IO,      /* a file could not be read or written */
+    TV_ERR_ARG,     /* a bad argument or option value */
+    TV_ERR_LIMIT    /* a fixed capacity was exceeded */
+} TvStatus;
+
+#define TV_ERROR_MSG_LEN 512
+
+/* An error record: file and line are set for errors in files (0 when not
+ * applicable); msg is a complete sentence-like description. */
+typedef struct {
+    TvStatus status;
+    char file[256];
+    int line;
+    char msg[TV_ERROR_MSG_LEN];
+} TvError;
+
+/* Returns a short constant name for a status ("ok", "parse error", ...). */
+const char *tv_status_name(TvStatus s);
+
+/* Fills err (when not NULL) with status s and a printf-style message, and
+ * returns s, so that callers can write `return tv_fail(err, TV_ERR_PARSE, ...)`. */
+TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Clears an error record. */
+void tv_error_clear(TvError *err);
+
+#endif
