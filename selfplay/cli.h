@@ -1,0 +1,21 @@
+/* cli.h: the command-line front ends.  Each parses its arguments, calls the
+ * library and turns the outcome into an exit code: 0 success, 1 bad input or
+ * a failed check (illegal move, unreadable file), 2 bad usage. */
+#ifndef TAVRELI_CLI_H
+#define TAVRELI_CLI_H
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+int cli_perft(int argc, char **argv);
+int cli_moves(int argc, char **argv);
+int cli_replay(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+
+/* Prints "error: <msg>" on stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#endif

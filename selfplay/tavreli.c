@@ -1,0 +1,68 @@
+/* tavreli.c: the `tavreli` program: one command family for the rules, the
+ * engine, self-play and the tuner.  Dispatches to the front ends. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char USAGE[] =
+    "usage: tavreli COMMAND [ARGS]\n"
+    "\n"
+    "Tavreli (\"Russian chess\", chess with towers) test harness.\n"
+    "\n"
+    "Rules commands:\n"
+    "  perft   [--option NAME=VALUE]... TFEN DEPTH [--divide] [--plain]\n"
+    "          count legal move paths; the last output line is the total\n"
+    "  moves   [--option NAME=VALUE]... [--plain] TFEN\n"
+    "          list the legal moves, one per line, sorted\n"
+    "  replay  [--option NAME=VALUE]... [--tfen TFEN] [--lenient] MOVE...\n"
+    "  replay  [--lenient] --file FILE\n"
+    "          play games, print each final TFEN and state\n"
+    "  bench   perft\n"
+    "          measure move generation speed (leaves per second)\n"
+    "\n"
+    "TFEN may be the word 'startpos'. Options (RULES.md section 10):\n"
+    "  slide_over_own=no|yes  enpassant=combatant|any  ending=checkmate|capture\n"
+    "\n"
+    "Run 'tavreli COMMAND --help' for a command's details.\n";
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } commands[] = {
+        {"perft", cli_perft},
+        {"moves", cli_moves},
+        {"replay", cli_replay},
+        {"bench", cli_bench},
+    };
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(USAGE, stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("tavreli %s\n", TAVRELI_VERSION);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (run 'tavreli --help' for the list)", argv[1]);
+    return CLI_USAGE;
+}

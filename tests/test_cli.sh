@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# End-to-end checks of the tavreli command line: output shapes that other
+# tools rely on, exit codes and error messages.
+# usage: test_cli.sh PATH/TO/tavreli DATA_DIR
+set -u
+tv=$1
+data=$2
+fails=0
+passes=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
+}
+run() { # run: stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
+  "$tv" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+}
+last_line() { tail -n 1 "$tmp/out"; }
+
+START='rnbqkbnr/prpnpbpqphpbpnpr/8/8/8/8/PRPNPBPQPHPBPNPR/RNBQKBNR w KQkq - 0 1'
+
+run perft startpos 1
+check "perft startpos 1 = 39" [ "$rc" = 0 -a "$(cat "$tmp/out")" = 39 ]
+
+run perft startpos 2 --divide
+check "divide: last line is the total alone" [ "$(last_line)" = 1519 ]
+check "divide: 39 move lines" [ "$(grep -c ': ' "$tmp/out")" = 39 ]
+check "divide: counts add up" [ "$(grep ': ' "$tmp/out" | awk '{s += $2} END {print s}')" = 1519 ]
+
+run perft "$START" 3
+check "perft with quoted TFEN" [ "$(last_line)" = 68455 ]
+# shellcheck disable=SC2086
+run perft $START 3
+check "perft with the TFEN as separate words" [ "$(last_line)" = 68455 ]
+
+run perft --option slide_over_own=yes startpos 1
+check "perft accepts --option" [ "$rc" = 0 ]
+run perft --option slide_over_own=maybe startpos 1
+check "bad option value is a usage error" [ "$rc" = 2 ]
+check "bad option value is named" grep -q "slide_over_own" "$tmp/err"
+
+run perft 'rnbqkbnr/prpnpbpqphpbpnpr/8/8/8/8/PRPNPBPQPHPBPNPR/RNBQKBNx w KQkq - 0 1' 1
+check "bad TFEN exits 1" [ "$rc" = 1 ]
+check "bad TFEN names field and char" grep -q "^error: TFEN field 1 (board), char" "$tmp/err"
+run perft startpos deep
+check "bad depth is a usage error" [ "$rc" = 2 ]
+
+run moves startpos
+check "moves: 39 lines" [ "$(wc -l <"$tmp/out")" = 39 ]
+check "moves: sorted" cmp -s "$tmp/out" <(LC_ALL=C sort "$tmp/out")
+check "moves: notation" grep -qx "e2-e4" "$tmp/out"
+
+run moves '2(rPBnPNbPQ)5/8/8/8/8/8/8/K6k b - - 0 1'
+check "moves: split notation" grep -qx "c8(1)-c7" "$tmp/out"
+
+# RULES.md section 14: the seed game ends in checkmate.
+run replay g1-f3 f8-e7 d1-c1 g8-h6 c1-b2 0-0 'b2(1)-g7x'
+check "replay seed game: state" [ "$(last_line)" = checkmate ]
+check "replay seed game: final TFEN" [ "$(head -n 1 "$tmp/out")" = "rnbq1rk1/prpnpbpq(bph)pb(Qpn)pr/7n/8/8/5N2/PR(BPN)PBPQPHPBPNPR/RN2KB1R b KQ - 0 4" ]
+run replay '1. g1-f3 f8-e7 2. d1-c1 g8-h6 3. c1-b2 0-0 4. b2(1)-g7x 1-0'
+check "replay movetext with numbers and result" [ "$(last_line)" = checkmate ]
+
+run replay e2-e4 e7-e5 e1-e3
+check "illegal move exits 1" [ "$rc" = 1 ]
+check "illegal move names ply and move" grep -q "ply 3.*e1-e3" "$tmp/err"
+
+run replay e2-e4+
+check "a + that does not check is reported" grep -qi "warning:.*e2-e4+" "$tmp/err"
+
+run replay --file "$data/published.txt" --lenient
+check "published games replay leniently" [ "$rc" = 0 ]
+check "published games: one state per game" [ "$(grep -cx -e checkmate -e ongoing -e stalemate -e repetition "$tmp/out")" = "$(grep -c '^game' "$data/published.txt")" ]
+run replay --file "$data/published.txt"
+check "strict replay rejects the slips" [ "$rc" = 1 ]
+check "strict error names the game" grep -q "game1" "$tmp/err"
+
+run replay --file "$tmp/missing.tgn"
+check "missing file exits 1" [ "$rc" = 1 ]
+
+run nosuchcommand
+check "unknown command is a usage error" [ "$rc" = 2 ]
+run --help
+check "--help works" [ "$rc" = 0 ]
+for c in perft moves replay bench; do
+  run "$c" --help
+  check "$c --help" [ "$rc" = 0 -a -s "$tmp/out" ]
+done
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
