@@ -130,16 +130,15 @@ static void add_moves(Gen *g, Square from, Square to, int special, Square lift, 
     /* Not in check, an ordinary move of a non-Wizard mover. */
     const Bitboard f = sq_bb(from);
     const bool pinned = (g->pinned & f) != 0;
-    const bool stays_on_line = pinned && (TV_LINE[g->ksq][from] & sq_bb(to));
     for (int k = 1; k < h; k++) {
         Tavrel r = p->stack[from][h - k - 1];
         if (tavrel_colour(r) == g->us) {
             /* From stays covered by our own tavrel: nothing changes for
              * their attacks except that `to` now blocks. */
             push_move(g, move_make(from, to, k, special));
-        } else if (pinned && g->o->slide_over_own) {
-            /* Their sliders pass over their own stacks: from no longer
-             * shields the Wizard. */
+        } else if (pinned) {
+            /* A freed opponent top on a pinned square: under slide_over_own
+             * their sliders pass over it; simulate. */
             if (legal_full(g, from, to, k, TV_NO_SQUARE, false))
                 push_move(g, move_make(from, to, k, special));
         } else {
@@ -149,7 +148,10 @@ static void add_moves(Gen *g, Square from, Square to, int special, Square lift, 
                 push_move(g, move_make(from, to, k, special));
         }
     }
-    if (!pinned || stays_on_line)
+    /* The whole stack leaves: only a pin can expose the Wizard.  A pinned
+     * stack is simulated: under slide_over_own it may even pass over its own
+     * Wizard to the far side of the line. */
+    if (!pinned || legal_full(g, from, to, h, TV_NO_SQUARE, false))
         push_move(g, move_make(from, to, h, special));
 }
 

@@ -73,6 +73,41 @@ static void test_start_breakdown(void **state)
         assert_false(move_from(list.moves[i]) == 3 && move_to(list.moves[i]) == 4);
 }
 
+static bool has_move(const Position *p, const Options *o, Square from, Square to)
+{
+    MoveList list;
+    movegen_legal(p, o, &list);
+    for (int i = 0; i < list.count; i++)
+        if (move_from(list.moves[i]) == from && move_to(list.moves[i]) == to)
+            return true;
+    return false;
+}
+
+/* Regression: under slide_over_own=yes a pinned slider may pass over its own
+ * Wizard, to the far side of the pin line, and so expose the Wizard.  The
+ * fast path once let such moves through (found by the simple generator). */
+static void test_pinned_slider_passing_own_wizard(void **state)
+{
+    (void)state;
+    Options o = {0};
+    o.slide_over_own = true;
+    Position p;
+    TvError err;
+    /* White Warrior b1 pinned by the Black r on a1 against the Wizard e1. */
+    assert_int_equal(tfen_read("4k2r/8/8/8/8/8/8/rR2K2R w Kk - 2 2", &p, &err), TV_OK);
+    assert_true(has_move(&p, &o, 1, 3));  /* b1-d1 stays on the line, between */
+    assert_false(has_move(&p, &o, 1, 5)); /* b1-f1 passes e1: exposes it */
+    assert_false(has_move(&p, &o, 1, 6));
+    assert_false(has_move(&p, &o, 1, 7));
+    /* Black Archer f5 pinned by the White B~ on c8 against the Wizard g4. */
+    assert_int_equal(tfen_read("2B~5/8/8/5b2/6k1/8/K7/8 b - - 2 2", &p, &err), TV_OK);
+    assert_true(has_move(&p, &o, 37, 44));  /* f5-e6 */
+    assert_false(has_move(&p, &o, 37, 23)); /* f5-h3 over g4 */
+    /* Default rules: sliders stop at the Wizard, so nothing changes. */
+    o.slide_over_own = false;
+    assert_false(has_move(&p, &o, 37, 23));
+}
+
 typedef struct {
     char tfen[TV_TFEN_MAX];
     uint64_t expect[3];
@@ -153,6 +188,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_start_perft_shallow),
         cmocka_unit_test(test_start_breakdown),
         cmocka_unit_test(test_rules_cases),
+        cmocka_unit_test(test_pinned_slider_passing_own_wizard),
     };
     return cmocka_run_group_tests_name("perft", tests, NULL, NULL);
 }
