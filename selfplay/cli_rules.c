@@ -327,8 +327,9 @@ int cli_replay(int argc, char **argv)
             ReplayResult res;
             printf("game %s\n", games.games[g].id);
             if (replay_record(&games.games[g], mode, &res, &err) != TV_OK) {
-                cli_error("%s: game %s (line %d): %s", file, games.games[g].id, games.games[g].source_line,
-                          err.msg);
+                /* the message already names the game, ply and move */
+                cli_error("%s:%d: %s", file, games.games[g].source_line, err.msg);
+                replay_result_free(&res); /* holds the moves before the bad one */
                 rc = CLI_FAIL;
                 continue;
             }
@@ -360,8 +361,8 @@ int cli_replay(int argc, char **argv)
     } else {
         print_warnings(NULL, &res);
         print_result(&res);
-        replay_result_free(&res);
     }
+    replay_result_free(&res); /* filled even on failure */
     free(text);
 done:
     free(words);

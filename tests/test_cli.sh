@@ -12,7 +12,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 check() { # check NAME CONDITION...
   local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
+  if "$@"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: $name (exit status $rc; stderr follows)"
+    head -c 2000 "$tmp/err"
+    fails=$((fails + 1))
+  fi
 }
 run() { # run: stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
   "$tv" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
