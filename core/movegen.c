@@ -23,6 +23,7 @@ typedef struct {
     Bitboard pinned;    /* own stacks that alone shield ksq from a slider */
     bool in_check;
     bool capture_mode;  /* ending=capture */
+    bool tactical_only; /* movegen_tactical: captures and promotions */
     MoveList *list;
 } Gen;
 
@@ -237,9 +238,10 @@ static bool ep_reaches(const Gen *g, Square from, Tavrel t, Square x, Square lif
     return (pos_attacks_of(kind, g->us, from, blk) & sq_bb(x)) != 0;
 }
 
-void movegen_legal(const Position *p, const Options *o, MoveList *list)
+static void generate(const Position *p, const Options *o, MoveList *list, bool tactical_only)
 {
     Gen g;
+    g.tactical_only = tactical_only;
     g.p = p;
     g.o = o;
     g.us = p->side;
@@ -294,6 +296,13 @@ void movegen_legal(const Position *p, const Options *o, MoveList *list)
         Tavrel t = pos_top(p, from);
         Bitboard targets = targets_of(&g, from, t);
         bool wizard_mover = tavrel_kind(t) == TV_WIZARD;
+        if (tactical_only) {
+            /* onto opponent stacks; a combatant also onto its far rank */
+            Bitboard keep = g.opp;
+            if (tavrel_kind(t) == TV_COMBATANT)
+                keep |= 0xFFull << (8 * far_rank(g.us));
+            targets &= keep;
+        }
         if (ep_possible && ep_reaches(&g, from, t, x, lift)) {
             targets &= ~sq_bb(x); /* the move onto X is the en-passant capture */
             add_moves(&g, from, x, TV_MOVE_ENPASSANT, lift, wizard_mover);
@@ -303,8 +312,13 @@ void movegen_legal(const Position *p, const Options *o, MoveList *list)
             add_moves(&g, from, to, TV_MOVE_NORMAL, TV_NO_SQUARE, wizard_mover);
         }
     }
-    gen_castling(&g);
+    if (!tactical_only)
+        gen_castling(&g);
 }
+
+void movegen_legal(const Position *p, const Options *o, MoveList *list) { generate(p, o, list, false); }
+
+void movegen_tactical(const Position *p, const Options *o, MoveList *list) { generate(p, o, list, true); }
 
 int movegen_count(const Position *p, const Options *o)
 {

@@ -9,6 +9,11 @@
  * which a Wizard has been landed on has no moves.  No allocation. */
 void movegen_legal(const Position *p, const Options *o, MoveList *list);
 
+/* The legal moves that land on an opponent stack (en passant included) or
+ * bring a combatant mover to its far rank (promotion), every k: what the
+ * engine's quiescence search looks at.  No allocation. */
+void movegen_tactical(const Position *p, const Options *o, MoveList *list);
+
 /* Number of legal moves (what perft counts at its last ply). */
 int movegen_count(const Position *p, const Options *o);
 

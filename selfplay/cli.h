@@ -10,6 +10,10 @@ int cli_perft(int argc, char **argv);
 int cli_moves(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_analyse(int argc, char **argv);
+int cli_play(int argc, char **argv);
+int cli_bench_search(int argc, char **argv);
+int cli_weights(int argc, char **argv);
 
 /* Prints "error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)

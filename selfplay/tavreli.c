@@ -19,8 +19,16 @@ static const char USAGE[] =
     "  replay  [--option NAME=VALUE]... [--tfen TFEN] [--lenient] MOVE...\n"
     "  replay  [--lenient] --file FILE\n"
     "          play games, print each final TFEN and state\n"
-    "  bench   perft\n"
-    "          measure move generation speed (leaves per second)\n"
+    "  bench   perft | search [--depth N]\n"
+    "          measure move generation (leaves/s) or search (nodes, nodes/s)\n"
+    "\n"
+    "Engine commands:\n"
+    "  analyse [--engine FILE] [--depth N | --nodes N | --movetime MS] TFEN\n"
+    "          search a position, one line per iteration, then 'bestmove'\n"
+    "  play    [--engine FILE] [--white | --black] [--depth N]\n"
+    "          play the engine in the terminal\n"
+    "  weights [--ini FILE]\n"
+    "          print the evaluation weight table, or write the default engine INI\n"
     "\n"
     "TFEN may be the word 'startpos'. Options (RULES.md section 10):\n"
     "  slide_over_own=no|yes  enpassant=combatant|any  ending=checkmate|capture\n"
@@ -47,6 +55,9 @@ int main(int argc, char **argv)
         {"moves", cli_moves},
         {"replay", cli_replay},
         {"bench", cli_bench},
+        {"analyse", cli_analyse},
+        {"play", cli_play},
+        {"weights", cli_weights},
     };
     if (argc < 2) {
         fputs(USAGE, stderr);

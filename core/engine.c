@@ -1,0 +1,274 @@
+/* engine.c: reading and writing engine versions (INI, via Debian's inih). */
+#include "engine.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void engine_default(EngineVersion *e)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "default");
+    eval_params_default(&e->params);
+    search_settings_default(&e->settings);
+    e->limits.depth = 4;
+}
+
+typedef struct {
+    EngineVersion *e;
+    char msg[TV_ERROR_MSG_LEN];
+    bool failed;
+} Reader;
+
+static int fail(Reader *r, const char *fmt, const char *a, const char *b)
+{
+    if (!r->failed) {
+        snprintf(r->msg, sizeof r->msg, fmt, a, b);
+        r->failed = true;
+    }
+    return 0;
+}
+
+/* Parses a whole number in [lo, hi]. */
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    long v = strtol(s, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_bool(const char *s, int *out)
+{
+    if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "1") || !strcmp(s, "on"))
+        *out = 1;
+    else if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "0") || !strcmp(s, "off"))
+        *out = 0;
+    else
+        return false;
+    return true;
+}
+
+static int read_weight(Reader *r, const WeightInfo *w, const char *value)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", value);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long v;
+        if (n >= w->size) {
+            char want[64];
+            snprintf(want, sizeof want, "%d", w->size);
+            return fail(r, "weight '%s' has more than %s elements", w->name, want);
+        }
+        if (!parse_long(tok, -1000000, 1000000, &v))
+            return fail(r, "weight '%s': '%s' is not a whole number", w->name, tok);
+        if (v < w->lo || v > w->hi) {
+            char range[96];
+            snprintf(range, sizeof range, "%ld is outside its bounds [%d, %d]", v, w->lo, w->hi);
+            return fail(r, "weight '%s': %s", w->name, range);
+        }
+        r->e->params.w[w->offset + n++] = (int)v;
+    }
+    if (n != w->size) {
+        char got[96];
+        snprintf(got, sizeof got, "needs %d comma-separated elements, got %d", w->size, n);
+        return fail(r, "weight '%s' %s", w->name, got);
+    }
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    Reader *r = user;
+    if (r->failed)
+        return 0;
+    if (!strcmp(section, "engine")) {
+        if (!strcmp(name, "name")) {
+            if (!*value || strlen(value) >= sizeof r->e->name)
+                return fail(r, "engine name '%s' must have 1 to 63 characters%s", value, "");
+            snprintf(r->e->name, sizeof r->e->name, "%s", value);
+            return 1;
+        }
+        return fail(r, "unknown key '%s' in [%s] (known: name)", name, section);
+    }
+    if (!strcmp(section, "search")) {
+        long v;
+        int b;
+        if (!strcmp(name, "depth")) {
+            if (!parse_long(value, 0, SEARCH_MAX_PLY / 2, &v))
+                return fail(r, "search depth '%s' must be a whole number from 0 to 48%s", value, "");
+            r->e->limits.depth = (int)v;
+        } else if (!strcmp(name, "nodes")) {
+            if (!parse_long(value, 0, 2000000000L, &v))
+                return fail(r, "search nodes '%s' must be a whole number from 0 to 2000000000%s", value, "");
+            r->e->limits.nodes = (uint64_t)v;
+        } else if (!strcmp(name, "movetime")) {
+            if (!parse_long(value, 0, 86400000L, &v))
+                return fail(r, "search movetime '%s' must be milliseconds from 0 to 86400000%s", value, "");
+            r->e->limits.movetime_ms = (int)v;
+        } else if (!strcmp(name, "hash_mb")) {
+            if (!parse_long(value, 1, 65536, &v))
+                return fail(r, "search hash_mb '%s' must be a whole number from 1 to 65536%s", value, "");
+            r->e->settings.tt_mb = (int)v;
+        } else if (!strcmp(name, "check_extension")) {
+            if (!parse_bool(value, &b))
+                return fail(r, "search check_extension '%s' must be yes or no%s", value, "");
+            r->e->settings.check_extension = b;
+        } else if (!strcmp(name, "qsearch")) {
+            if (!parse_bool(value, &b))
+                return fail(r, "search qsearch '%s' must be yes or no%s", value, "");
+            r->e->settings.qsearch = b;
+        } else
+            return fail(r, "unknown key '%s' in [%s] (known: depth, nodes, movetime, hash_mb, check_extension, qsearch)",
+                        name, section);
+        return 1;
+    }
+    if (!strcmp(section, "weights")) {
+        for (int d = 0; d < EVAL_NDECLS; d++)
+            if (!strcmp(name, EVAL_WEIGHT_INFO[d].name))
+                return read_weight(r, &EVAL_WEIGHT_INFO[d], value);
+        return fail(r, "unknown weight '%s'%s (see configs/engines/default.ini for the list)", name, "");
+    }
+    return fail(r, "unknown section [%s]%s (known: [engine], [search], [weights])", section, "");
+}
+
+static TvStatus finish(int rc, Reader *r, const char *name, TvError *err)
+{
+    if (rc == 0 && !r->failed)
+        return TV_OK;
+    if (err) {
+        tv_error_clear(err);
+        snprintf(err->file, sizeof err->file, "%s", name);
+        err->line = rc > 0 ? rc : 0;
+    }
+    if (rc < 0)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot read the engine file", name);
+    if (!r->failed)
+        return tv_fail(err, TV_ERR_PARSE, "%s:%d: malformed line (expected [section] or key = value)", name, rc);
+    return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", name, rc, r->msg);
+}
+
+TvStatus engine_read(const char *path, EngineVersion *e, TvError *err)
+{
+    tv_error_clear(err);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (err)
+            snprintf(err->file, sizeof err->file, "%s", path);
+        return tv_fail(err, TV_ERR_IO, "%s: cannot open the engine file: %s", path, strerror(errno));
+    }
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    while (text) {
+        size_t n = fread(text + len, 1, cap - len - 1, f);
+        len += n;
+        if (len < cap - 1)
+            break;
+        char *bigger = cap < (1u << 24) ? realloc(text, cap * 2) : NULL;
+        if (!bigger) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        text = bigger;
+        cap *= 2;
+    }
+    bool read_error = ferror(f);
+    fclose(f);
+    if (!text || read_error) {
+        free(text);
+        return tv_fail(err, TV_ERR_IO, "%s: cannot read the engine file (too large or unreadable)", path);
+    }
+    text[len] = 0;
+    TvStatus s = engine_read_string(text, path, e, err);
+    free(text);
+    return s;
+}
+
+/* inih reports keys, not section headers: an unknown section with no keys
+ * would pass silently, so headers are checked here first.  Returns the line
+ * of the first bad header, or 0. */
+static int check_sections(const char *text, Reader *r)
+{
+    int line = 1;
+    for (const char *s = text; *s; line++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        const char *p = s;
+        while (p < s + len && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < s + len && *p == '[') {
+            const char *close = memchr(p, ']', len - (size_t)(p - s));
+            char name[64] = "";
+            if (close && (size_t)(close - p - 1) < sizeof name) {
+                memcpy(name, p + 1, (size_t)(close - p - 1));
+                name[close - p - 1] = 0;
+            }
+            if (strcmp(name, "engine") && strcmp(name, "search") && strcmp(name, "weights")) {
+                char shown[80];
+                snprintf(shown, sizeof shown, "%.*s", (int)(len - (size_t)(p - s) < 60 ? len - (size_t)(p - s) : 60), p);
+                fail(r, "unknown section %s%s (known: [engine], [search], [weights])", shown, "");
+                return line;
+            }
+        }
+        s += len + (eol ? 1 : 0);
+    }
+    return 0;
+}
+
+TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e, TvError *err)
+{
+    engine_default(e);
+    Reader r = {e, "", false};
+    int rc = check_sections(text, &r);
+    if (rc == 0)
+        rc = ini_parse_string(text, handler, &r);
+    return finish(rc, &r, name, err);
+}
+
+TvStatus engine_write(const char *path, const EngineVersion *e, const char *extra_comment, TvError *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot write the engine file: %s", path, strerror(errno));
+    fprintf(f, "# tavreli engine version. Every weight is listed; a file may give any subset\n"
+               "# (the rest take their defaults). Units: centi-combatants.\n");
+    if (extra_comment && *extra_comment) {
+        const char *s = extra_comment;
+        while (*s) {
+            const char *nl = strchr(s, '\n');
+            size_t len = nl ? (size_t)(nl - s) : strlen(s);
+            fprintf(f, "# %.*s\n", (int)len, s);
+            s += len + (nl ? 1 : 0);
+        }
+    }
+    fprintf(f, "\n[engine]\nname = %s\n", e->name);
+    fprintf(f, "\n[search]\n");
+    fprintf(f, "# default limits (0 = none); a tournament may set its own\n");
+    fprintf(f, "depth = %d\nnodes = %llu\nmovetime = %d\n", e->limits.depth, (unsigned long long)e->limits.nodes,
+            e->limits.movetime_ms);
+    fprintf(f, "hash_mb = %d\ncheck_extension = %s\nqsearch = %s\n", e->settings.tt_mb,
+            e->settings.check_extension ? "yes" : "no", e->settings.qsearch ? "yes" : "no");
+    fprintf(f, "\n[weights]\n");
+    for (int d = 0; d < EVAL_NDECLS; d++) {
+        const WeightInfo *w = &EVAL_WEIGHT_INFO[d];
+        fprintf(f, "# %s (group %s, bounds %d..%d)\n%s = ", w->meaning, w->group, w->lo, w->hi, w->name);
+        for (int i = 0; i < w->size; i++)
+            fprintf(f, "%s%d", i ? ", " : "", e->params.w[w->offset + i]);
+        fprintf(f, "\n");
+    }
+    if (fclose(f) != 0)
+        return tv_fail(err, TV_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return TV_OK;
+}

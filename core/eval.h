@@ -1,0 +1,65 @@
+/* eval.h: the evaluation, linear in its weights.
+ *
+ *   eval(pos) = sum_i weight_i * feature_i(pos)
+ *
+ * from the side to move's point of view.  Every feature is an integer count,
+ * taken as (White's count - Black's count), negated when Black is to move, so
+ * a colour-mirrored position evaluates the same for its side to move.  The
+ * weights are declared once in weights.def. */
+#ifndef TAVRELI_EVAL_H
+#define TAVRELI_EVAL_H
+
+#include "position.h"
+
+/* Offsets of each weight in the flat vector: EW_<name> is the first element,
+ * EW_<name>_END the last. */
+enum {
+#define W(name, size, def, lo, hi, group, meaning) EW_##name, EW_##name##_END = EW_##name + (size) - 1,
+#include "weights.def"
+#undef W
+    EVAL_NWEIGHTS
+};
+
+/* Number of weight declarations (names) in weights.def. */
+enum {
+#define W(name, size, def, lo, hi, group, meaning) EWD_##name,
+#include "weights.def"
+#undef W
+    EVAL_NDECLS
+};
+
+typedef struct {
+    const char *name;
+    int size;
+    int offset;
+    int lo, hi;
+    const char *group;
+    const char *meaning;
+} WeightInfo;
+
+/* One entry per declaration, in weights.def order (constant). */
+extern const WeightInfo EVAL_WEIGHT_INFO[EVAL_NDECLS];
+
+typedef struct {
+    int w[EVAL_NWEIGHTS];
+} EvalParams;
+
+typedef struct {
+    int f[EVAL_NWEIGHTS]; /* feature counts, side to move's view */
+} EvalTrace;
+
+/* Fills p with the default weights. */
+void eval_params_default(EvalParams *p);
+
+/* The name of weight element i ("top_value[2]", or "tempo" for a scalar). */
+char *eval_weight_element_name(int i, char *buf, size_t n);
+
+/* The declaration that element i belongs to. */
+const WeightInfo *eval_weight_info_of(int i);
+
+/* Evaluates pos for the side to move, in centi-combatants.  When trace is
+ * not NULL, it receives the feature vector, and the result equals the dot
+ * product of trace and weights exactly. */
+int eval_position(const Position *pos, const Options *o, const EvalParams *params, EvalTrace *trace);
+
+#endif

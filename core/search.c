@@ -1,0 +1,426 @@
+/* search.c: the engine's search.  See search.h. */
+#include "search.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bitboard.h"
+#include "movegen.h"
+
+enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
+
+typedef struct {
+    uint64_t key;
+    Move move;
+    int16_t score;
+    int8_t depth;
+    uint8_t flag;
+} TTEntry;
+
+#define HISTORY_MAX 4096
+
+struct SearchContext {
+    EvalParams params;
+    Options rules;
+    SearchSettings settings;
+    TTEntry *tt;
+    size_t tt_mask;
+    Move killers[SEARCH_MAX_PLY][2];
+    int history[2][64][64];
+    /* per search */
+    uint64_t nodes;
+    uint64_t node_limit;
+    double deadline; /* seconds on the monotonic clock, 0 for none */
+    bool stop;
+    int root_depth;
+    uint64_t path[HISTORY_MAX + SEARCH_MAX_PLY + 2]; /* game history then search path */
+    int path_len;
+    int game_len;    /* entries of path that come from the game */
+    Move pv[SEARCH_MAX_PLY][SEARCH_MAX_PLY];
+    int pv_len[SEARCH_MAX_PLY];
+};
+
+void search_settings_default(SearchSettings *s)
+{
+    s->tt_mb = 16;
+    s->check_extension = 1;
+    s->qsearch = 1;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+SearchContext *search_alloc(const EvalParams *params, const Options *rules, const SearchSettings *settings)
+{
+    SearchContext *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->params = *params;
+    c->rules = *rules;
+    c->settings = *settings;
+    size_t entries = 1;
+    size_t want = (size_t)(settings->tt_mb > 0 ? settings->tt_mb : 1) * 1024 * 1024 / sizeof(TTEntry);
+    while (entries * 2 <= want)
+        entries *= 2;
+    c->tt = calloc(entries, sizeof(TTEntry));
+    if (!c->tt) {
+        free(c);
+        return NULL;
+    }
+    c->tt_mask = entries - 1;
+    return c;
+}
+
+void search_free(SearchContext *ctx)
+{
+    if (ctx) {
+        free(ctx->tt);
+        free(ctx);
+    }
+}
+
+void search_clear(SearchContext *ctx)
+{
+    memset(ctx->tt, 0, (ctx->tt_mask + 1) * sizeof(TTEntry));
+    memset(ctx->killers, 0, sizeof ctx->killers);
+    memset(ctx->history, 0, sizeof ctx->history);
+}
+
+/* Mate scores are stored relative to the node, not the root. */
+static int score_to_tt(int s, int ply)
+{
+    return s > SCORE_MATE_BOUND ? s + ply : s < -SCORE_MATE_BOUND ? s - ply : s;
+}
+static int score_from_tt(int s, int ply)
+{
+    return s > SCORE_MATE_BOUND ? s - ply : s < -SCORE_MATE_BOUND ? s + ply : s;
+}
+
+static bool out_of_budget(SearchContext *c)
+{
+    if (c->stop)
+        return true;
+    if (c->node_limit && c->nodes >= c->node_limit)
+        c->stop = true;
+    else if (c->deadline > 0 && (c->nodes & 1023) == 0 && now_seconds() >= c->deadline)
+        c->stop = true;
+    return c->stop;
+}
+
+/* Repetition: the position occurred before in the game or on the path.
+ * Scored as a draw at its first recurrence (the opponent can repeat it). */
+static bool is_repetition(const SearchContext *c, uint64_t key)
+{
+    /* only positions with the same side to move can be equal */
+    for (int i = c->path_len - 3; i >= 0; i -= 2)
+        if (c->path[i] == key)
+            return true;
+    return false;
+}
+
+/* Value of what a move onto an opponent stack wins, for ordering. */
+static int capture_gain(const SearchContext *c, const Position *p, Move m)
+{
+    static const int INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
+    Square to = move_to(m);
+    Tavrel victim = pos_top(p, to);
+    if (!victim || tavrel_colour(victim) == p->side) {
+        if (move_special(m) == TV_MOVE_ENPASSANT)
+            return c->params.w[EW_top_value + 4];
+        return -1;
+    }
+    int vi = INDEX[tavrel_kind(victim)];
+    int gain = vi >= 0 ? c->params.w[EW_top_value + vi] : 10000;
+    gain += 10 * p->height[to];
+    return gain;
+}
+
+static bool is_promotion(const Position *p, Move m)
+{
+    Tavrel t = pos_top(p, move_from(m));
+    if (tavrel_kind(t) != TV_COMBATANT)
+        return false;
+    int far = p->side == TV_WHITE ? 7 : 0;
+    return sq_rank(move_to(m)) == far;
+}
+
+/* Gives every move an ordering key: hash move, captures by gain,
+ * promotions, killers, then history. */
+static void score_moves(const SearchContext *c, const Position *p, const MoveList *list, Move hash_move, int ply,
+                        int *keys)
+{
+    for (int i = 0; i < list->count; i++) {
+        Move m = list->moves[i];
+        int key;
+        if (m == hash_move)
+            key = 1 << 30;
+        else {
+            int g = capture_gain(c, p, m);
+            if (g >= 0)
+                key = (1 << 28) + g * 64 + move_k(m);
+            else if (is_promotion(p, m))
+                key = (1 << 28);
+            else if (ply < SEARCH_MAX_PLY && m == c->killers[ply][0])
+                key = (1 << 27) + 1;
+            else if (ply < SEARCH_MAX_PLY && m == c->killers[ply][1])
+                key = (1 << 27);
+            else
+                key = c->history[p->side][move_from(m)][move_to(m)];
+        }
+        keys[i] = key;
+    }
+}
+
+/* Moves the best remaining move (highest key, earliest on ties, so the
+ * order is deterministic) to index i.  Lazy: a cut-off early saves sorting
+ * the long move lists of towers. */
+static void pick_next(MoveList *list, int *keys, int i)
+{
+    int best = i;
+    for (int j = i + 1; j < list->count; j++)
+        if (keys[j] > keys[best])
+            best = j;
+    if (best != i) {
+        Move m = list->moves[best];
+        int k = keys[best];
+        memmove(&list->moves[i + 1], &list->moves[i], sizeof(Move) * (size_t)(best - i));
+        memmove(&keys[i + 1], &keys[i], sizeof(int) * (size_t)(best - i));
+        list->moves[i] = m;
+        keys[i] = k;
+    }
+}
+
+static int evaluate(const SearchContext *c, const Position *p)
+{
+    return eval_position(p, &c->rules, &c->params, NULL);
+}
+
+/* Score of a position without legal moves (or with a captured Wizard). */
+static int terminal_score(const SearchContext *c, const Position *p, int ply)
+{
+    if (c->rules.ending == TV_ENDING_CAPTURE && pos_wizard_captured(p, p->side))
+        return -SCORE_MATE + ply;
+    return pos_in_check(p, &c->rules) ? -SCORE_MATE + ply : 0;
+}
+
+/* Quiescence: captures (moves onto opponent stacks, en passant) and
+ * promotions until the position is quiet.  Nothing ever leaves the board, so
+ * capture chains on towers can be long: only the whole stack and the top
+ * tavrel alone (k = height, k = 1) are tried, and the line is cut after
+ * QSEARCH_MAX_PLY plies.  In check every legal move is searched. */
+#define QSEARCH_MAX_PLY 8
+
+static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, int qply)
+{
+    c->nodes++;
+    if (out_of_budget(c))
+        return 0;
+    if (c->rules.ending == TV_ENDING_CAPTURE && pos_wizard_captured(p, p->side))
+        return -SCORE_MATE + ply;
+    MoveList list;
+    bool check = pos_in_check(p, &c->rules);
+    if (check && qply < QSEARCH_MAX_PLY && ply < SEARCH_MAX_PLY - 1) {
+        movegen_legal(p, &c->rules, &list); /* every evasion */
+        if (list.count == 0)
+            return -SCORE_MATE + ply;
+    } else {
+        int stand = evaluate(c, p);
+        if (stand >= beta || ply >= SEARCH_MAX_PLY - 1 || qply >= QSEARCH_MAX_PLY)
+            return stand;
+        if (stand > alpha)
+            alpha = stand;
+        movegen_tactical(p, &c->rules, &list);
+        int n = 0;
+        for (int i = 0; i < list.count; i++) {
+            Move m = list.moves[i];
+            int k = move_k(m), h = p->height[move_from(m)];
+            if (k == h || (k == 1 && capture_gain(c, p, m) >= 0))
+                list.moves[n++] = m;
+        }
+        list.count = n;
+    }
+    int keys[TV_MAX_MOVES];
+    score_moves(c, p, &list, TV_MOVE_NONE, SEARCH_MAX_PLY, keys);
+    Undo u;
+    for (int i = 0; i < list.count; i++) {
+        pick_next(&list, keys, i);
+        pos_make_move(p, list.moves[i], &u);
+        int s = -qsearch(c, p, -beta, -alpha, ply + 1, qply + 1);
+        pos_unmake_move(p, &u);
+        if (c->stop)
+            return 0;
+        if (s > alpha) {
+            alpha = s;
+            if (s >= beta)
+                break;
+        }
+    }
+    return alpha;
+}
+
+static int search(SearchContext *c, Position *p, int alpha, int beta, int depth, int ply, bool pv_node)
+{
+    c->pv_len[ply] = 0;
+    if (ply > 0) {
+        if (is_repetition(c, p->hash))
+            return 0;
+        /* mate distance pruning */
+        int mate_alpha = -SCORE_MATE + ply, mate_beta = SCORE_MATE - ply - 1;
+        if (alpha < mate_alpha)
+            alpha = mate_alpha;
+        if (beta > mate_beta)
+            beta = mate_beta;
+        if (alpha >= beta)
+            return alpha;
+    }
+    bool check = pos_in_check(p, &c->rules);
+    if (check && c->settings.check_extension && ply < SEARCH_MAX_PLY / 2)
+        depth++;
+    if (depth <= 0 || ply >= SEARCH_MAX_PLY - 1) {
+        if (c->settings.qsearch)
+            return qsearch(c, p, alpha, beta, ply, 0);
+        c->nodes++;
+        return evaluate(c, p);
+    }
+    c->nodes++;
+    if (out_of_budget(c))
+        return 0;
+
+    TTEntry *e = &c->tt[p->hash & c->tt_mask];
+    Move hash_move = TV_MOVE_NONE;
+    if (e->key == p->hash) {
+        hash_move = e->move;
+        if (!pv_node && e->depth >= depth) {
+            int s = score_from_tt(e->score, ply);
+            if (e->flag == TT_EXACT || (e->flag == TT_LOWER && s >= beta) || (e->flag == TT_UPPER && s <= alpha))
+                return s;
+        }
+    }
+
+    MoveList list;
+    movegen_legal(p, &c->rules, &list);
+    if (list.count == 0)
+        return terminal_score(c, p, ply);
+    int keys[TV_MAX_MOVES];
+    score_moves(c, p, &list, hash_move, ply, keys);
+
+    const int alpha0 = alpha;
+    int best = -SCORE_INF;
+    Move best_move = TV_MOVE_NONE;
+    Undo u;
+    for (int i = 0; i < list.count; i++) {
+        pick_next(&list, keys, i);
+        Move m = list.moves[i];
+        bool quiet = keys[i] < (1 << 28) || (m == hash_move && capture_gain(c, p, m) < 0 && !is_promotion(p, m));
+        pos_make_move(p, m, &u);
+        c->path[c->path_len++] = p->hash;
+        int s;
+        if (i == 0) {
+            s = -search(c, p, -beta, -alpha, depth - 1, ply + 1, pv_node);
+        } else {
+            s = -search(c, p, -alpha - 1, -alpha, depth - 1, ply + 1, false);
+            if (s > alpha && s < beta)
+                s = -search(c, p, -beta, -alpha, depth - 1, ply + 1, true);
+        }
+        c->path_len--;
+        pos_unmake_move(p, &u);
+        if (c->stop)
+            return 0;
+        if (s > best) {
+            best = s;
+            best_move = m;
+            if (s > alpha) {
+                alpha = s;
+                c->pv[ply][0] = m;
+                memcpy(&c->pv[ply][1], c->pv[ply + 1], sizeof(Move) * (size_t)c->pv_len[ply + 1]);
+                c->pv_len[ply] = c->pv_len[ply + 1] + 1;
+                if (s >= beta) {
+                    if (quiet && ply < SEARCH_MAX_PLY) {
+                        if (c->killers[ply][0] != m) {
+                            c->killers[ply][1] = c->killers[ply][0];
+                            c->killers[ply][0] = m;
+                        }
+                        int *h = &c->history[p->side][move_from(m)][move_to(m)];
+                        *h += depth * depth;
+                        if (*h > (1 << 26))
+                            for (int a = 0; a < 2; a++)
+                                for (int b = 0; b < 64; b++)
+                                    for (int d = 0; d < 64; d++)
+                                        c->history[a][b][d] /= 2;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    e->key = p->hash;
+    e->move = best_move;
+    e->score = (int16_t)score_to_tt(best, ply);
+    e->depth = (int8_t)(depth > 127 ? 127 : depth);
+    e->flag = best >= beta ? TT_LOWER : best > alpha0 ? TT_EXACT : TT_UPPER;
+    return best;
+}
+
+void search_run(SearchContext *c, const Position *pos, const uint64_t *history, int nhistory,
+                const SearchLimits *limits, SearchReport report, void *user, SearchResult *out)
+{
+    double t0 = now_seconds();
+    Position p = *pos;
+    memset(out, 0, sizeof *out);
+    c->nodes = 0;
+    c->stop = false;
+    c->node_limit = limits->nodes;
+    c->deadline = limits->movetime_ms > 0 ? t0 + limits->movetime_ms / 1000.0 : 0;
+    if (nhistory > HISTORY_MAX) {
+        history += nhistory - HISTORY_MAX;
+        nhistory = HISTORY_MAX;
+    }
+    for (int i = 0; i < nhistory; i++)
+        c->path[i] = history[i];
+    c->path[nhistory] = p.hash;
+    c->path_len = c->game_len = nhistory + 1;
+
+    MoveList root;
+    movegen_legal(&p, &c->rules, &root);
+    if (root.count == 0) {
+        out->best = TV_MOVE_NONE;
+        out->score = terminal_score(c, &p, 0);
+        return;
+    }
+    out->best = root.moves[0];
+    int max_depth = limits->depth > 0 ? limits->depth : SEARCH_MAX_PLY / 2;
+    if (max_depth > SEARCH_MAX_PLY / 2)
+        max_depth = SEARCH_MAX_PLY / 2;
+    for (int d = 1; d <= max_depth; d++) {
+        c->root_depth = d;
+        int s = search(c, &p, -SCORE_INF, SCORE_INF, d, 0, true);
+        if (c->stop && d > 1)
+            break; /* keep the last completed iteration */
+        out->score = s;
+        out->depth = d;
+        if (c->pv_len[0] > 0) {
+            out->best = c->pv[0][0];
+            out->pv_len = c->pv_len[0];
+            memcpy(out->pv, c->pv[0], sizeof(Move) * (size_t)c->pv_len[0]);
+        }
+        out->nodes = c->nodes;
+        out->seconds = now_seconds() - t0;
+        if (report)
+            report(out, user);
+        if (c->stop)
+            break;
+        if (s > SCORE_MATE_BOUND || s < -SCORE_MATE_BOUND) {
+            /* a forced mate found: deeper iterations cannot change the move
+             * unless a shorter mate exists, which this depth would have seen */
+            if (SCORE_MATE - abs(s) <= d)
+                break;
+        }
+    }
+    out->nodes = c->nodes;
+    out->seconds = now_seconds() - t0;
+}

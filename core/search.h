@@ -1,0 +1,68 @@
+/* search.h: iterative-deepening alpha-beta (PVS) with a transposition table,
+ * quiescence, check extension and move ordering.  All state lives in a
+ * SearchContext: two engine versions with different weights can play each
+ * other in one process, and many contexts can run on many threads. */
+#ifndef TAVRELI_SEARCH_H
+#define TAVRELI_SEARCH_H
+
+#include <stdint.h>
+
+#include "eval.h"
+#include "position.h"
+
+#define SEARCH_MAX_PLY 96
+#define SCORE_MATE 30000
+#define SCORE_INF 32000
+/* Scores beyond this are mates: SCORE_MATE - plies to mate. */
+#define SCORE_MATE_BOUND (SCORE_MATE - 1000)
+
+/* Settings of an engine version beyond its weights. */
+typedef struct {
+    int tt_mb;          /* transposition table size in MiB (default 16) */
+    int check_extension; /* 1 to extend checks (default 1) */
+    int qsearch;        /* 1 for quiescence search (default 1) */
+} SearchSettings;
+
+void search_settings_default(SearchSettings *s);
+
+/* Limits of one search; 0 means no limit of that kind.  With only depth
+ * and/or nodes limits the search is deterministic: the same position,
+ * history and context state give the same move, score and node count. */
+typedef struct {
+    int depth;
+    uint64_t nodes;
+    int movetime_ms;
+} SearchLimits;
+
+typedef struct {
+    Move best;
+    int score;      /* side to move's view, centi-combatants or mate score */
+    int depth;      /* last completed iteration */
+    uint64_t nodes;
+    double seconds;
+    int pv_len;
+    Move pv[SEARCH_MAX_PLY];
+} SearchResult;
+
+typedef struct SearchContext SearchContext;
+
+/* Allocates a context (its transposition table on the heap).  Returns NULL
+ * when memory runs out. */
+SearchContext *search_alloc(const EvalParams *params, const Options *rules, const SearchSettings *settings);
+void search_free(SearchContext *ctx);
+
+/* Forgets everything learnt (transposition table, killers, history): the
+ * state of a fresh context.  Call between games for reproducible games. */
+void search_clear(SearchContext *ctx);
+
+/* Called after each completed iteration (may be NULL). */
+typedef void (*SearchReport)(const SearchResult *iteration, void *user);
+
+/* Searches pos within the limits.  history holds the hashes of the
+ * positions of the game before pos (oldest first; n may be 0), so that
+ * repetitions are scored as draws.  Returns the best move (TV_MOVE_NONE when
+ * there is no legal move) in out. */
+void search_run(SearchContext *ctx, const Position *pos, const uint64_t *history, int nhistory,
+                const SearchLimits *limits, SearchReport report, void *user, SearchResult *out);
+
+#endif

@@ -1,0 +1,456 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_engine.c: the evaluation, the search and engine versions.
+ *
+ *  - eval == trace . weights on thousands of walk positions, with the
+ *    default and with random weights; a colour-mirrored position evaluates
+ *    the same for its side to move;
+ *  - mates in 1 and 2 (some only by a split) are found; each is confirmed by
+ *    an independent brute-force mate search in this file;
+ *  - a mover never plays an illegal move over 2,000 random-weight games;
+ *  - determinism at fixed depth and at fixed nodes, also with two engine
+ *    versions searching at once on two threads;
+ *  - engine INI files: write/read round trip, and bad files rejected with
+ *    file and line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+#include "eval.h"
+#include "movegen.h"
+#include "notation.h"
+#include "search.h"
+#include "tfen.h"
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static Position read_tfen(const char *s)
+{
+    Position p;
+    TvError err;
+    if (tfen_read_arg(s, &p, &err) != TV_OK)
+        fail_msg("%s: %s", s, err.msg);
+    return p;
+}
+
+static void random_params(EvalParams *p, uint64_t *seed)
+{
+    for (int d = 0; d < EVAL_NDECLS; d++) {
+        const WeightInfo *w = &EVAL_WEIGHT_INFO[d];
+        for (int i = 0; i < w->size; i++)
+            p->w[w->offset + i] = w->lo + (int)(rng_next(seed) % (uint64_t)(w->hi - w->lo + 1));
+    }
+}
+
+static const char *WALK_STARTS[] = {
+    "startpos",
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+    "8/1k6/2(nPRbPNrPBq)5/8/3(RBNQprpn)4/8/8/4K3 b - - 0 1",
+    "(RPR)nb1k3/1(rprpn)1pq(qph)pb(bpn)1/8/1(PNnpbN)5(rpr)/8/2(BPQ)QPHN2/2PB2PBPNPR/4KB1R w K - 1 13",
+    "3r1n1k/4(PHr)3/8/8/8/8/8/K7 w - - 0 1",
+};
+
+/* Calls fn on every position of seeded random walks (about 4,000). */
+static void for_walk_positions(void (*fn)(const Position *, void *), void *user)
+{
+    Options o = {0};
+    uint64_t seed = 7;
+    for (size_t s = 0; s < sizeof WALK_STARTS / sizeof WALK_STARTS[0]; s++)
+        for (int walk = 0; walk < 10; walk++) {
+            Position p = read_tfen(WALK_STARTS[s]);
+            for (int ply = 0; ply < 80; ply++) {
+                fn(&p, user);
+                MoveList l;
+                movegen_legal(&p, &o, &l);
+                if (l.count == 0)
+                    break;
+                Undo u;
+                pos_make_move(&p, l.moves[rng_next(&seed) % (uint64_t)l.count], &u);
+            }
+        }
+}
+
+typedef struct {
+    EvalParams params;
+    int checked;
+    int bad;
+} DotCheck;
+
+static void check_dot(const Position *p, void *user)
+{
+    DotCheck *d = user;
+    Options o = {0};
+    EvalTrace t;
+    int score = eval_position(p, &o, &d->params, &t);
+    long long dot = 0;
+    for (int i = 0; i < EVAL_NWEIGHTS; i++)
+        dot += (long long)t.f[i] * d->params.w[i];
+    if (dot != score && d->bad++ < 5) {
+        char buf[TV_TFEN_MAX];
+        print_error("eval %d != trace.weights %lld at %s\n", score, dot, tfen_write(p, buf, sizeof buf));
+    }
+    if (eval_position(p, &o, &d->params, NULL) != score && d->bad++ < 5)
+        print_error("eval differs with and without a trace\n");
+    Position m;
+    pos_mirror(p, &m);
+    int ms = eval_position(&m, &o, &d->params, NULL);
+    if (ms != score && d->bad++ < 5) {
+        char buf[TV_TFEN_MAX];
+        print_error("mirror evaluates %d, original %d at %s\n", ms, score, tfen_write(p, buf, sizeof buf));
+    }
+    d->checked++;
+}
+
+static void test_eval_is_linear_and_symmetric(void **state)
+{
+    (void)state;
+    DotCheck d = {.checked = 0, .bad = 0};
+    eval_params_default(&d.params);
+    for_walk_positions(check_dot, &d);
+    uint64_t seed = 99;
+    random_params(&d.params, &seed);
+    for_walk_positions(check_dot, &d);
+    assert_int_equal(d.bad, 0);
+    assert_true(d.checked > 4000);
+}
+
+/* A feature that must fire: a prisoner under an own top counts. */
+static void test_eval_features_fire(void **state)
+{
+    (void)state;
+    Options o = {0};
+    EvalParams w;
+    eval_params_default(&w);
+    EvalTrace t;
+    /* White Warrior on a Black Prince-destined combatant: one prisoner
+     * (combatant) for White; White to move. */
+    Position p = read_tfen("4k3/8/8/8/3(Rpq)4/8/8/4K3 w - - 0 1");
+    eval_position(&p, &o, &w, &t);
+    assert_int_equal(t.f[EW_prisoner + 4], 1);
+    assert_int_equal(t.f[EW_top_value + 1], 1);
+    assert_int_equal(t.f[EW_tower_height], 1);
+    assert_int_equal(t.f[EW_tempo], 1);
+    /* Same from Black's side to move: features flip sign, tempo stays. */
+    p = read_tfen("4k3/8/8/8/3(Rpq)4/8/8/4K3 b - - 0 1");
+    eval_position(&p, &o, &w, &t);
+    assert_int_equal(t.f[EW_prisoner + 4], -1);
+    assert_int_equal(t.f[EW_tempo], 1);
+    /* Helgi-destined combatant on the 7th rank is worth more than a
+     * Warrior-destined one. */
+    assert_true(w.w[EW_advance + 4 * 6 + 5] > w.w[EW_advance + 0 * 6 + 5]);
+}
+
+/* ---- mates ------------------------------------------------------------------ */
+
+/* Independent brute force: does the side to move mate within n moves? */
+static bool mates_within(Position *p, const Options *o, int n)
+{
+    MoveList l;
+    movegen_legal(p, o, &l);
+    for (int i = 0; i < l.count; i++) {
+        Undo u;
+        pos_make_move(p, l.moves[i], &u);
+        MoveList r;
+        movegen_legal(p, o, &r);
+        bool ok;
+        if (r.count == 0)
+            ok = pos_in_check(p, o);
+        else if (n == 1)
+            ok = false;
+        else {
+            ok = true;
+            for (int j = 0; j < r.count && ok; j++) {
+                Undo u2;
+                pos_make_move(p, r.moves[j], &u2);
+                ok = mates_within(p, o, n - 1);
+                pos_unmake_move(p, &u2);
+            }
+        }
+        pos_unmake_move(p, &u);
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
+/* Does move m mate within n (m, then for every reply a mate within n-1)? */
+static bool move_mates_within(Position *p, const Options *o, Move m, int n)
+{
+    Undo u;
+    pos_make_move(p, m, &u);
+    MoveList r;
+    movegen_legal(p, o, &r);
+    bool ok;
+    if (r.count == 0)
+        ok = pos_in_check(p, o);
+    else if (n == 1)
+        ok = false;
+    else {
+        ok = true;
+        for (int j = 0; j < r.count && ok; j++) {
+            Undo u2;
+            pos_make_move(p, r.moves[j], &u2);
+            ok = mates_within(p, o, n - 1);
+            pos_unmake_move(p, &u2);
+        }
+    }
+    pos_unmake_move(p, &u);
+    return ok;
+}
+
+typedef struct {
+    const char *tfen;
+    int n;          /* mate in n moves */
+    bool split_only; /* every mating first move is a split */
+} MateCase;
+
+static const MateCase MATES[] = {
+    /* RULES.md section 14: the split b2(1)-g7 mates */
+    {"rnbq1rk1/prpnpbpq(bph)pbpnpr/7n/8/8/5N2/PR(QBPN)PBPQPHPBPNPR/RN2KB1R w KQ - 6 4", 1, true},
+    {"8/k7/2Q5/8/8/4K3/8/1BQ5 w - - 0 1", 2, false},
+    {"4R3/4K3/6k1/8/8/5N2/Q7/8 w - - 0 1", 2, false},
+    {"8/8/R6K/3R4/7k/8/8/8 w - - 0 1", 2, false},
+    {"8/3k4/8/6(QRR)1/8/8/8/3K4 w - - 0 1", 2, false},
+    {"8/Q5K1/8/3(QrRn)4/8/7k/8/8 w - - 0 1", 2, false},
+    {"2K5/5k2/7(BRqqbQ)/8/8/8/8/8 w - - 0 1", 2, false},
+    {"8/4K3/(RnRR)7/2k5/8/8/8/8 w - - 0 1", 2, false},
+};
+
+static void test_mates_found(void **state)
+{
+    (void)state;
+    Options o = {0};
+    EngineVersion e;
+    engine_default(&e);
+    int split_mates = 0;
+    for (size_t i = 0; i < sizeof MATES / sizeof MATES[0]; i++) {
+        Position p = read_tfen(MATES[i].tfen);
+        /* the position really is a mate in n and not in fewer */
+        assert_true(mates_within(&p, &o, MATES[i].n));
+        if (MATES[i].n > 1)
+            assert_false(mates_within(&p, &o, MATES[i].n - 1));
+        SearchContext *c = search_alloc(&e.params, &o, &e.settings);
+        assert_non_null(c);
+        SearchLimits lim = {2 * MATES[i].n + 1, 0, 0};
+        SearchResult r;
+        search_run(c, &p, NULL, 0, &lim, NULL, NULL, &r);
+        search_free(c);
+        char m[TV_MOVE_STR_MAX];
+        move_to_str(&p, &o, r.best, true, m, sizeof m);
+        if (r.score != SCORE_MATE - (2 * MATES[i].n - 1) || !move_mates_within(&p, &o, r.best, MATES[i].n))
+            fail_msg("%s: engine plays %s with score %d, not a mate in %d", MATES[i].tfen, m, r.score, MATES[i].n);
+        if (move_k(r.best) < p.height[move_from(r.best)])
+            split_mates++;
+        if (MATES[i].split_only) {
+            MoveList l;
+            movegen_legal(&p, &o, &l);
+            for (int j = 0; j < l.count; j++)
+                if (move_mates_within(&p, &o, l.moves[j], MATES[i].n))
+                    assert_true(move_k(l.moves[j]) < p.height[move_from(l.moves[j])]);
+        }
+    }
+    /* several of the mates are played with a split */
+    assert_true(split_mates >= 3);
+}
+
+/* ---- legality over random-weight games --------------------------------------- */
+
+static void test_random_weight_games_are_legal(void **state)
+{
+    (void)state;
+    Options o = {0};
+    uint64_t seed = 2024;
+    int games = 0, plies = 0;
+    SearchSettings set;
+    search_settings_default(&set);
+    set.tt_mb = 1;
+    for (int g = 0; g < 2000; g++) {
+        EvalParams w[2];
+        random_params(&w[0], &seed);
+        random_params(&w[1], &seed);
+        SearchContext *c[2] = {search_alloc(&w[0], &o, &set), search_alloc(&w[1], &o, &set)};
+        assert_non_null(c[0]);
+        assert_non_null(c[1]);
+        Position p = read_tfen("startpos");
+        /* a couple of random plies so that games differ */
+        for (int i = 0; i < 2; i++) {
+            MoveList l;
+            movegen_legal(&p, &o, &l);
+            Undo u;
+            pos_make_move(&p, l.moves[rng_next(&seed) % (uint64_t)l.count], &u);
+        }
+        uint64_t hist[64];
+        for (int ply = 0; ply < 24; ply++) {
+            if (movegen_state(&p, &o) != TV_STATE_ONGOING)
+                break;
+            SearchLimits lim = {(g % 10 == 0) ? 3 : 1, 200, 0}; /* node cap: random weights can make long lines */
+            SearchResult r;
+            search_run(c[p.side], &p, hist, ply, &lim, NULL, NULL, &r);
+            if (!movegen_is_legal(&p, &o, r.best)) {
+                char buf[TV_TFEN_MAX];
+                fail_msg("game %d ply %d: illegal move %06x at %s", g, ply, r.best, tfen_write(&p, buf, sizeof buf));
+            }
+            hist[ply] = p.hash;
+            Undo u;
+            pos_make_move(&p, r.best, &u);
+            plies++;
+        }
+        search_free(c[0]);
+        search_free(c[1]);
+        games++;
+    }
+    assert_int_equal(games, 2000);
+    assert_true(plies > 30000);
+}
+
+/* ---- determinism --------------------------------------------------------------- */
+
+static void search_once(const EvalParams *w, const char *tfen, const SearchLimits *lim, SearchResult *r)
+{
+    Options o = {0};
+    SearchSettings set;
+    search_settings_default(&set);
+    SearchContext *c = search_alloc(w, &o, &set);
+    assert_non_null(c);
+    Position p = read_tfen(tfen);
+    search_run(c, &p, NULL, 0, lim, NULL, NULL, r);
+    search_free(c);
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    EvalParams w[2];
+    eval_params_default(&w[0]);
+    uint64_t seed = 5;
+    random_params(&w[1], &seed);
+    const char *tfen = WALK_STARTS[3];
+    const SearchLimits limits[2] = {{3, 0, 0}, {0, 20000, 0}};
+    for (int l = 0; l < 2; l++) {
+        SearchResult a[2], b[2];
+        for (int v = 0; v < 2; v++)
+            search_once(&w[v], tfen, &limits[l], &a[v]);
+        /* again, the two versions at once on two threads */
+#pragma omp parallel for num_threads(2)
+        for (int v = 0; v < 2; v++)
+            search_once(&w[v], tfen, &limits[l], &b[v]);
+        for (int v = 0; v < 2; v++) {
+            assert_int_equal(a[v].best, b[v].best);
+            assert_int_equal(a[v].score, b[v].score);
+            assert_int_equal(a[v].nodes, b[v].nodes);
+            assert_int_equal(a[v].depth, b[v].depth);
+        }
+        if (l == 1) /* the node limit is honoured (checked per node) */
+            assert_true(a[0].nodes <= 20000 + 1);
+    }
+}
+
+/* ---- engine INI files -------------------------------------------------------- */
+
+static void test_engine_ini_round_trip(void **state)
+{
+    (void)state;
+    EngineVersion e, back;
+    engine_default(&e);
+    snprintf(e.name, sizeof e.name, "roundtrip");
+    uint64_t seed = 11;
+    random_params(&e.params, &seed);
+    e.limits.depth = 6;
+    e.limits.nodes = 12345;
+    e.settings.qsearch = 0;
+    char path[] = "/tmp/tavreli_engine_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    TvError err;
+    assert_int_equal(engine_write(path, &e, "a comment\nover two lines", &err), TV_OK);
+    assert_int_equal(engine_read(path, &back, &err), TV_OK);
+    remove(path);
+    assert_string_equal(back.name, "roundtrip");
+    assert_memory_equal(&back.params, &e.params, sizeof e.params);
+    assert_int_equal(back.limits.depth, 6);
+    assert_int_equal(back.limits.nodes, 12345);
+    assert_int_equal(back.settings.qsearch, 0);
+
+    /* a subset: the rest default */
+    assert_int_equal(engine_read_string("[engine]\nname = small\n[weights]\ntempo = 3\n", "small.ini", &back, &err),
+                     TV_OK);
+    EvalParams d;
+    eval_params_default(&d);
+    d.w[EW_tempo] = 3;
+    assert_memory_equal(&back.params, &d, sizeof d);
+}
+
+static void test_engine_ini_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int line;
+        const char *msg;
+    } cases[] = {
+        {"[engine]\nname = x\n[weights]\nnosuch = 3\n", 4, "unknown weight 'nosuch'"},
+        {"[engine]\nname = x\n[wrong]\n", 3, "unknown section [wrong]"},
+        {"[search]\ndepth = 3\nspeed = 9\n", 3, "unknown key 'speed' in [search]"},
+        {"[weights]\ntempo = 1000\n", 2, "weight 'tempo': 1000 is outside its bounds [-100, 100]"},
+        {"[weights]\n\ntop_value = 1, 2, 3\n", 3, "weight 'top_value' needs 6 comma-separated elements, got 3"},
+        {"[weights]\ncentre = 1, 2, 3\n", 2, "weight 'centre' has more than 2 elements"},
+        {"[weights]\ntempo = ten\n", 2, "weight 'tempo': 'ten' is not a whole number"},
+        {"[search]\ndepth = -1\n", 2, "search depth '-1'"},
+        {"[search]\nqsearch = maybe\n", 2, "search qsearch 'maybe' must be yes or no"},
+        {"[engine]\nname\n", 2, "malformed line"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        EngineVersion e;
+        TvError err;
+        TvStatus s = engine_read_string(cases[i].text, "bad.ini", &e, &err);
+        if (s == TV_OK || err.line != cases[i].line || !strstr(err.msg, cases[i].msg) ||
+            strncmp(err.msg, "bad.ini:", 8) != 0)
+            fail_msg("case %zu: status %d line %d message '%s'; expected line %d and '%s'", i, s, err.line, err.msg,
+                     cases[i].line, cases[i].msg);
+    }
+    EngineVersion e;
+    TvError err;
+    assert_int_equal(engine_read("/nonexistent/x.ini", &e, &err), TV_ERR_IO);
+    assert_non_null(strstr(err.msg, "/nonexistent/x.ini"));
+}
+
+/* The shipped default.ini is exactly what the weight table writes. */
+static void test_default_ini_matches_table(void **state)
+{
+    (void)state;
+    EngineVersion shipped, def;
+    TvError err;
+    assert_int_equal(engine_read(TAVRELI_SOURCE_DIR "/configs/engines/default.ini", &shipped, &err), TV_OK);
+    engine_default(&def);
+    assert_memory_equal(&shipped.params, &def.params, sizeof def.params);
+    assert_int_equal(shipped.limits.depth, def.limits.depth);
+}
+
+int main(void)
+{
+    if (getenv("TAVRELI_TEST_FILTER")) /* run one test: TAVRELI_TEST_FILTER=test_mates_found */
+        cmocka_set_test_filter(getenv("TAVRELI_TEST_FILTER"));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eval_is_linear_and_symmetric),
+        cmocka_unit_test(test_eval_features_fire),
+        cmocka_unit_test(test_mates_found),
+        cmocka_unit_test(test_random_weight_games_are_legal),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_engine_ini_round_trip),
+        cmocka_unit_test(test_engine_ini_errors),
+        cmocka_unit_test(test_default_ini_matches_table),
+    };
+    return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
+}
