@@ -14,6 +14,7 @@ int cli_analyse(int argc, char **argv);
 int cli_play(int argc, char **argv);
 int cli_bench_search(int argc, char **argv);
 int cli_weights(int argc, char **argv);
+int cli_strength(int argc, char **argv);
 
 /* Prints "error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)

@@ -29,6 +29,8 @@ static const char USAGE[] =
     "          play the engine in the terminal\n"
     "  weights [--ini FILE]\n"
     "          print the evaluation weight table, or write the default engine INI\n"
+    "  strength [--check random|depth|all] [--games N]\n"
+    "          paired games: depth 3 vs a random mover, depth 4 vs depth 2\n"
     "\n"
     "TFEN may be the word 'startpos'. Options (RULES.md section 10):\n"
     "  slide_over_own=no|yes  enpassant=combatant|any  ending=checkmate|capture\n"
@@ -58,6 +60,7 @@ int main(int argc, char **argv)
         {"analyse", cli_analyse},
         {"play", cli_play},
         {"weights", cli_weights},
+        {"strength", cli_strength},
     };
     if (argc < 2) {
         fputs(USAGE, stderr);

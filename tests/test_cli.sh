@@ -85,11 +85,43 @@ check "strict error names the game" grep -q "game1" "$tmp/err"
 run replay --file "$tmp/missing.tgn"
 check "missing file exits 1" [ "$rc" = 1 ]
 
+# ---- engine commands ----
+run analyse --depth 3 startpos
+check "analyse: last line is bestmove" grep -q "^bestmove [a-h0]" <(last_line)
+check "analyse: one line per iteration" [ "$(grep -c '^depth [0-9]* score ' "$tmp/out")" = 3 ]
+run analyse --depth 2 'rnbq1rk1/prpnpbpq(bph)pbpnpr/7n/8/8/5N2/PR(QBPN)PBPQPHPBPNPR/RN2KB1R w KQ - 6 4'
+check "analyse finds the split mate of RULES.md 14" [ "$(last_line)" = "bestmove b2(1)-g7x" ]
+check "analyse reports the mate score" grep -q "score mate 1 " "$tmp/out"
+printf '[engine]\nname = x\n[weights]\ntempo = 5000\n' >"$tmp/bad.ini"
+run analyse --engine "$tmp/bad.ini" startpos
+check "bad engine file exits 1" [ "$rc" = 1 ]
+check "bad engine file names file and line" grep -q "bad.ini:4: weight 'tempo'" "$tmp/err"
+run analyse --depth 0 startpos
+check "bad depth is a usage error" [ "$rc" = 2 ]
+run weights
+check "weights lists the table" grep -q "^top_value *6" "$tmp/out"
+run weights --ini "$tmp/default.ini"
+check "weights --ini writes an engine file" grep -q "^\[weights\]" "$tmp/default.ini"
+"$tv" play --depth 1 >"$tmp/out" 2>"$tmp/err" <<'EOS'
+moves
+e2-e4
+show e4
+undo
+F2-f4
+quit
+EOS
+rc=$?
+check "play: exits cleanly on quit" [ "$rc" = 0 ]
+check "play: lists moves" grep -q "39 legal moves" "$tmp/out"
+check "play: engine replies" grep -q "^engine plays " "$tmp/out"
+check "play: show prints the stack" grep -q "e4: 1 tavrel, top first:" "$tmp/out"
+check "play: lenient input mended" grep -q "note: .*upper-case" "$tmp/out"
+
 run nosuchcommand
 check "unknown command is a usage error" [ "$rc" = 2 ]
 run --help
 check "--help works" [ "$rc" = 0 ]
-for c in perft moves replay bench; do
+for c in perft moves replay bench analyse play weights strength; do
   run "$c" --help
   check "$c --help" [ "$rc" = 0 -a -s "$tmp/out" ]
 done

@@ -126,6 +126,42 @@ static void test_eval_is_linear_and_symmetric(void **state)
     assert_true(d.checked > 4000);
 }
 
+/* movegen_tactical gives exactly the legal moves that land on an opponent
+ * stack, capture en passant, or bring a combatant mover to its far rank. */
+static void check_tactical(const Position *p, void *user)
+{
+    int *bad = user;
+    Options o = {0};
+    MoveList all, tac;
+    movegen_legal(p, &o, &all);
+    movegen_tactical(p, &o, &tac);
+    int expected = 0;
+    for (int i = 0; i < all.count; i++) {
+        Move m = all.moves[i];
+        Tavrel dst = pos_top(p, move_to(m)), mover = pos_top(p, move_from(m));
+        bool capture = (dst && tavrel_colour(dst) != p->side) || move_special(m) == TV_MOVE_ENPASSANT;
+        bool promo = tavrel_kind(mover) == TV_COMBATANT && sq_rank(move_to(m)) == (p->side == TV_WHITE ? 7 : 0);
+        if (!capture && !promo)
+            continue;
+        expected++;
+        bool found = false;
+        for (int j = 0; j < tac.count; j++)
+            found |= tac.moves[j] == m;
+        if (!found)
+            (*bad)++;
+    }
+    if (expected != tac.count)
+        (*bad)++;
+}
+
+static void test_tactical_moves(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for_walk_positions(check_tactical, &bad);
+    assert_int_equal(bad, 0);
+}
+
 /* A feature that must fire: a prisoner under an own top counts. */
 static void test_eval_features_fire(void **state)
 {
@@ -445,6 +481,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eval_is_linear_and_symmetric),
         cmocka_unit_test(test_eval_features_fire),
+        cmocka_unit_test(test_tactical_moves),
         cmocka_unit_test(test_mates_found),
         cmocka_unit_test(test_random_weight_games_are_legal),
         cmocka_unit_test(test_deterministic),

@@ -1,0 +1,46 @@
+/* match.h: playing games between players (engine versions or a random
+ * mover), with openings and a ply limit.  Each game's randomness comes from
+ * a seed and the game's index, so a run gives the same games on any number
+ * of threads. */
+#ifndef TAVRELI_MATCH_H
+#define TAVRELI_MATCH_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "movegen.h"
+#include "search.h"
+
+typedef enum { PLAYER_ENGINE = 0, PLAYER_RANDOM = 1 } PlayerKind;
+
+/* What a player is: an engine version with its limits, or a mover that picks
+ * uniformly among the legal moves. */
+typedef struct {
+    PlayerKind kind;
+    EngineVersion engine; /* for PLAYER_ENGINE; its limits are used */
+    char label[80];
+} PlayerSpec;
+
+typedef enum { RESULT_WHITE = 0, RESULT_DRAW = 1, RESULT_BLACK = 2 } GameResult;
+
+typedef struct {
+    GameResult result;
+    GameState termination; /* checkmate, stalemate, repetition, or ongoing = ply limit */
+    int plies;
+} GameOutcome;
+
+/* splitmix64 step: the deterministic random source of openings and movers. */
+uint64_t match_rng(uint64_t *state);
+
+/* Plays `plies` random legal moves from the start position (seeded); retries
+ * with the next random numbers when the game ends during the opening. */
+void match_random_opening(const Options *o, uint64_t seed, int plies, Position *out);
+
+/* Plays one game from start.  ctx_white/ctx_black are search contexts for
+ * engine players (NULL for random movers); they are cleared first so that
+ * the game depends only on its inputs.  seed drives the random movers. */
+GameOutcome match_play_game(const Position *start, const Options *o, const PlayerSpec *white,
+                            SearchContext *ctx_white, const PlayerSpec *black, SearchContext *ctx_black,
+                            uint64_t seed, int max_plies);
+
+#endif
