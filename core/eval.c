@@ -81,10 +81,10 @@ static const int DESTINY_ROW[TV_KIND_COUNT] = {-1, -1, 3, 0, 2, 1, 4, -1};
 static const Bitboard CENTRE = 0x0000001818000000ull;
 static const Bitboard RING = 0x00003C24243C0000ull;
 
-int eval_position(const Position *pos, const Options *o, const EvalParams *params, EvalTrace *trace)
+void eval_trace(const Position *pos, const Options *o, EvalTrace *trace)
 {
-    int f[EVAL_NWEIGHTS];
-    memset(f, 0, sizeof f);
+    int *f = trace->f;
+    memset(f, 0, sizeof trace->f);
     const Bitboard wizards = pos->by_kind[TV_WIZARD];
 
     /* Attack maps of both sides (tops only), and each top's attacks. */
@@ -170,11 +170,15 @@ int eval_position(const Position *pos, const Options *o, const EvalParams *param
         }
     }
     f[EW_tempo] = 1;
+}
 
+int eval_position(const Position *pos, const Options *o, const EvalParams *params, EvalTrace *trace)
+{
+    EvalTrace local;
+    EvalTrace *t = trace ? trace : &local;
+    eval_trace(pos, o, t);
     int score = 0;
     for (int i = 0; i < EVAL_NWEIGHTS; i++)
-        score += f[i] * params->w[i];
-    if (trace)
-        memcpy(trace->f, f, sizeof f);
+        score += t->f[i] * params->w[i];
     return score;
 }

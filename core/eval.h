@@ -57,6 +57,10 @@ char *eval_weight_element_name(int i, char *buf, size_t n);
 /* The declaration that element i belongs to. */
 const WeightInfo *eval_weight_info_of(int i);
 
+/* The feature vector of pos (side to move's view): what every weight
+ * multiplies. */
+void eval_trace(const Position *pos, const Options *o, EvalTrace *trace);
+
 /* Evaluates pos for the side to move, in centi-combatants.  When trace is
  * not NULL, it receives the feature vector, and the result equals the dot
  * product of trace and weights exactly. */

@@ -103,6 +103,10 @@ static void check_dot(const Position *p, void *user)
     }
     if (eval_position(p, &o, &d->params, NULL) != score && d->bad++ < 5)
         print_error("eval differs with and without a trace\n");
+    EvalTrace t2;
+    eval_trace(p, &o, &t2);
+    if (memcmp(&t2, &t, sizeof t) != 0 && d->bad++ < 5)
+        print_error("eval_trace differs from the trace of eval_position\n");
     Position m;
     pos_mirror(p, &m);
     int ms = eval_position(&m, &o, &d->params, NULL);
