@@ -15,6 +15,9 @@ int cli_play(int argc, char **argv);
 int cli_bench_search(int argc, char **argv);
 int cli_weights(int argc, char **argv);
 int cli_strength(int argc, char **argv);
+int cli_selfplay(int argc, char **argv);
+int cli_export(int argc, char **argv);
+int cli_bench_selfplay(int argc, char **argv);
 
 /* Prints "error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)

@@ -374,6 +374,7 @@ done:
 static const char BENCH_HELP[] =
     "usage: tavreli bench perft\n"
     "       tavreli bench search [--depth N]\n"
+    "       tavreli bench selfplay [--depth N] [--games N]\n"
     "\n"
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each and of\n"
@@ -383,7 +384,11 @@ static const char BENCH_HELP[] =
     "bench search searches fixed positions to a fixed depth (5) with the default\n"
     "engine and a fresh context each, and prints each position's nodes, the total\n"
     "'nodes N' (a signature that changes only when search or evaluation change)\n"
-    "and the nodes per second.\n";
+    "and the nodes per second.\n"
+    "\n"
+    "bench selfplay runs a fixed tournament (default engine against itself, depth 3,\n"
+    "40 games) on 1 and then 2 threads and prints games per hour, the speed-up, the\n"
+    "share of wall time spent writing HDF5 and the bytes per stored position.\n";
 
 typedef struct {
     const char *name;
@@ -415,8 +420,10 @@ int cli_bench(int argc, char **argv)
     }
     if (!strcmp(argv[1], "search"))
         return cli_bench_search(argc, argv);
+    if (!strcmp(argv[1], "selfplay"))
+        return cli_bench_selfplay(argc, argv);
     if (strcmp(argv[1], "perft") != 0) {
-        cli_error("bench: unknown benchmark '%s' (available: perft, search)", argv[1]);
+        cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay)", argv[1]);
         return CLI_USAGE;
     }
     Options o = {0};

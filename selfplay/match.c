@@ -31,20 +31,32 @@ void match_random_opening(const Options *o, uint64_t seed, int plies, Position *
     }
 }
 
-GameOutcome match_play_game(const Position *start, const Options *o, const PlayerSpec *white,
-                            SearchContext *ctx_white, const PlayerSpec *black, SearchContext *ctx_black,
-                            uint64_t seed, int max_plies)
+/* Adjudication state: the last scores of each side (each from its own view). */
+typedef struct {
+    int streak_win[2];  /* consecutive own moves with score >= resign_score */
+    int streak_lose[2]; /* consecutive own moves with score <= -resign_score */
+    int streak_draw[2]; /* consecutive own moves with |score| <= draw_score */
+} AdjState;
+
+bool match_play_recorded(const Position *start, const Options *o, const PlayerSpec *white, SearchContext *ctx_white,
+                         const PlayerSpec *black, SearchContext *ctx_black, uint64_t seed, const Adjudication *adj,
+                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, RecordedOutcome *out)
 {
-    GameOutcome out = {RESULT_DRAW, TV_STATE_ONGOING, 0};
+    const int max_plies = adj ? adj->max_plies : 1000;
     Position p = *start;
     uint64_t rng = seed;
+    AdjState as = {{0, 0}, {0, 0}, {0, 0}};
     uint64_t *hist = malloc(sizeof(uint64_t) * (size_t)(max_plies + 1));
+    out->result = RESULT_DRAW;
+    out->termination = TERM_ADJ_MAX_PLIES;
+    out->plies = 0;
     if (!hist)
-        return out;
+        return false;
     if (ctx_white)
         search_clear(ctx_white);
     if (ctx_black && ctx_black != ctx_white)
         search_clear(ctx_black);
+    bool finished = true;
     for (int ply = 0;; ply++) {
         GameState s = movegen_state(&p, o);
         if (s == TV_STATE_ONGOING) {
@@ -54,33 +66,91 @@ GameOutcome match_play_game(const Position *start, const Options *o, const Playe
             if (seen >= 3)
                 s = TV_STATE_REPETITION;
         }
+        out->plies = ply;
         if (s != TV_STATE_ONGOING) {
-            out.termination = s;
-            out.plies = ply;
+            out->termination = s == TV_STATE_CHECKMATE    ? TERM_CHECKMATE
+                               : s == TV_STATE_STALEMATE  ? TERM_STALEMATE
+                               : s == TV_STATE_REPETITION ? TERM_REPETITION
+                                                          : TERM_WIZARD_CAPTURED;
             if (s == TV_STATE_CHECKMATE || s == TV_STATE_WIZARD_CAPTURED)
-                out.result = p.side == TV_WHITE ? RESULT_BLACK : RESULT_WHITE;
+                out->result = p.side == TV_WHITE ? RESULT_BLACK : RESULT_WHITE;
             break;
         }
         if (ply >= max_plies) {
-            out.plies = ply;
-            break; /* adjudicated draw: ply limit */
+            out->termination = TERM_ADJ_MAX_PLIES;
+            break;
         }
-        const PlayerSpec *who = p.side == TV_WHITE ? white : black;
-        SearchContext *ctx = p.side == TV_WHITE ? ctx_white : ctx_black;
-        Move m;
+        if (abort_flag && *abort_flag) {
+            finished = false;
+            break;
+        }
+        const int side = p.side;
+        const PlayerSpec *who = side == TV_WHITE ? white : black;
+        SearchContext *ctx = side == TV_WHITE ? ctx_white : ctx_black;
+        PlyRecord r = {TV_MOVE_NONE, 0, 0, 0};
         if (who->kind == PLAYER_RANDOM) {
             MoveList list;
             movegen_legal(&p, o, &list);
-            m = list.moves[match_rng(&rng) % (uint64_t)list.count];
+            r.move = list.moves[match_rng(&rng) % (uint64_t)list.count];
         } else {
-            SearchResult r;
-            search_run(ctx, &p, hist, ply, &who->engine.limits, NULL, NULL, &r);
-            m = r.best;
+            SearchResult sr;
+            search_run(ctx, &p, hist, ply, &who->engine.limits, NULL, NULL, &sr);
+            r.move = sr.best;
+            r.score = sr.score;
+            r.depth = sr.depth;
+            r.nodes = sr.nodes;
         }
+        if (rec)
+            rec[ply] = r;
         hist[ply] = p.hash;
         Undo u;
-        pos_make_move(&p, m, &u);
+        pos_make_move(&p, r.move, &u);
+
+        /* Adjudication needs both engines' opinions. */
+        if (adj && who->kind == PLAYER_ENGINE) {
+            if (adj->resign_score > 0) {
+                as.streak_win[side] = r.score >= adj->resign_score ? as.streak_win[side] + 1 : 0;
+                as.streak_lose[side] = r.score <= -adj->resign_score ? as.streak_lose[side] + 1 : 0;
+                for (int w = 0; w < 2; w++)
+                    if (as.streak_win[w] >= adj->resign_moves && as.streak_lose[w ^ 1] >= adj->resign_moves) {
+                        out->plies = ply + 1;
+                        out->termination = TERM_ADJ_RESIGN;
+                        out->result = w == TV_WHITE ? RESULT_WHITE : RESULT_BLACK;
+                        free(hist);
+                        return true;
+                    }
+            }
+            if (adj->draw_moves > 0) {
+                bool near = ply >= adj->draw_after_ply && abs(r.score) <= adj->draw_score;
+                as.streak_draw[side] = near ? as.streak_draw[side] + 1 : 0;
+                if (as.streak_draw[0] >= adj->draw_moves && as.streak_draw[1] >= adj->draw_moves) {
+                    out->plies = ply + 1;
+                    out->termination = TERM_ADJ_DRAW;
+                    out->result = RESULT_DRAW;
+                    free(hist);
+                    return true;
+                }
+            }
+        }
     }
     free(hist);
+    return finished;
+}
+
+GameOutcome match_play_game(const Position *start, const Options *o, const PlayerSpec *white,
+                            SearchContext *ctx_white, const PlayerSpec *black, SearchContext *ctx_black,
+                            uint64_t seed, int max_plies)
+{
+    Adjudication adj = {max_plies, 0, 0, 0, 0, 0};
+    RecordedOutcome r;
+    match_play_recorded(start, o, white, ctx_white, black, ctx_black, seed, &adj, NULL, NULL, &r);
+    GameOutcome out = {r.result, TV_STATE_ONGOING, r.plies};
+    switch (r.termination) {
+    case TERM_CHECKMATE: out.termination = TV_STATE_CHECKMATE; break;
+    case TERM_STALEMATE: out.termination = TV_STATE_STALEMATE; break;
+    case TERM_REPETITION: out.termination = TV_STATE_REPETITION; break;
+    case TERM_WIZARD_CAPTURED: out.termination = TV_STATE_WIZARD_CAPTURED; break;
+    default: break;
+    }
     return out;
 }

@@ -5,11 +5,14 @@
 #ifndef TAVRELI_MATCH_H
 #define TAVRELI_MATCH_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "engine.h"
+#include "h5store.h"
 #include "movegen.h"
 #include "search.h"
+#include "tournament.h"
 
 typedef enum { PLAYER_ENGINE = 0, PLAYER_RANDOM = 1 } PlayerKind;
 
@@ -35,6 +38,30 @@ uint64_t match_rng(uint64_t *state);
 /* Plays `plies` random legal moves from the start position (seeded); retries
  * with the next random numbers when the game ends during the opening. */
 void match_random_opening(const Options *o, uint64_t seed, int plies, Position *out);
+
+/* What a game records per ply: the move and the mover's search figures. */
+typedef struct {
+    Move move;
+    int score; /* mover's view; 0 for a random mover */
+    int depth;
+    uint64_t nodes;
+} PlyRecord;
+
+typedef struct {
+    GameResult result;
+    Termination termination;
+    int plies;
+} RecordedOutcome;
+
+/* Plays one game from start with adjudication (adj may be NULL: only the
+ * rules end the game, and max_plies of 1000).  When rec is not NULL it
+ * receives one entry per ply (room for adj->max_plies entries).  The game is
+ * abandoned (returns false) as soon as *abort_flag becomes non-zero (may be
+ * NULL).  Contexts are cleared first, so the game depends only on its
+ * inputs. */
+bool match_play_recorded(const Position *start, const Options *o, const PlayerSpec *white, SearchContext *ctx_white,
+                         const PlayerSpec *black, SearchContext *ctx_black, uint64_t seed, const Adjudication *adj,
+                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, RecordedOutcome *out);
 
 /* Plays one game from start.  ctx_white/ctx_black are search contexts for
  * engine players (NULL for random movers); they are cleared first so that

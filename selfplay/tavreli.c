@@ -22,6 +22,12 @@ static const char USAGE[] =
     "  bench   perft | search [--depth N]\n"
     "          measure move generation (leaves/s) or search (nodes, nodes/s)\n"
     "\n"
+    "Self-play:\n"
+    "  selfplay CONFIG.ini [--out FILE.h5] [--threads N] [--games N] [--resume | --force]\n"
+    "          run a tournament, storing every game in HDF5 (Ctrl-C: stop cleanly)\n"
+    "  export  FILE.h5 --tgn OUT.tgn\n"
+    "          write a store's games as TGN records\n"
+    "\n"
     "Engine commands:\n"
     "  analyse [--engine FILE] [--depth N | --nodes N | --movetime MS] TFEN\n"
     "          search a position, one line per iteration, then 'bestmove'\n"
@@ -61,6 +67,8 @@ int main(int argc, char **argv)
         {"play", cli_play},
         {"weights", cli_weights},
         {"strength", cli_strength},
+        {"selfplay", cli_selfplay},
+        {"export", cli_export},
     };
     if (argc < 2) {
         fputs(USAGE, stderr);

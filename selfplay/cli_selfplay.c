@@ -1,0 +1,378 @@
+/* cli_selfplay.c: `tavreli selfplay` and `tavreli export`. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "h5store.h"
+#include "record.h"
+#include "runner.h"
+#include "tournament.h"
+
+static volatile sig_atomic_t g_stop = 0; /* the one signal flag of the program (not in core) */
+
+static void on_signal(int sig)
+{
+    if (g_stop) { /* a second Ctrl-C: leave at once; the store holds every flushed game */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    g_stop = 1;
+}
+
+static const char SELFPLAY_HELP[] =
+    "usage: tavreli selfplay CONFIG.ini [--out FILE.h5] [--threads N] [--games N]\n"
+    "                        [--resume | --force] [--quiet]\n"
+    "\n"
+    "Runs the tournament of CONFIG.ini (see configs/tournaments/) on OpenMP threads\n"
+    "and stores every game, move and position in an HDF5 file (layout in README).\n"
+    "\n"
+    "  --out FILE.h5  where to store (default results/NAME.h5, NAME from the INI)\n"
+    "  --threads N    game threads (default: the INI's threads, else all cores)\n"
+    "  --games N      play at most N of the games still missing, then stop\n"
+    "  --resume       continue FILE.h5 (same configuration): play only the games\n"
+    "                 it does not hold yet\n"
+    "  --force        overwrite an existing FILE.h5\n"
+    "  --quiet        no progress output\n"
+    "\n"
+    "Ctrl-C abandons the games in flight, stores the finished ones and closes the\n"
+    "file; --resume then plays exactly the missing games. Progress (games, W/D/L\n"
+    "and Elo per pairing, games per minute, ETA) goes to stderr.\n";
+
+int cli_selfplay(int argc, char **argv)
+{
+    const char *config = NULL, *out = NULL;
+    long threads = 0, games = 0;
+    bool resume = false, force = false, quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(SELFPLAY_HELP, stdout);
+            return CLI_OK;
+        }
+        if (!strcmp(a, "--resume"))
+            resume = true;
+        else if (!strcmp(a, "--force"))
+            force = true;
+        else if (!strcmp(a, "--quiet"))
+            quiet = true;
+        else if (!strcmp(a, "--out") || !strcmp(a, "--threads") || !strcmp(a, "--games")) {
+            if (i + 1 >= argc) {
+                cli_error("selfplay: %s needs a value (see 'tavreli selfplay --help')", a);
+                return CLI_USAGE;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--out"))
+                out = v;
+            else {
+                char *end;
+                long x = strtol(v, &end, 10);
+                if (!*v || *end || x < 1 || x > 100000000) {
+                    cli_error("selfplay: %s must be a positive whole number, not '%s'", a, v);
+                    return CLI_USAGE;
+                }
+                if (a[2] == 't')
+                    threads = x;
+                else
+                    games = x;
+            }
+        } else if (a[0] == '-' && a[1] == '-') {
+            cli_error("selfplay: unknown flag '%s' (see 'tavreli selfplay --help')", a);
+            return CLI_USAGE;
+        } else if (!config)
+            config = a;
+        else {
+            cli_error("selfplay: one CONFIG.ini only ('%s' is extra)", a);
+            return CLI_USAGE;
+        }
+    }
+    if (!config) {
+        cli_error("selfplay: expected CONFIG.ini (for example configs/tournaments/quick.ini)");
+        return CLI_USAGE;
+    }
+    if (resume && force) {
+        cli_error("selfplay: --resume and --force contradict each other");
+        return CLI_USAGE;
+    }
+    Tournament t;
+    TvError err;
+    if (tournament_read(config, &t, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    char default_out[600];
+    if (!out) {
+        snprintf(default_out, sizeof default_out, "results/%s.h5", t.name);
+        out = default_out;
+    }
+    if (!resume && !force && access(out, F_OK) == 0) {
+        cli_error("%s exists: add --resume to continue it (same configuration) or --force to overwrite it", out);
+        tournament_free(&t);
+        return CLI_FAIL;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    RunOptions ro;
+    memset(&ro, 0, sizeof ro);
+    ro.t = &t;
+    ro.out_path = out;
+    ro.resume = resume;
+    ro.force = force;
+    ro.threads = (int)threads;
+    ro.max_games = games;
+    ro.stop = &g_stop;
+    ro.progress_tty = !quiet && isatty(STDERR_FILENO);
+    ro.progress_every = quiet ? 1e18 : 10;
+    RunStats stats;
+    TvStatus st = runner_run(&ro, &stats, &err);
+    int rc = CLI_OK;
+    if (st != TV_OK) {
+        cli_error("%s", err.msg);
+        rc = CLI_FAIL;
+    }
+    printf("%s: %lld games stored this run (%lld before), %lld of %lld planned, %lld positions\n", out,
+           (long long)stats.played, (long long)stats.already, (long long)(stats.already + stats.played),
+           (long long)stats.planned, (long long)stats.positions);
+    printf("wall %.1f s, HDF5 writing %.3f s (%.2f%%), %.0f games/hour\n", stats.wall_seconds, stats.store_seconds,
+           stats.wall_seconds > 0 ? 100 * stats.store_seconds / stats.wall_seconds : 0.0,
+           stats.wall_seconds > 0 ? stats.played / stats.wall_seconds * 3600 : 0.0);
+    if (stats.interrupted) {
+        printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the %lld missing games\n", config,
+               out, (long long)(stats.planned - stats.already - stats.played));
+        rc = rc == CLI_OK ? 130 : rc;
+    }
+    tournament_free(&t);
+    return rc;
+}
+
+/* ---- export ------------------------------------------------------------------- */
+
+static const char EXPORT_HELP[] = "usage: tavreli export FILE.h5 --tgn OUT.tgn\n"
+                                  "\n"
+                                  "Writes every game of a self-play store as TGN records (RULES.md section 13),\n"
+                                  "in game-index order, with Event, Round (game index), White, Black, Result,\n"
+                                  "Termination, Options and TFEN (when not the start position) tags.\n";
+
+static int cmp_game_index(const void *a, const void *b)
+{
+    const StoredGame *x = *(const StoredGame *const *)a, *y = *(const StoredGame *const *)b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+int cli_export(int argc, char **argv)
+{
+    const char *in = NULL, *tgn = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(EXPORT_HELP, stdout);
+            return CLI_OK;
+        }
+        if (!strcmp(argv[i], "--tgn") && i + 1 < argc)
+            tgn = argv[++i];
+        else if (argv[i][0] != '-' && !in)
+            in = argv[i];
+        else {
+            cli_error("export: unexpected argument '%s' (see 'tavreli export --help')", argv[i]);
+            return CLI_USAGE;
+        }
+    }
+    if (!in || !tgn) {
+        cli_error("export: expected FILE.h5 --tgn OUT.tgn");
+        return CLI_USAGE;
+    }
+    StoreContents c;
+    TvError err;
+    if (h5store_read(in, true, false, &c, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    int rc = CLI_OK;
+    FILE *f = fopen(tgn, "w");
+    const StoredGame **order = malloc(sizeof *order * (size_t)(c.ngames ? c.ngames : 1));
+    Move *moves = NULL;
+    if (!f || !order) {
+        cli_error("export: cannot write %s", tgn);
+        rc = CLI_FAIL;
+        goto done;
+    }
+    for (int64_t i = 0; i < c.ngames; i++)
+        order[i] = &c.games[i];
+    qsort(order, (size_t)c.ngames, sizeof *order, cmp_game_index);
+    Options o = {0};
+    options_parse(c.options ? c.options : "", &o, NULL);
+    char event[128] = "tavreli self-play";
+    if (c.tournament_ini) {
+        const char *n = strstr(c.tournament_ini, "name");
+        if (n) {
+            n = strchr(n, '=');
+            if (n) {
+                n++;
+                while (*n == ' ')
+                    n++;
+                size_t len = strcspn(n, "\r\n;#");
+                while (len && n[len - 1] == ' ')
+                    len--;
+                snprintf(event, sizeof event, "%.*s", (int)len, n);
+            }
+        }
+    }
+    for (int64_t gi = 0; gi < c.ngames; gi++) {
+        const StoredGame *g = order[gi];
+        Position start, p;
+        if (tfen_read(g->start_tfen, &start, &err) != TV_OK) {
+            cli_error("%s: game %lld: bad start TFEN: %s", in, (long long)g->index, err.msg);
+            rc = CLI_FAIL;
+            continue;
+        }
+        p = start;
+        Move *m2 = realloc(moves, sizeof *moves * (size_t)(g->move_count + 1));
+        if (!m2) {
+            rc = CLI_FAIL;
+            break;
+        }
+        moves = m2;
+        bool ok = true;
+        for (int32_t k = 0; k < g->move_count && ok; k++) {
+            const StoredMove *sm = &c.moves[g->move_offset + k];
+            if (move_parse(&p, &o, sm->move, TV_PARSE_STRICT, &moves[k], NULL, &err) != TV_OK) {
+                cli_error("%s: game %lld ply %d: %s", in, (long long)g->index, k + 1, err.msg);
+                ok = false;
+                rc = CLI_FAIL;
+                break;
+            }
+            Undo u;
+            pos_make_move(&p, moves[k], &u);
+        }
+        if (!ok)
+            continue;
+        char round[32], white[80], black[80];
+        snprintf(round, sizeof round, "%lld", (long long)g->index);
+        snprintf(white, sizeof white, "%s", g->white >= 0 && g->white < c.nengines ? c.engines[g->white].name : "?");
+        snprintf(black, sizeof black, "%s", g->black >= 0 && g->black < c.nengines ? c.engines[g->black].name : "?");
+        RecordTag tags[5] = {{"Event", event}, {"Round", round}, {"White", white}, {"Black", black},
+                             {"Termination", (char *)termination_name((Termination)g->termination)}};
+        const char *result = g->result > 0 ? "1-0" : g->result < 0 ? "0-1" : "1/2-1/2";
+        char *text = record_write_tgn(&start, &o, moves, g->move_count, tags, 5, result);
+        if (!text) {
+            cli_error("%s: game %lld could not be written", in, (long long)g->index);
+            rc = CLI_FAIL;
+            continue;
+        }
+        fputs(text, f);
+        fputs("\n", f);
+        free(text);
+    }
+    if (fclose(f) != 0) {
+        cli_error("export: writing %s failed", tgn);
+        rc = CLI_FAIL;
+    }
+    f = NULL;
+    if (rc == CLI_OK)
+        printf("%s: %lld games\n", tgn, (long long)c.ngames);
+done:
+    if (f)
+        fclose(f);
+    free(order);
+    free(moves);
+    h5store_contents_free(&c);
+    return rc;
+}
+
+/* ---- bench selfplay ------------------------------------------------------------ */
+
+/* A fixed tournament: the default engine against itself at a fixed depth,
+ * random balanced openings, played once on 1 thread and once on 2. */
+static void bench_tournament(Tournament *t, int depth, int games)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "bench");
+    t->text = "[tournament]\nname = bench\n; built in: tavreli bench selfplay\n";
+    t->format = FORMAT_ROUND_ROBIN;
+    t->nengines = 2;
+    for (int i = 0; i < 2; i++) {
+        engine_default(&t->engines[i].engine);
+        snprintf(t->engines[i].engine.name, sizeof t->engines[i].engine.name, "default-%c", 'a' + i);
+        snprintf(t->engines[i].path, sizeof t->engines[i].path, "(built in)");
+        t->engines[i].engine.limits = (SearchLimits){depth, 0, 0};
+    }
+    t->pairs = (games + 1) / 2;
+    t->seed = 2026;
+    t->openings.plies = 6;
+    t->openings.balance_depth = 2;
+    t->openings.balance_cp = 150;
+    t->adjudication = (Adjudication){400, 1000, 4, 10, 8, 80};
+}
+
+int cli_bench_selfplay(int argc, char **argv)
+{
+    int depth = 3, games = 40;
+    for (int i = 2; i < argc; i++) {
+        char *end;
+        long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+        if (!strcmp(argv[i], "--depth") && i + 1 < argc && !*end && v >= 1 && v <= 20) {
+            depth = (int)v;
+            i++;
+        } else if (!strcmp(argv[i], "--games") && i + 1 < argc && !*end && v >= 2 && v <= 100000) {
+            games = (int)v;
+            i++;
+        } else {
+            cli_error("bench selfplay: bad argument '%s' (usage: tavreli bench selfplay [--depth N] [--games N])",
+                      argv[i]);
+            return CLI_USAGE;
+        }
+    }
+    char dir[] = "/tmp/tavreli-bench-XXXXXX";
+    if (!mkdtemp(dir)) {
+        cli_error("bench selfplay: cannot make a temporary directory");
+        return CLI_FAIL;
+    }
+    Tournament t;
+    bench_tournament(&t, depth, games);
+    double rate[2] = {0, 0};
+    int rc = CLI_OK;
+    for (int th = 1; th <= 2; th++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/bench%d.h5", dir, th);
+        RunOptions ro;
+        memset(&ro, 0, sizeof ro);
+        ro.t = &t;
+        ro.out_path = path;
+        ro.threads = th;
+        ro.force = true;
+        ro.progress_every = 1e18;
+        RunStats s;
+        TvError err;
+        if (runner_run(&ro, &s, &err) != TV_OK) {
+            cli_error("bench selfplay: %s", err.msg);
+            rc = CLI_FAIL;
+            break;
+        }
+        FILE *f = fopen(path, "rb");
+        long bytes = 0;
+        if (f) {
+            fseek(f, 0, SEEK_END);
+            bytes = ftell(f);
+            fclose(f);
+        }
+        rate[th - 1] = s.played / s.wall_seconds * 3600;
+        printf("%d thread%s: %lld games at depth %d in %.1f s: %.0f games/hour; HDF5 writing %.3f s = %.2f%% of "
+               "wall time; %lld positions, %ld bytes on disk = %.1f bytes/position\n",
+               th, th > 1 ? "s" : "", (long long)s.played, depth, s.wall_seconds, rate[th - 1], s.store_seconds,
+               100 * s.store_seconds / s.wall_seconds, (long long)s.positions, bytes,
+               s.positions ? (double)bytes / (double)s.positions : 0.0);
+        fflush(stdout);
+        remove(path);
+    }
+    rmdir(dir);
+    if (rc == CLI_OK)
+        printf("speed-up 2 threads / 1 thread: %.2fx\n", rate[0] > 0 ? rate[1] / rate[0] : 0.0);
+    return rc;
+}

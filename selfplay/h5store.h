@@ -1,0 +1,139 @@
+/* h5store.h: the HDF5 store of a tournament: every game, move, position and
+ * outcome, and every engine version.  The layout is documented in README.md
+ * ("HDF5 store").  Chunked, compressed, extendible datasets of compound
+ * types, readable with h5dump, h5py and pandas.
+ *
+ * Crash safety: the file is written in SWMR mode (HDF5 >= 1.10, libver
+ * latest), which orders metadata flushes so that the file on disk is always
+ * consistent as of the last flush.  Games are appended in batches and each
+ * batch ends with a flush.  After a crash (kill -9) the file opens with
+ * h5store_open_read (which uses SWMR read access, as h5py's swmr=True does),
+ * and h5store_open_append repairs the left-over "open for writing" flag by
+ * rewriting the file from what it holds. */
+#ifndef TAVRELI_H5STORE_H
+#define TAVRELI_H5STORE_H
+
+#include <stdint.h>
+
+#include "eval.h"
+#include "search.h"
+#include "status.h"
+#include "tfen.h"
+
+#define H5STORE_SCHEMA_VERSION 1
+#define H5STORE_TFEN_LEN 192 /* fixed-length TFEN strings (NUL-padded) */
+#define H5STORE_MOVE_LEN 16
+
+/* Termination of a game. */
+typedef enum {
+    TERM_CHECKMATE = 0,
+    TERM_STALEMATE = 1,
+    TERM_REPETITION = 2,
+    TERM_ADJ_MAX_PLIES = 3, /* adjudicated draw: ply limit */
+    TERM_ADJ_RESIGN = 4,    /* adjudicated win: both engines agreed the score was decisive */
+    TERM_ADJ_DRAW = 5,      /* adjudicated draw: both engines saw a score near zero */
+    TERM_WIZARD_CAPTURED = 6 /* ending=capture */
+} Termination;
+
+const char *termination_name(Termination t);
+
+/* /games: one row per game. */
+typedef struct {
+    int64_t index;      /* game index in the plan */
+    int32_t pairing;
+    int32_t white;      /* engine index in /engines */
+    int32_t black;
+    int32_t opening;
+    char start_tfen[H5STORE_TFEN_LEN];
+    int8_t result;      /* 1 White won, 0 draw, -1 Black won */
+    int8_t termination; /* Termination */
+    int32_t plies;
+    uint64_t seed;
+    double wall_time;   /* seconds */
+    int64_t move_offset; /* first row in /moves (set by the store) */
+    int32_t move_count;
+    int64_t position_offset; /* first row in /positions (set by the store) */
+    int32_t position_count;
+} StoredGame;
+
+/* /moves: one row per move. */
+typedef struct {
+    int64_t game;       /* game index */
+    int32_t ply;
+    char move[H5STORE_MOVE_LEN]; /* RULES.md notation, with + / x suffix */
+    int32_t score;      /* mover's score (cp, or mate scores as in search.h) */
+    int32_t depth;
+    int64_t nodes;
+} StoredMove;
+
+/* /positions: what the tuner needs, one row per position before each move. */
+typedef struct {
+    int64_t game;
+    int32_t ply;
+    char tfen[H5STORE_TFEN_LEN];
+    int8_t side;        /* 0 White, 1 Black to move */
+    int32_t score;      /* the search score of the side to move */
+    float result;       /* game result from the side to move's view: 1, 0.5, 0 */
+} StoredPosition;
+
+/* /engines: one row per engine version. */
+typedef struct {
+    char name[64];
+    char path[256];
+    int32_t weights[EVAL_NWEIGHTS];
+    int32_t depth;
+    int64_t nodes;
+    int32_t movetime_ms;
+} StoredEngine;
+
+typedef struct H5Store H5Store;
+
+/* Creates a new store (refuses an existing file unless force), writes the
+ * engines and the attributes: tournament INI text, rule options string,
+ * program version and schema version.  The weight names are stored as an
+ * attribute of /engines ("weight_names"). */
+TvStatus h5store_create(const char *path, bool force, const StoredEngine *engines, int nengines,
+                        const char *tournament_ini, const char *options_str, H5Store **out, TvError *err);
+
+/* Opens an existing store to append more games (for --resume).  Checks the
+ * schema version and that its tournament INI text equals tournament_ini
+ * (else an error: "the store was made by another configuration").  Repairs
+ * a store left by a crash (see above). */
+TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err);
+
+/* Appends finished games with their moves and positions (arrays of all the
+ * games' moves/positions in game order; each game's move_count and
+ * position_count say how many are its own), then flushes.  Sets the offsets. */
+TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredMove *moves,
+                        const StoredPosition *positions, TvError *err);
+
+/* Seconds spent inside h5store_append so far (for the 3% budget). */
+double h5store_write_seconds(const H5Store *s);
+
+TvStatus h5store_close(H5Store *s, TvError *err);
+
+/* ---- reading ----------------------------------------------------------------- */
+
+typedef struct {
+    int schema_version;
+    char *tournament_ini;  /* heap */
+    char *options;         /* heap */
+    char *program_version; /* heap */
+    int nengines;
+    StoredEngine *engines; /* heap */
+    int64_t ngames;
+    StoredGame *games;     /* heap, in stored order */
+    int64_t nmoves;
+    StoredMove *moves;     /* heap (NULL unless asked for) */
+    int64_t npositions;
+    StoredPosition *positions; /* heap (NULL unless asked for) */
+} StoreContents;
+
+/* Reads a store (also one left by a crash).  with_moves/with_positions
+ * choose whether the large datasets are loaded.  Errors: not an HDF5 file,
+ * another schema version, missing datasets. */
+TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err);
+
+void h5store_contents_free(StoreContents *c);
+
+#endif

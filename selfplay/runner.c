@@ -1,0 +1,440 @@
+/* runner.c: the tournament runner.  See runner.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "match.h"
+#include "notation.h"
+#include "record.h"
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- finished games waiting for the writer --------------------------------- */
+
+typedef struct {
+    StoredGame *games;
+    int64_t ngames, cap_games;
+    StoredMove *moves;
+    int64_t nmoves, cap_moves;
+    StoredPosition *positions;
+    int64_t npositions, cap_positions;
+} Pending;
+
+static bool grow(void **p, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    int64_t n = *cap ? *cap : 256;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static void pending_free(Pending *pd)
+{
+    free(pd->games);
+    free(pd->moves);
+    free(pd->positions);
+    memset(pd, 0, sizeof *pd);
+}
+
+/* ---- progress --------------------------------------------------------------- */
+
+typedef struct {
+    int w, d, l; /* from the pairing's first engine's view */
+} Wdl;
+
+/* Elo difference from a score, and the half-width of its 95% interval (from
+ * the per-game variance). */
+static void elo_of(const Wdl *r, double *elo, double *err95)
+{
+    int n = r->w + r->d + r->l;
+    *elo = 0;
+    *err95 = INFINITY;
+    if (n == 0)
+        return;
+    double s = (r->w + 0.5 * r->d) / n;
+    double var = (r->w * (1 - s) * (1 - s) + r->d * (0.5 - s) * (0.5 - s) + r->l * s * s) / n;
+    double se = sqrt(var / n);
+    double sc = s < 0.001 ? 0.001 : s > 0.999 ? 0.999 : s;
+    *elo = -400.0 * log10(1.0 / sc - 1.0);
+    *err95 = n > 1 ? 1.96 * se * 400.0 / (log(10.0) * sc * (1 - sc)) : INFINITY;
+}
+
+static void format_duration(double s, char *buf, size_t n)
+{
+    if (!isfinite(s) || s < 0)
+        snprintf(buf, n, "?");
+    else if (s < 60)
+        snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else
+        snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static void print_progress(const RunOptions *ro, const Wdl *pairs, int npairings, int64_t done, int64_t todo,
+                           int64_t total_done, int64_t total, double elapsed, bool final)
+{
+    const Tournament *t = ro->t;
+    char line[1024];
+    size_t len = 0;
+    double rate = elapsed > 0 ? done / elapsed * 60.0 : 0; /* games per minute */
+    char eta[32];
+    format_duration(rate > 0 ? (todo - done) / rate * 60.0 : INFINITY, eta, sizeof eta);
+    len += (size_t)snprintf(line + len, sizeof line - len, "games %lld/%lld", (long long)total_done,
+                            (long long)total);
+    for (int p = 0; p < npairings && len < sizeof line - 120; p++) {
+        int a, b;
+        tournament_pairing(t, p, &a, &b);
+        double elo, err;
+        elo_of(&pairs[p], &elo, &err);
+        char e[48];
+        if (isfinite(err))
+            snprintf(e, sizeof e, "%+.0f±%.0f", elo, err);
+        else
+            snprintf(e, sizeof e, "-");
+        len += (size_t)snprintf(line + len, sizeof line - len, " | %s-%s +%d=%d-%d Elo %s", t->engines[a].engine.name,
+                                t->engines[b].engine.name, pairs[p].w, pairs[p].d, pairs[p].l, e);
+    }
+    snprintf(line + len, sizeof line - len, " | %.1f games/min | ETA %s", rate, final ? "done" : eta);
+    if (ro->progress_tty)
+        fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
+    else
+        fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+/* ---- one game ---------------------------------------------------------------- */
+
+/* Plays planned game g and appends it to pd.  Returns false when abandoned. */
+static bool play_one(const Tournament *t, const PlannedGame *g, const Position *start, SearchContext **ctx,
+                     PlayerSpec *players, PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game)
+{
+    double t0 = now_seconds();
+    RecordedOutcome oc;
+    if (!match_play_recorded(start, &t->rules, &players[g->white], ctx[g->white], &players[g->black],
+                             ctx[g->black], g->seed, &t->adjudication, rec, abort_flag, &oc))
+        return false;
+    StoredGame *sg = &out_game->games[0];
+    memset(sg, 0, sizeof *sg);
+    sg->index = g->index;
+    sg->pairing = g->pairing;
+    sg->white = g->white;
+    sg->black = g->black;
+    sg->opening = g->opening;
+    char buf[TV_TFEN_MAX];
+    snprintf(sg->start_tfen, sizeof sg->start_tfen, "%s", tfen_write(start, buf, sizeof buf));
+    sg->result = oc.result == RESULT_WHITE ? 1 : oc.result == RESULT_BLACK ? -1 : 0;
+    sg->termination = (int8_t)oc.termination;
+    sg->plies = oc.plies;
+    sg->seed = g->seed;
+    sg->move_count = oc.plies;
+    sg->position_count = oc.plies;
+    Position p = *start;
+    for (int i = 0; i < oc.plies; i++) {
+        StoredMove *m = &out_game->moves[i];
+        StoredPosition *sp = &out_game->positions[i];
+        memset(m, 0, sizeof *m);
+        memset(sp, 0, sizeof *sp);
+        m->game = sp->game = g->index;
+        m->ply = sp->ply = i;
+        move_to_str(&p, &t->rules, rec[i].move, true, m->move, sizeof m->move);
+        m->score = sp->score = rec[i].score;
+        m->depth = rec[i].depth;
+        m->nodes = (int64_t)rec[i].nodes;
+        snprintf(sp->tfen, sizeof sp->tfen, "%s", tfen_write(&p, buf, sizeof buf));
+        sp->side = (int8_t)p.side;
+        sp->result = sg->result == 0 ? 0.5f : ((sg->result == 1) == (p.side == TV_WHITE)) ? 1.0f : 0.0f;
+        Undo u;
+        pos_make_move(&p, rec[i].move, &u);
+    }
+    sg->wall_time = now_seconds() - t0;
+    return true;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
+{
+    const Tournament *t = ro->t;
+    const double t_start = now_seconds();
+    memset(stats, 0, sizeof *stats);
+    const int64_t total = tournament_total_games(t);
+    const int npairings = tournament_pairings(t);
+    stats->planned = total;
+    TvStatus st = TV_OK;
+    H5Store *store = NULL;
+    int64_t *missing = NULL;
+    Position *openings = NULL;
+    unsigned char *have_opening = NULL;
+    Wdl *pairs = calloc((size_t)npairings, sizeof *pairs);
+    unsigned char *done = calloc((size_t)total, 1);
+    Pending pd = {0};
+    if (!pairs || !done) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
+        goto cleanup;
+    }
+
+    /* The store: new, or the one to resume. */
+    char options_str[128];
+    options_to_str(&t->rules, options_str, sizeof options_str);
+    if (ro->resume) {
+        StoreContents c;
+        st = h5store_read(ro->out_path, false, false, &c, err);
+        if (st != TV_OK)
+            goto cleanup;
+        for (int64_t i = 0; i < c.ngames; i++) {
+            int64_t gi = c.games[i].index;
+            if (gi >= 0 && gi < total && !done[gi]) {
+                done[gi] = 1;
+                stats->already++;
+                int p = c.games[i].pairing;
+                if (p >= 0 && p < npairings) {
+                    int first, second;
+                    tournament_pairing(t, p, &first, &second);
+                    int r = c.games[i].result * (c.games[i].white == first ? 1 : -1);
+                    if (r > 0)
+                        pairs[p].w++;
+                    else if (r < 0)
+                        pairs[p].l++;
+                    else
+                        pairs[p].d++;
+                }
+            }
+        }
+        h5store_contents_free(&c);
+        st = h5store_open_append(ro->out_path, t->text, &store, err);
+    } else {
+        StoredEngine *se = calloc((size_t)t->nengines, sizeof *se);
+        if (!se) {
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+            goto cleanup;
+        }
+        for (int i = 0; i < t->nengines; i++) {
+            const EngineVersion *e = &t->engines[i].engine;
+            snprintf(se[i].name, sizeof se[i].name, "%s", e->name);
+            snprintf(se[i].path, sizeof se[i].path, "%s", t->engines[i].path);
+            memcpy(se[i].weights, e->params.w, sizeof se[i].weights);
+            se[i].depth = e->limits.depth;
+            se[i].nodes = (int64_t)e->limits.nodes;
+            se[i].movetime_ms = e->limits.movetime_ms;
+        }
+        st = h5store_create(ro->out_path, ro->force, se, t->nengines, t->text, options_str, &store, err);
+        free(se);
+    }
+    if (st != TV_OK)
+        goto cleanup;
+
+    /* The games still to play, in plan order. */
+    missing = malloc(sizeof *missing * (size_t)(total ? total : 1));
+    if (!missing) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        goto cleanup;
+    }
+    int64_t nmissing = 0;
+    for (int64_t i = 0; i < total; i++)
+        if (!done[i])
+            missing[nmissing++] = i;
+    qsort(missing, (size_t)nmissing, sizeof *missing, cmp_i64);
+    if (ro->max_games > 0 && nmissing > ro->max_games)
+        nmissing = ro->max_games;
+
+    /* Openings used by these games, computed once (in parallel). */
+    int nopenings = 0;
+    for (int64_t k = 0; k < nmissing; k++) {
+        PlannedGame g;
+        tournament_game(t, missing[k], &g);
+        if (g.opening + 1 > nopenings)
+            nopenings = g.opening + 1;
+    }
+    openings = calloc((size_t)(nopenings ? nopenings : 1), sizeof *openings);
+    have_opening = calloc((size_t)(nopenings ? nopenings : 1), 1);
+    if (!openings || !have_opening) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory for %d openings", nopenings);
+        goto cleanup;
+    }
+    for (int64_t k = 0; k < nmissing; k++) {
+        PlannedGame g;
+        tournament_game(t, missing[k], &g);
+        have_opening[g.opening] = 1;
+    }
+    int threads = ro->threads > 0 ? ro->threads : t->threads > 0 ? t->threads : omp_get_max_threads();
+    TvStatus opening_status = TV_OK;
+    TvError opening_err;
+    tv_error_clear(&opening_err);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int i = 0; i < nopenings; i++) {
+        if (!have_opening[i])
+            continue;
+        TvError e;
+        if (tournament_opening(t, i, &openings[i], &e) != TV_OK) {
+#pragma omp critical(opening_error)
+            if (opening_status == TV_OK) {
+                opening_status = e.status ? e.status : TV_ERR_ARG;
+                opening_err = e;
+            }
+        }
+    }
+    if (opening_status != TV_OK) {
+        if (err)
+            *err = opening_err;
+        st = opening_status;
+        goto cleanup;
+    }
+
+    /* Play. */
+    const int max_plies = t->adjudication.max_plies > 0 ? t->adjudication.max_plies : 1000;
+    volatile int abort_games = 0;
+    int64_t finished = 0;
+    double last_flush = now_seconds(), last_progress = 0;
+    TvStatus write_status = TV_OK;
+    TvError write_err;
+    tv_error_clear(&write_err);
+    const int batch_games = ro->batch_games > 0 ? ro->batch_games : 16;
+    const double batch_seconds = ro->batch_seconds > 0 ? ro->batch_seconds : 5;
+    const double progress_every = ro->progress_every > 0 ? ro->progress_every : 10;
+    if (ro->progress_tty || nmissing > 0)
+        print_progress(ro, pairs, npairings, 0, nmissing, stats->already, total, 0, false);
+
+#pragma omp parallel num_threads(threads)
+    {
+        SearchContext *ctx[TOURNAMENT_MAX_ENGINES] = {0};
+        PlayerSpec players[TOURNAMENT_MAX_ENGINES];
+        bool ok = true;
+        for (int i = 0; i < t->nengines; i++) {
+            players[i].kind = PLAYER_ENGINE;
+            players[i].engine = t->engines[i].engine;
+            snprintf(players[i].label, sizeof players[i].label, "%s", t->engines[i].engine.name);
+            ctx[i] = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
+            ok = ok && ctx[i];
+        }
+        PlyRecord *rec = malloc(sizeof *rec * (size_t)(max_plies + 1));
+        Pending one = {0};
+        one.games = malloc(sizeof *one.games);
+        one.moves = malloc(sizeof *one.moves * (size_t)(max_plies + 1));
+        one.positions = malloc(sizeof *one.positions * (size_t)(max_plies + 1));
+        ok = ok && rec && one.games && one.moves && one.positions;
+        if (!ok) {
+#pragma omp critical(store)
+            if (write_status == TV_OK)
+                write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for a game runner thread");
+            abort_games = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t k = 0; k < nmissing; k++) {
+            if (abort_games || (ro->stop && *ro->stop)) {
+                abort_games = 1;
+                continue;
+            }
+            PlannedGame g;
+            tournament_game(t, missing[k], &g);
+            if (!play_one(t, &g, &openings[g.opening], ctx, players, rec, ro->stop, &one))
+                continue; /* abandoned: --resume plays it */
+#pragma omp critical(store)
+            {
+                int n = one.games[0].plies;
+                if (grow((void **)&pd.games, &pd.cap_games, pd.ngames + 1, sizeof *pd.games) &&
+                    grow((void **)&pd.moves, &pd.cap_moves, pd.nmoves + n, sizeof *pd.moves) &&
+                    grow((void **)&pd.positions, &pd.cap_positions, pd.npositions + n, sizeof *pd.positions)) {
+                    pd.games[pd.ngames++] = one.games[0];
+                    memcpy(&pd.moves[pd.nmoves], one.moves, sizeof *one.moves * (size_t)n);
+                    memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);
+                    pd.nmoves += n;
+                    pd.npositions += n;
+                    finished++;
+                    stats->positions += n;
+                    int first, second;
+                    tournament_pairing(t, g.pairing, &first, &second);
+                    int r = one.games[0].result * (g.white == first ? 1 : -1);
+                    if (r > 0)
+                        pairs[g.pairing].w++;
+                    else if (r < 0)
+                        pairs[g.pairing].l++;
+                    else
+                        pairs[g.pairing].d++;
+                } else if (write_status == TV_OK) {
+                    write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");
+                    abort_games = 1;
+                }
+                double now = now_seconds();
+                if (write_status == TV_OK &&
+                    (pd.ngames >= batch_games || now - last_flush >= batch_seconds)) {
+                    if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK) {
+                        write_status = write_err.status ? write_err.status : TV_ERR_IO;
+                        abort_games = 1;
+                    }
+                    pd.ngames = 0;
+                    pd.nmoves = pd.npositions = 0;
+                    last_flush = now;
+                }
+                if (ro->progress_tty ? now - last_progress >= 0.5 : now - last_progress >= progress_every) {
+                    print_progress(ro, pairs, npairings, finished, nmissing, stats->already + finished, total,
+                                   now - t_start, false);
+                    last_progress = now;
+                }
+            }
+        }
+        for (int i = 0; i < t->nengines; i++)
+            search_free(ctx[i]);
+        free(rec);
+        free(one.games);
+        free(one.moves);
+        free(one.positions);
+    }
+
+    /* The last batch. */
+    if (write_status == TV_OK && pd.ngames > 0 &&
+        h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK)
+        write_status = write_err.status ? write_err.status : TV_ERR_IO;
+    stats->played = finished;
+    stats->interrupted = ro->stop && *ro->stop;
+    print_progress(ro, pairs, npairings, finished, nmissing, stats->already + finished, total,
+                   now_seconds() - t_start, true);
+    if (write_status != TV_OK) {
+        if (err)
+            *err = write_err;
+        st = write_status;
+    }
+
+cleanup:
+    if (store) {
+        stats->store_seconds = h5store_write_seconds(store);
+        TvError close_err;
+        if (h5store_close(store, &close_err) != TV_OK && st == TV_OK) {
+            if (err)
+                *err = close_err;
+            st = close_err.status;
+        }
+    }
+    stats->wall_seconds = now_seconds() - t_start;
+    pending_free(&pd);
+    free(missing);
+    free(openings);
+    free(have_opening);
+    free(pairs);
+    free(done);
+    return st;
+}

@@ -1,0 +1,836 @@
+/* tournament.c: reading a tournament INI (via Debian's inih) and the plan of
+ * its games.  See tournament.h and README.md ("Tournaments").
+ *
+ * Reading works in three passes over the text kept in t->text:
+ *  1. the section headers are checked (inih reports keys, not headers, so an
+ *     unknown or empty section would otherwise pass silently) and the
+ *     [engine NAME] sections are collected in order;
+ *  2. inih calls the handler for every key; the text is fed through our own
+ *     line reader so that every key knows its line;
+ *  3. what needs the whole file is checked (engine count, `path` present,
+ *     limits) and the openings file is read (its positions are checked under
+ *     the tournament's rules, which may come after [openings]).
+ * The first error in file order is reported as "FILE:LINE: message". */
+#include "tournament.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match.h"
+#include "movegen.h"
+#include "record.h"
+#include "search.h"
+
+/* Longest engine NAME: "[engine NAME]" must fit inih's section buffer (50). */
+#define ENGINE_NAME_MAX 32
+/* Longest meaningful line (inih's default line buffer is 200 bytes). */
+#define LINE_MAX_CHARS 198
+#define MAX_SEEN_KEYS 160
+#define OPENING_ATTEMPTS 1000
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+/* One splitmix64 output for the state x (match_rng advances a copy). */
+static uint64_t mix64(uint64_t x)
+{
+    return match_rng(&x);
+}
+
+/* Copies src into dst (size n), cutting it if needed. */
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    size_t l = strlen(src);
+    if (l >= n)
+        l = n - 1;
+    memcpy(dst, src, l);
+    dst[l] = 0;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    long v = strtol(s, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (errno || *end)
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool name_char_ok(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.' || c == '+';
+}
+
+static bool name_ok(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!name_char_ok(s[i]))
+            return false;
+    return true;
+}
+
+/* Reads a whole file into a heap string (NULL on failure, errno set). */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    while (text) {
+        size_t n = fread(text + len, 1, cap - len - 1, f);
+        len += n;
+        if (len < cap - 1)
+            break;
+        char *bigger = cap < (1u << 24) ? realloc(text, cap * 2) : NULL;
+        if (!bigger) {
+            free(text);
+            text = NULL;
+            errno = EFBIG;
+            break;
+        }
+        text = bigger;
+        cap *= 2;
+    }
+    if (text && ferror(f)) {
+        free(text);
+        text = NULL;
+        errno = EIO;
+    }
+    fclose(f);
+    if (text)
+        text[len] = 0;
+    return text;
+}
+
+/* dir + rel, unless rel is absolute or dir is empty. */
+static bool resolve_path(const char *dir, const char *rel, char *out, size_t n)
+{
+    int w = rel[0] == '/' || !dir[0] ? snprintf(out, n, "%s", rel) : snprintf(out, n, "%s%s", dir, rel);
+    return w >= 0 && (size_t)w < n;
+}
+
+/* ---- the reader -------------------------------------------------------------- */
+
+typedef struct {
+    char section[64]; /* the header text between the brackets, as inih passes it */
+    int line;         /* of the header */
+    int path_line;    /* of its `path` key (0: none yet) */
+    bool has_limit[3];
+    long limit[3];    /* depth, nodes, movetime */
+} EngineSection;
+
+typedef struct {
+    Tournament *t;
+    const char *name; /* the tournament file, for messages */
+    char dir[512];    /* its directory with a trailing '/', or "" */
+    /* the line reader */
+    const char *pos;
+    int next_line;    /* line number of the next line to hand to inih */
+    int line;         /* line of the line being parsed */
+    const char *line_start; /* its text */
+    char prev_key[80]; /* "section\nkey" of the previous handler call */
+    /* collected in pass 1 */
+    int nsections;
+    EngineSection eng[TOURNAMENT_MAX_ENGINES];
+    /* keys seen ("section\nkey") for duplicate detection */
+    int nseen;
+    char seen[MAX_SEEN_KEYS][80];
+    int seen_line[MAX_SEEN_KEYS];
+    int file_line;    /* line of [openings] file */
+    /* the first error */
+    bool failed;
+    TvStatus status;
+    int err_line;
+    char msg[TV_ERROR_MSG_LEN];
+} Reader;
+
+static int failf(Reader *r, int line, TvStatus s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Records an error unless an earlier one (in file order) is already held.
+ * Returns 0 (the inih "error" value). */
+static int failf(Reader *r, int line, TvStatus s, const char *fmt, ...)
+{
+    if (r->failed && r->err_line <= line)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    r->failed = true;
+    r->status = s;
+    r->err_line = line;
+    return 0;
+}
+
+/* An inih reader over the text that counts lines.  A line longer than the
+ * buffer is cut (the rest is skipped, so line numbers stay right); pass 1
+ * rejects such lines unless they are comments. */
+static char *line_reader(char *str, int num, void *stream)
+{
+    Reader *r = stream;
+    if (!*r->pos || num < 3)
+        return NULL;
+    const char *eol = strchr(r->pos, '\n');
+    size_t len = eol ? (size_t)(eol - r->pos) : strlen(r->pos);
+    size_t keep = len < (size_t)num - 2 ? len : (size_t)num - 2;
+    memcpy(str, r->pos, keep);
+    str[keep] = '\n';
+    str[keep + 1] = 0;
+    r->line = r->next_line++;
+    r->line_start = r->pos;
+    r->pos += len + (eol ? 1 : 0);
+    return str;
+}
+
+static const char *const FIXED_SECTIONS[] = {"tournament", "rules", "openings", "adjudication"};
+
+/* Pass 1: section headers and long lines. */
+static void check_headers(const char *text, Reader *r)
+{
+    int line = 1;
+    for (const char *s = text; *s; line++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        const char *end = s + len;
+        while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        const char *p = s;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        bool comment = p < end && (*p == ';' || *p == '#');
+        if (!comment && end - s > LINE_MAX_CHARS) {
+            failf(r, line, TV_ERR_PARSE, "line is longer than %d characters", LINE_MAX_CHARS);
+            return;
+        }
+        if (p < end && *p == '[') {
+            const char *close = memchr(p, ']', (size_t)(end - p));
+            if (!close) {
+                failf(r, line, TV_ERR_PARSE, "section header without ']'");
+                return;
+            }
+            char sec[LINE_MAX_CHARS + 2];
+            size_t n = (size_t)(close - p - 1);
+            memcpy(sec, p + 1, n);
+            sec[n] = 0;
+            bool fixed = false;
+            for (size_t i = 0; i < sizeof FIXED_SECTIONS / sizeof FIXED_SECTIONS[0]; i++)
+                fixed |= !strcmp(sec, FIXED_SECTIONS[i]);
+            if (fixed) {
+                s += len + (eol ? 1 : 0);
+                continue;
+            }
+            if (strncmp(sec, "engine", 6) != 0 || (sec[6] && sec[6] != ' ' && sec[6] != '\t')) {
+                failf(r, line, TV_ERR_PARSE,
+                      "unknown section [%.60s] (known: [tournament], [rules], [openings], [adjudication], "
+                      "[engine NAME])",
+                      sec);
+                return;
+            }
+            /* [engine NAME]; inih cuts section names at 49 characters */
+            if (n > 45) {
+                failf(r, line, TV_ERR_PARSE, "section header [%.60s] is longer than 45 characters", sec);
+                return;
+            }
+            char name[LINE_MAX_CHARS + 2];
+            const char *a = sec + 6, *b = sec + n;
+            while (*a == ' ' || *a == '\t')
+                a++;
+            while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+                b--;
+            memcpy(name, a, (size_t)(b - a));
+            name[b - a] = 0;
+            if (!name_ok(name, ENGINE_NAME_MAX)) {
+                failf(r, line, TV_ERR_PARSE,
+                      "engine name '%.60s' must have 1 to %d letters, digits or _ - . + ([engine NAME])", name,
+                      ENGINE_NAME_MAX);
+                return;
+            }
+            for (int i = 0; i < r->nsections; i++)
+                if (!strcmp(r->t->engines[i].engine.name, name)) {
+                    failf(r, line, TV_ERR_PARSE, "duplicate engine name '%s' (first at line %d)", name,
+                          r->eng[i].line);
+                    return;
+                }
+            if (r->nsections == TOURNAMENT_MAX_ENGINES) {
+                failf(r, line, TV_ERR_LIMIT, "more than %d engines", TOURNAMENT_MAX_ENGINES);
+                return;
+            }
+            EngineSection *e = &r->eng[r->nsections];
+            copy_str(e->section, sizeof e->section, sec);
+            e->line = line;
+            TournamentEngine *te = &r->t->engines[r->nsections++];
+            engine_default(&te->engine);
+            copy_str(te->engine.name, sizeof te->engine.name, name);
+        }
+        s += len + (eol ? 1 : 0);
+    }
+}
+
+/* Duplicate keys: the later one would silently win, so it is an error. */
+static bool check_duplicate(Reader *r, const char *section, const char *name)
+{
+    char key[80];
+    snprintf(key, sizeof key, "%.40s\n%.38s", section, name);
+    for (int i = 0; i < r->nseen; i++)
+        if (!strcmp(r->seen[i], key)) {
+            failf(r, r->line, TV_ERR_PARSE, "duplicate key '%s' in [%s] (first at line %d)", name, section,
+                  r->seen_line[i]);
+            return false;
+        }
+    if (r->nseen < MAX_SEEN_KEYS) {
+        snprintf(r->seen[r->nseen], sizeof r->seen[0], "%s", key);
+        r->seen_line[r->nseen++] = r->line;
+    }
+    return true;
+}
+
+/* An int key in [lo, hi]; the message names the section, key and range. */
+static int int_key(Reader *r, const char *section, const char *name, const char *value, long lo, long hi,
+                   const char *what, int *out)
+{
+    long v;
+    if (!parse_long(value, lo, hi, &v))
+        return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from %ld to %ld%s", section,
+                     name, value, lo, hi, what);
+    *out = (int)v;
+    return 1;
+}
+
+static int tournament_key(Reader *r, const char *name, const char *value)
+{
+    Tournament *t = r->t;
+    if (!strcmp(name, "name")) {
+        if (!name_ok(value, sizeof t->name - 1))
+            return failf(r, r->line, TV_ERR_PARSE,
+                         "[tournament] name '%s' must have 1 to %d letters, digits or _ - . +", value,
+                         (int)sizeof t->name - 1);
+        snprintf(t->name, sizeof t->name, "%s", value);
+        return 1;
+    }
+    if (!strcmp(name, "format")) {
+        if (!strcmp(value, "round-robin"))
+            t->format = FORMAT_ROUND_ROBIN;
+        else if (!strcmp(value, "gauntlet"))
+            t->format = FORMAT_GAUNTLET;
+        else
+            return failf(r, r->line, TV_ERR_PARSE, "[tournament] format '%s' must be round-robin or gauntlet",
+                         value);
+        return 1;
+    }
+    if (!strcmp(name, "pairs"))
+        return int_key(r, "tournament", name, value, 1, 1000000, " (opening pairs per pairing)", &t->pairs);
+    if (!strcmp(name, "seed")) {
+        if (!parse_u64(value, &t->seed))
+            return failf(r, r->line, TV_ERR_PARSE,
+                         "[tournament] seed '%s' must be a whole number from 0 to 18446744073709551615", value);
+        return 1;
+    }
+    if (!strcmp(name, "threads"))
+        return int_key(r, "tournament", name, value, 0, 1024, " (0 = all cores)", &t->threads);
+    return failf(r, r->line, TV_ERR_PARSE,
+                 "unknown key '%s' in [tournament] (known: name, format, pairs, seed, threads)", name);
+}
+
+static int rules_key(Reader *r, const char *name, const char *value)
+{
+    if (strcmp(name, "slide_over_own") && strcmp(name, "enpassant") && strcmp(name, "ending"))
+        return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [rules] (known: slide_over_own, enpassant, ending)",
+                     name);
+    TvError e;
+    tv_error_clear(&e);
+    if (options_set(&r->t->rules, name, value, &e) != TV_OK)
+        return failf(r, r->line, TV_ERR_PARSE, "[rules] %s", e.msg);
+    return 1;
+}
+
+static int openings_key(Reader *r, const char *name, const char *value)
+{
+    OpeningSettings *o = &r->t->openings;
+    if (!strcmp(name, "plies"))
+        return int_key(r, "openings", name, value, 0, 100, "", &o->plies);
+    if (!strcmp(name, "balance_depth"))
+        return int_key(r, "openings", name, value, 0, 8, " (0 = no balance check)", &o->balance_depth);
+    if (!strcmp(name, "balance_cp"))
+        return int_key(r, "openings", name, value, 0, 10000, "", &o->balance_cp);
+    if (!strcmp(name, "file")) {
+        if (!*value) { /* empty = random openings */
+            o->file[0] = 0;
+            r->file_line = r->line;
+            return 1;
+        }
+        if (!resolve_path(r->dir, value, o->file, sizeof o->file))
+            return failf(r, r->line, TV_ERR_LIMIT, "[openings] file '%s': the path is too long", value);
+        r->file_line = r->line;
+        return 1;
+    }
+    return failf(r, r->line, TV_ERR_PARSE,
+                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file)", name);
+}
+
+static int adjudication_key(Reader *r, const char *name, const char *value)
+{
+    Adjudication *a = &r->t->adjudication;
+    static const char *const S = "adjudication";
+    if (!strcmp(name, "max_plies"))
+        return int_key(r, S, name, value, 1, 10000, "", &a->max_plies);
+    if (!strcmp(name, "resign_score"))
+        return int_key(r, S, name, value, 0, SCORE_MATE, " (0 = off)", &a->resign_score);
+    if (!strcmp(name, "resign_moves"))
+        return int_key(r, S, name, value, 1, 1000, "", &a->resign_moves);
+    if (!strcmp(name, "draw_score"))
+        return int_key(r, S, name, value, 0, 10000, "", &a->draw_score);
+    if (!strcmp(name, "draw_moves"))
+        return int_key(r, S, name, value, 0, 1000, " (0 = off)", &a->draw_moves);
+    if (!strcmp(name, "draw_after_ply"))
+        return int_key(r, S, name, value, 0, 10000, "", &a->draw_after_ply);
+    return failf(r, r->line, TV_ERR_PARSE,
+                 "unknown key '%s' in [adjudication] (known: max_plies, resign_score, resign_moves, draw_score, "
+                 "draw_moves, draw_after_ply)",
+                 name);
+}
+
+static int engine_key(Reader *r, int idx, const char *name, const char *value)
+{
+    EngineSection *es = &r->eng[idx];
+    TournamentEngine *te = &r->t->engines[idx];
+    if (!strcmp(name, "path")) {
+        char resolved[sizeof te->path];
+        es->path_line = r->line;
+        if (!*value)
+            return failf(r, r->line, TV_ERR_PARSE, "[%s] path is empty", es->section);
+        if (!resolve_path(r->dir, value, resolved, sizeof resolved))
+            return failf(r, r->line, TV_ERR_LIMIT, "[%s] path '%s' is too long", es->section, value);
+        char keep[sizeof te->engine.name];
+        memcpy(keep, te->engine.name, sizeof keep);
+        TvError e;
+        tv_error_clear(&e);
+        if (engine_read(resolved, &te->engine, &e) != TV_OK)
+            return failf(r, r->line, e.status, "engine '%s': %s", keep, e.msg);
+        memcpy(te->engine.name, keep, sizeof keep);
+        memcpy(te->path, resolved, sizeof te->path);
+        return 1;
+    }
+    static const char *const limits[3] = {"depth", "nodes", "movetime"};
+    static const long hi[3] = {SEARCH_MAX_PLY / 2, 2000000000L, 86400000L};
+    static const char *const what[3] = {"", "", " (milliseconds)"};
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(name, limits[k])) {
+            long v;
+            if (!parse_long(value, 0, hi[k], &v))
+                return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from 0 to %ld%s",
+                             es->section, name, value, hi[k], what[k]);
+            es->has_limit[k] = true;
+            es->limit[k] = v;
+            return 1;
+        }
+    return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [%s] (known: path, depth, nodes, movetime)", name,
+                 es->section);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    Reader *r = user;
+    if (r->failed && r->err_line <= r->line)
+        return 0;
+    /* inih joins an indented line to the previous key's value (calling us
+     * again with the same key): values must fit on one line here. */
+    char key[80];
+    snprintf(key, sizeof key, "%.40s\n%.38s", section, name);
+    bool repeat = !strcmp(key, r->prev_key);
+    snprintf(r->prev_key, sizeof r->prev_key, "%s", key);
+    if (repeat && r->line_start && (r->line_start[0] == ' ' || r->line_start[0] == '\t'))
+        return failf(r, r->line, TV_ERR_PARSE,
+                     "indented line would continue the value of '%s': start every key at the beginning of its line",
+                     name);
+    if (!check_duplicate(r, section, name))
+        return 0;
+    if (!strcmp(section, "tournament"))
+        return tournament_key(r, name, value);
+    if (!strcmp(section, "rules"))
+        return rules_key(r, name, value);
+    if (!strcmp(section, "openings"))
+        return openings_key(r, name, value);
+    if (!strcmp(section, "adjudication"))
+        return adjudication_key(r, name, value);
+    for (int i = 0; i < r->nsections; i++)
+        if (!strcmp(section, r->eng[i].section))
+            return engine_key(r, i, name, value);
+    if (!*section)
+        return failf(r, r->line, TV_ERR_PARSE, "key '%s' before any [section]", name);
+    /* Not reached: pass 1 rejected every other header. */
+    return failf(r, r->line, TV_ERR_PARSE, "unknown section [%s]", section);
+}
+
+/* ---- the openings file ------------------------------------------------------- */
+
+static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
+{
+    const char *path = t->openings.file;
+    char *text = read_text(path);
+    if (!text) {
+        if (err) {
+            tv_error_clear(err);
+            copy_str(err->file, sizeof err->file, t->source);
+            err->line = ini_line;
+        }
+        return tv_fail(err, TV_ERR_IO, "%s:%d: cannot read the openings file '%s': %s", t->source, ini_line, path,
+                       strerror(errno));
+    }
+    int cap = 0, n = 0, line = 1;
+    char(*tfens)[TV_TFEN_MAX] = NULL;
+    TvStatus st = TV_OK;
+    for (char *s = text; *s; line++) {
+        char *eol = strchr(s, '\n');
+        char *next = eol ? eol + 1 : s + strlen(s);
+        char *end = eol ? eol : next;
+        char *hash = memchr(s, '#', (size_t)(end - s));
+        if (hash)
+            end = hash;
+        while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s == end) {
+            s = next;
+            continue;
+        }
+        *end = 0;
+        Position p;
+        TvError e;
+        tv_error_clear(&e);
+        const char *why = NULL;
+        char state[64];
+        if (tfen_read_arg(s, &p, &e) != TV_OK)
+            why = e.msg;
+        else if (movegen_state(&p, &t->rules) != TV_STATE_ONGOING) {
+            snprintf(state, sizeof state, "the game is already over (%s)", game_state_name(movegen_state(&p, &t->rules)));
+            why = state;
+        }
+        if (why) {
+            if (err) {
+                tv_error_clear(err);
+                copy_str(err->file, sizeof err->file, path);
+                err->line = line;
+            }
+            st = tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, line, why);
+            break;
+        }
+        if (n == cap) {
+            int ncap = cap ? cap * 2 : 64;
+            void *bigger = realloc(tfens, (size_t)ncap * sizeof *tfens);
+            if (!bigger) {
+                st = tv_fail(err, TV_ERR_LIMIT, "%s:%d: out of memory reading the openings", path, line);
+                break;
+            }
+            tfens = bigger;
+            cap = ncap;
+        }
+        tfen_write(&p, tfens[n++], TV_TFEN_MAX);
+        s = next;
+    }
+    free(text);
+    if (st == TV_OK && n == 0) {
+        if (err) {
+            tv_error_clear(err);
+            copy_str(err->file, sizeof err->file, t->source);
+            err->line = ini_line;
+        }
+        st = tv_fail(err, TV_ERR_PARSE, "%s:%d: the openings file '%s' has no positions", t->source, ini_line, path);
+    }
+    if (st != TV_OK) {
+        free(tfens);
+        return st;
+    }
+    t->opening_tfens = tfens;
+    t->nopening_tfens = n;
+    return TV_OK;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static void set_defaults(Tournament *t, const char *path)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->source, sizeof t->source, "%s", path);
+    /* name: the file's stem, made safe */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strcspn(base, ".");
+    if (n >= sizeof t->name)
+        n = sizeof t->name - 1;
+    for (size_t i = 0; i < n; i++)
+        t->name[i] = name_char_ok(base[i]) ? base[i] : '_';
+    if (!t->name[0])
+        snprintf(t->name, sizeof t->name, "tournament");
+    t->format = FORMAT_ROUND_ROBIN;
+    t->pairs = 10;
+    t->seed = 1;
+    t->threads = 0;
+    t->openings.plies = 6;
+    t->openings.balance_depth = 2;
+    t->openings.balance_cp = 150;
+    t->adjudication.max_plies = 400;
+    t->adjudication.resign_score = 1000;
+    t->adjudication.resign_moves = 4;
+    t->adjudication.draw_score = 10;
+    t->adjudication.draw_moves = 8;
+    t->adjudication.draw_after_ply = 80;
+}
+
+static int count_lines(const char *text)
+{
+    int n = 1;
+    for (const char *s = text; *s; s++)
+        n += *s == '\n' && s[1];
+    return n;
+}
+
+TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
+{
+    tv_error_clear(err);
+    set_defaults(t, path);
+    t->text = read_text(path);
+    if (!t->text) {
+        if (err)
+            copy_str(err->file, sizeof err->file, path);
+        return tv_fail(err, TV_ERR_IO, "%s: cannot read the tournament file: %s", path, strerror(errno));
+    }
+    Reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        tournament_free(t);
+        return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+    }
+    r->t = t;
+    r->name = path;
+    const char *slash = strrchr(path, '/');
+    if (slash && (size_t)(slash - path + 1) < sizeof r->dir) {
+        memcpy(r->dir, path, (size_t)(slash - path + 1));
+        r->dir[slash - path + 1] = 0;
+    }
+    r->pos = t->text;
+    r->next_line = 1;
+
+    check_headers(t->text, r);
+    t->nengines = r->nsections;
+    bool headers_ok = !r->failed;
+    if (headers_ok) {
+        int rc = ini_parse_stream(line_reader, r, handler, r);
+        if (rc < 0)
+            failf(r, 1, TV_ERR_LIMIT, "out of memory");
+        else if (rc > 0 && (!r->failed || rc < r->err_line))
+            failf(r, rc, TV_ERR_PARSE, "malformed line (expected [section] or key = value)");
+    }
+    /* whole-file checks, in file order of the lines they name */
+    for (int i = 0; i < t->nengines && headers_ok; i++) {
+        EngineSection *es = &r->eng[i];
+        TournamentEngine *te = &t->engines[i];
+        if (!es->path_line) {
+            failf(r, es->line, TV_ERR_PARSE, "[%s] has no path (path = FILE, the engine INI)", es->section);
+            break;
+        }
+        if (es->has_limit[0] || es->has_limit[1] || es->has_limit[2]) {
+            /* the tournament's limits replace the engine file's */
+            te->engine.limits.depth = (int)es->limit[0];
+            te->engine.limits.nodes = (uint64_t)es->limit[1];
+            te->engine.limits.movetime_ms = (int)es->limit[2];
+        }
+        const SearchLimits *l = &te->engine.limits;
+        if (l->depth == 0 && l->nodes == 0 && l->movetime_ms == 0)
+            failf(r, es->line, TV_ERR_PARSE, "engine '%s' has no search limit (depth, nodes and movetime are all 0)",
+                  te->engine.name);
+    }
+    if (headers_ok && t->nengines < 2)
+        failf(r, t->nengines ? r->eng[0].line : count_lines(t->text), TV_ERR_PARSE,
+              "a tournament needs at least 2 [engine NAME] sections, found %d", t->nengines);
+    TvStatus st = TV_OK;
+    if (r->failed) {
+        if (err) {
+            tv_error_clear(err);
+            copy_str(err->file, sizeof err->file, path);
+            err->line = r->err_line;
+        }
+        st = tv_fail(err, r->status, "%s:%d: %s", path, r->err_line, r->msg);
+    } else if (t->openings.file[0]) {
+        st = load_openings(t, r->file_line, err);
+    }
+    free(r);
+    if (st != TV_OK)
+        tournament_free(t);
+    return st;
+}
+
+void tournament_free(Tournament *t)
+{
+    if (!t)
+        return;
+    free(t->text);
+    t->text = NULL;
+    free(t->opening_tfens);
+    t->opening_tfens = NULL;
+    t->nopening_tfens = 0;
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+int tournament_pairings(const Tournament *t)
+{
+    int n = t->nengines;
+    if (n < 2)
+        return 0;
+    return t->format == FORMAT_GAUNTLET ? n - 1 : n * (n - 1) / 2;
+}
+
+/* Round-robin pairings in order (0,1), (0,2), ..., (0,n-1), (1,2), ...;
+ * gauntlet pairings (0,1), (0,2), ..., (0,n-1). */
+void tournament_pairing(const Tournament *t, int p, int *first, int *second)
+{
+    int n = t->nengines;
+    if (t->format == FORMAT_GAUNTLET) {
+        *first = 0;
+        *second = p + 1;
+        return;
+    }
+    for (int i = 0; i < n - 1; i++) {
+        if (p < n - 1 - i) {
+            *first = i;
+            *second = i + 1 + p;
+            return;
+        }
+        p -= n - 1 - i;
+    }
+    *first = 0; /* p out of range: not reached for 0 <= p < pairings */
+    *second = 1;
+}
+
+int64_t tournament_total_games(const Tournament *t)
+{
+    return (int64_t)tournament_pairings(t) * t->pairs * 2;
+}
+
+/* With P pairings, game i belongs to
+ *     pair k = i / 2,  round r = k / P,  pairing p = k % P,
+ * so round r (games 2rP .. 2rP + 2P - 1) plays every pairing once and an
+ * interrupted run has played whole rounds.  Game 2k has the pairing's first
+ * engine as White, game 2k + 1 the second.  Both use opening r: all pairings
+ * of a round start from the same position, which makes their results
+ * comparable.  The game's seed is the (i+1)-th output of splitmix64 started
+ * at t->seed, i.e. mix(t->seed + (i + 1) * 0x9E3779B97F4A7C15). */
+void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
+{
+    int P = tournament_pairings(t);
+    int64_t k = i / 2;
+    int first = 0, second = 1;
+    g->index = i;
+    g->pairing = P > 0 ? (int)(k % P) : 0;
+    g->opening = P > 0 ? (int)(k / P) : 0;
+    if (P > 0)
+        tournament_pairing(t, g->pairing, &first, &second);
+    g->white = i % 2 == 0 ? first : second;
+    g->black = i % 2 == 0 ? second : first;
+    g->seed = mix64(t->seed + (uint64_t)i * 0x9E3779B97F4A7C15ull);
+}
+
+/* ---- openings -------------------------------------------------------------------- */
+
+/* The random generator of attempt `attempt` at opening `opening`:
+ * splitmix64 seeded with mix(mix(mix(seed ^ "openings") + opening) + attempt). */
+static uint64_t opening_rng_seed(uint64_t seed, int opening, int attempt)
+{
+    uint64_t h = mix64(seed ^ 0x6F70656E696E6773ull); /* "openings" */
+    h = mix64(h + (uint64_t)(uint32_t)opening);
+    return mix64(h + (uint64_t)(uint32_t)attempt);
+}
+
+TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvError *err)
+{
+    tv_error_clear(err);
+    if (opening < 0)
+        return tv_fail(err, TV_ERR_ARG, "opening index %d is negative", opening);
+    if (t->nopening_tfens > 0) {
+        int line = opening % t->nopening_tfens;
+        TvError e;
+        tv_error_clear(&e);
+        if (tfen_read_arg(t->opening_tfens[line], out, &e) != TV_OK)
+            return tv_fail(err, e.status, "opening %d (%s): %s", opening, t->opening_tfens[line], e.msg);
+        return TV_OK;
+    }
+    const OpeningSettings *os = &t->openings;
+    SearchContext *ctx = NULL;
+    if (os->balance_depth > 0) {
+        EvalParams params;
+        eval_params_default(&params);
+        SearchSettings ss;
+        search_settings_default(&ss);
+        ss.tt_mb = 1; /* positions a few plies from the start: a small table is plenty */
+        ctx = search_alloc(&params, &t->rules, &ss);
+        if (!ctx)
+            return tv_fail(err, TV_ERR_LIMIT, "opening %d: out of memory for the balance search", opening);
+    }
+    for (int attempt = 0; attempt < OPENING_ATTEMPTS; attempt++) {
+        uint64_t rng = opening_rng_seed(t->seed, opening, attempt);
+        pos_set_start(out);
+        bool ok = true;
+        for (int i = 0; i < os->plies && ok; i++) {
+            MoveList list;
+            movegen_legal(out, &t->rules, &list);
+            if (list.count == 0) {
+                ok = false;
+                break;
+            }
+            Undo u;
+            pos_make_move(out, list.moves[match_rng(&rng) % (uint64_t)list.count], &u);
+        }
+        if (!ok || movegen_state(out, &t->rules) != TV_STATE_ONGOING)
+            continue;
+        if (ctx) {
+            SearchLimits lim = {os->balance_depth, 0, 0};
+            SearchResult res;
+            search_clear(ctx);
+            search_run(ctx, out, NULL, 0, &lim, NULL, NULL, &res);
+            if (res.score > os->balance_cp || res.score < -os->balance_cp)
+                continue;
+        }
+        search_free(ctx);
+        return TV_OK;
+    }
+    search_free(ctx);
+    return tv_fail(err, TV_ERR_LIMIT,
+                   "opening %d: no balanced position in %d attempts (plies %d, balance_depth %d, balance_cp %d)",
+                   opening, OPENING_ATTEMPTS, os->plies, os->balance_depth, os->balance_cp);
+}

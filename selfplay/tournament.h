@@ -1,0 +1,102 @@
+/* tournament.h: a tournament configuration (INI) and the plan of its games.
+ *
+ * Every opening is played twice with colours reversed: the pair is the unit
+ * of statistics.  Game i of the plan is fully determined by the
+ * configuration: its pairing, colours, opening and seed, so a run gives the
+ * same games whatever the number of threads, processes or interruptions. */
+#ifndef TAVRELI_TOURNAMENT_H
+#define TAVRELI_TOURNAMENT_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "status.h"
+#include "tfen.h"
+
+#define TOURNAMENT_MAX_ENGINES 16
+
+typedef enum { FORMAT_ROUND_ROBIN = 0, FORMAT_GAUNTLET = 1 } TournamentFormat;
+
+typedef struct {
+    char path[512];        /* the engine INI as given (resolved relative to the tournament file) */
+    EngineVersion engine;  /* read from it; its limits may be overridden in the tournament */
+} TournamentEngine;
+
+typedef struct {
+    int max_plies;         /* game drawn (adjudicated) at this many plies; default 400 */
+    int resign_score;      /* resign when both engines' scores are beyond this (cp), 0 = off; default 1000 */
+    int resign_moves;      /* ... for this many consecutive moves of each side; default 4 */
+    int draw_score;        /* draw when both see |score| <= this (cp) ...; default 10, 0 with draw_moves 0 = off */
+    int draw_moves;        /* ... for this many consecutive moves of each side; default 8 */
+    int draw_after_ply;    /* ... starting after this ply; default 80 */
+} Adjudication;
+
+typedef struct {
+    int plies;             /* random openings of this many plies; default 6 */
+    int balance_depth;     /* a search of this depth must call them roughly balanced; default 2 */
+    int balance_cp;        /* |score| <= this counts as balanced; default 150 */
+    char file[512];        /* or a file of TFENs, one per line ('#' comments); empty = random */
+} OpeningSettings;
+
+typedef struct {
+    char source[512];      /* the INI path */
+    char *text;            /* the whole INI text (heap), stored with the results */
+    char name[64];
+    TournamentFormat format;
+    int nengines;
+    TournamentEngine engines[TOURNAMENT_MAX_ENGINES];
+    int pairs;             /* opening pairs per pairing (2 games each) */
+    uint64_t seed;
+    int threads;           /* 0 = all cores */
+    Options rules;
+    OpeningSettings openings;
+    Adjudication adjudication;
+    char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used */
+    int nopening_tfens;
+} Tournament;
+
+/* Reads a tournament INI.  Sections and keys (all documented in README):
+ *   [tournament] name, format = round-robin | gauntlet, pairs, seed, threads
+ *   [rules]      slide_over_own, enpassant, ending
+ *   [openings]   plies, balance_depth, balance_cp, file
+ *   [adjudication] max_plies, resign_score, resign_moves, draw_score,
+ *                draw_moves, draw_after_ply
+ *   [engine NAME] path = engines/x.ini, and optional depth, nodes, movetime
+ *                (override the engine file's limits); one section per engine,
+ *                in order (in a gauntlet the first is the one tested).
+ * Unknown sections or keys, bad values and missing engine files are errors
+ * with the file and line (TvError.file, TvError.line, and the message starts
+ * with "FILE:LINE: "). */
+TvStatus tournament_read(const char *path, Tournament *t, TvError *err);
+
+void tournament_free(Tournament *t);
+
+/* One planned game. */
+typedef struct {
+    int64_t index;   /* 0 .. total-1 */
+    int pairing;     /* index into the pairings */
+    int white, black; /* engine indices */
+    int opening;     /* opening index (one per pair) */
+    uint64_t seed;   /* the game's own seed (random movers, tie-breaks) */
+} PlannedGame;
+
+/* Number of pairings: n(n-1)/2 for round-robin, n-1 for gauntlet. */
+int tournament_pairings(const Tournament *t);
+
+/* The two engines of pairing p (first = the first-named engine). */
+void tournament_pairing(const Tournament *t, int p, int *first, int *second);
+
+/* Total games: pairings x pairs x 2. */
+int64_t tournament_total_games(const Tournament *t);
+
+/* Game i of the plan.  Games 2k and 2k+1 share an opening and swap colours.
+ * Order: pair-major, so that an interrupted run has played whole rounds. */
+void tournament_game(const Tournament *t, int64_t i, PlannedGame *g);
+
+/* The start position of opening `opening` (random and balanced from the
+ * seed, or line `opening` of the openings file, cycling).  Deterministic.
+ * Random openings need a search: a fresh context with default weights is
+ * used for the balance check. */
+TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvError *err);
+
+#endif

@@ -1,0 +1,625 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_h5store.c: the HDF5 store of a tournament (selfplay/h5store.c).
+ *
+ *  - write then read gives back exactly the games, moves, positions,
+ *    engines and attributes, over several appends and a resumed store;
+ *  - refusals: create over an existing file (force overrides), resume with
+ *    another tournament INI, a non-store HDF5 file, a file that is not HDF5,
+ *    another schema version, an unwritable path;
+ *  - crash safety: a child process creates a store and appends batches,
+ *    reporting each flushed count through a pipe; it is killed (SIGKILL) at
+ *    random moments, and the store must then read back at least every
+ *    reported game, each complete and as generated, and resume (repair)
+ *    and take more games (TAVRELI_H5_CRASH_RUNS=N runs N kills instead of
+ *    6 to 14);
+ *  - resuming a store that a live process is writing is refused;
+ *  - h5dump -H reads a closed store (when h5dump is installed). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <hdf5.h>
+
+#include "h5store.h"
+
+static const char *INI = "[tournament]\nname = test\npairs = 2\n\n[engine a]\npath = a.ini\n";
+static const char *OPTIONS = "slide_over_own=no enpassant=combatant ending=checkmate";
+
+/* ---- generated data: every value follows from the game index ---------------- */
+
+static int32_t moves_of(int64_t g)
+{
+    return 1 + (int32_t)((g * 7) % 23);
+}
+
+static void make_game(int64_t g, StoredGame *out)
+{
+    memset(out, 0, sizeof *out);
+    out->index = g;
+    out->pairing = (int32_t)(g % 3);
+    out->white = (int32_t)(g % 2);
+    out->black = 1 - out->white;
+    out->opening = (int32_t)(g / 2);
+    snprintf(out->start_tfen, sizeof out->start_tfen,
+             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 %lld", (long long)g);
+    out->result = (int8_t)(g % 3 - 1);
+    out->termination = (int8_t)(g % 7);
+    out->plies = moves_of(g);
+    out->seed = (uint64_t)g * 0x9E3779B97F4A7C15ull;
+    out->wall_time = 0.25 * (double)g;
+    out->move_count = moves_of(g);
+    out->position_count = moves_of(g);
+}
+
+static void make_move(int64_t g, int k, StoredMove *out)
+{
+    memset(out, 0, sizeof *out);
+    out->game = g;
+    out->ply = k;
+    snprintf(out->move, sizeof out->move, "e%d-e%d+", k % 8 + 1, (k + 1) % 8 + 1);
+    out->score = (int32_t)(g * 100 + k) * (k % 2 ? -1 : 1);
+    out->depth = k % 9;
+    out->nodes = g * 100000 + k;
+}
+
+static void make_position(int64_t g, int k, StoredPosition *out)
+{
+    memset(out, 0, sizeof *out);
+    out->game = g;
+    out->ply = k;
+    snprintf(out->tfen, sizeof out->tfen, "r3k2r/8/2(nPRbPNrPBq)5/8/3(RBNQprpn)4/8/8/R3K2R %c KQkq - %d %lld",
+             k % 2 ? 'b' : 'w', k, (long long)g);
+    out->side = (int8_t)(k % 2);
+    out->score = (int32_t)(g - k);
+    out->result = (float)((g % 3) * 0.5);
+}
+
+typedef struct {
+    int n;
+    StoredGame *games;
+    StoredMove *moves;
+    StoredPosition *positions;
+} Batch;
+
+static Batch make_batch(int64_t first, int n)
+{
+    Batch b = {n, calloc((size_t)n + 1, sizeof(StoredGame)), NULL, NULL};
+    int nm = 0;
+    for (int i = 0; i < n; i++)
+        nm += moves_of(first + i);
+    b.moves = calloc((size_t)nm + 1, sizeof(StoredMove));
+    b.positions = calloc((size_t)nm + 1, sizeof(StoredPosition));
+    assert_non_null(b.games);
+    assert_non_null(b.moves);
+    assert_non_null(b.positions);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        make_game(first + i, &b.games[i]);
+        for (int k = 0; k < moves_of(first + i); k++, m++) {
+            make_move(first + i, k, &b.moves[m]);
+            make_position(first + i, k, &b.positions[m]);
+        }
+    }
+    return b;
+}
+
+static void free_batch(Batch *b)
+{
+    free(b->games);
+    free(b->moves);
+    free(b->positions);
+}
+
+static void make_engines(StoredEngine *e, int n)
+{
+    memset(e, 0, sizeof *e * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        snprintf(e[i].name, sizeof e[i].name, "engine-%d", i);
+        snprintf(e[i].path, sizeof e[i].path, "configs/engines/e%d.ini", i);
+        for (int w = 0; w < EVAL_NWEIGHTS; w++)
+            e[i].weights[w] = w * 3 - i;
+        e[i].depth = 2 + i;
+        e[i].nodes = 1000 * i;
+        e[i].movetime_ms = 10 * i;
+    }
+}
+
+/* Checks that c holds games [0, n) exactly as generated, with offsets chained. */
+static void check_games(const StoreContents *c, int64_t n, bool with_rows)
+{
+    assert_true(c->ngames >= n);
+    int64_t off = 0;
+    for (int64_t g = 0; g < c->ngames; g++) {
+        StoredGame want;
+        make_game(g, &want);
+        want.move_offset = want.position_offset = off;
+        if (memcmp(&want, &c->games[g], sizeof want) != 0)
+            fail_msg("game %lld differs", (long long)g);
+        if (with_rows) {
+            for (int k = 0; k < want.move_count; k++) {
+                StoredMove m;
+                StoredPosition p;
+                make_move(g, k, &m);
+                make_position(g, k, &p);
+                if (memcmp(&m, &c->moves[off + k], sizeof m) != 0)
+                    fail_msg("game %lld move %d differs", (long long)g, k);
+                if (memcmp(&p, &c->positions[off + k], sizeof p) != 0)
+                    fail_msg("game %lld position %d differs", (long long)g, k);
+            }
+        }
+        off += want.move_count;
+    }
+    if (with_rows) {
+        assert_int_equal(c->nmoves, off);
+        assert_int_equal(c->npositions, off);
+    }
+}
+
+static void append_range(H5Store *s, int64_t first, int n)
+{
+    Batch b = make_batch(first, n);
+    TvError err;
+    tv_error_clear(&err);
+    if (h5store_append(s, b.games, n, b.moves, b.positions, &err) != TV_OK)
+        fail_msg("append: %s", err.msg);
+    free_batch(&b);
+}
+
+/* ---- files -------------------------------------------------------------------- */
+
+typedef struct {
+    char dir[256];
+    char path[320];
+} Scratch;
+
+static Scratch scratch(const char *name)
+{
+    Scratch s;
+    const char *base = getenv("TMPDIR");
+    snprintf(s.dir, sizeof s.dir, "%s/tavreli-h5-XXXXXX", base && base[0] ? base : "/tmp");
+    assert_non_null(mkdtemp(s.dir));
+    snprintf(s.path, sizeof s.path, "%s/%s", s.dir, name);
+    return s;
+}
+
+static void scratch_remove(const Scratch *s)
+{
+    char buf[400];
+    static const char *const suffixes[] = {"", ".tmp"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(buf, sizeof buf, "%s%s", s->path, suffixes[i]);
+        remove(buf);
+    }
+    rmdir(s->dir);
+}
+
+static H5Store *create_store(const char *path, bool force)
+{
+    StoredEngine e[3];
+    make_engines(e, 3);
+    H5Store *s = NULL;
+    TvError err;
+    tv_error_clear(&err);
+    if (h5store_create(path, force, e, 3, INI, OPTIONS, &s, &err) != TV_OK)
+        fail_msg("create: %s", err.msg);
+    return s;
+}
+
+static void close_store(H5Store *s)
+{
+    TvError err;
+    tv_error_clear(&err);
+    if (h5store_close(s, &err) != TV_OK)
+        fail_msg("close: %s", err.msg);
+}
+
+static StoreContents read_store(const char *path)
+{
+    StoreContents c;
+    TvError err;
+    tv_error_clear(&err);
+    if (h5store_read(path, true, true, &c, &err) != TV_OK)
+        fail_msg("read: %s", err.msg);
+    return c;
+}
+
+static void check_attributes(const StoreContents *c)
+{
+    StoredEngine e[3];
+    make_engines(e, 3);
+    assert_int_equal(c->schema_version, H5STORE_SCHEMA_VERSION);
+    assert_string_equal(c->tournament_ini, INI);
+    assert_string_equal(c->options, OPTIONS);
+    assert_true(strlen(c->program_version) > 0);
+    assert_int_equal(c->nengines, 3);
+    assert_memory_equal(c->engines, e, sizeof e);
+}
+
+/* ---- tests --------------------------------------------------------------------------- */
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    Scratch d = scratch("rt.h5");
+    H5Store *s = create_store(d.path, false);
+    append_range(s, 0, 1);
+    append_range(s, 1, 0);
+    append_range(s, 1, 40);
+    append_range(s, 41, 7);
+    assert_true(h5store_write_seconds(s) > 0.0);
+    close_store(s);
+
+    StoreContents c = read_store(d.path);
+    check_attributes(&c);
+    assert_int_equal(c.ngames, 48);
+    check_games(&c, 48, true);
+    h5store_contents_free(&c);
+
+    /* Without the large datasets. */
+    TvError err;
+    tv_error_clear(&err);
+    assert_int_equal(h5store_read(d.path, false, false, &c, &err), TV_OK);
+    assert_int_equal(c.ngames, 48);
+    assert_null(c.moves);
+    assert_null(c.positions);
+    check_games(&c, 48, false);
+    h5store_contents_free(&c);
+
+    /* Resumed: more games follow on, offsets continue. */
+    if (h5store_open_append(d.path, INI, &s, &err) != TV_OK)
+        fail_msg("open_append: %s", err.msg);
+    append_range(s, 48, 2000); /* crosses the /games chunk boundary */
+    close_store(s);
+    c = read_store(d.path);
+    check_attributes(&c);
+    assert_int_equal(c.ngames, 2048);
+    check_games(&c, 2048, true);
+    h5store_contents_free(&c);
+
+    /* The weight names attribute of /engines. */
+    hid_t f = H5Fopen(d.path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t ds = H5Dopen2(f, "engines", H5P_DEFAULT);
+    assert_true(ds >= 0);
+    hid_t a = H5Aopen(ds, "weight_names", H5P_DEFAULT);
+    assert_true(a >= 0);
+    hid_t sp = H5Aget_space(a);
+    assert_int_equal(H5Sget_simple_extent_npoints(sp), EVAL_NWEIGHTS);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    char **names = calloc(EVAL_NWEIGHTS, sizeof *names);
+    assert_true(H5Aread(a, t, names) >= 0);
+    for (int i = 0; i < EVAL_NWEIGHTS; i++) {
+        char want[96];
+        assert_string_equal(names[i], eval_weight_element_name(i, want, sizeof want));
+    }
+    H5Dvlen_reclaim(t, sp, H5P_DEFAULT, names);
+    free(names);
+    H5Tclose(t);
+    H5Sclose(sp);
+    H5Aclose(a);
+    H5Dclose(ds);
+    H5Fclose(f);
+
+    /* h5dump reads it without any code of ours. */
+    if (access("/usr/bin/h5dump", X_OK) == 0) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "/usr/bin/h5dump -H '%s' > /dev/null 2>&1", d.path);
+        assert_int_equal(system(cmd), 0);
+    }
+    scratch_remove(&d);
+}
+
+static void expect_error(TvStatus got, const TvError *err, const char *part1, const char *part2)
+{
+    assert_int_not_equal(got, TV_OK);
+    if (!strstr(err->msg, part1) || (part2 && !strstr(err->msg, part2)))
+        fail_msg("error '%s' lacks '%s'%s%s", err->msg, part1, part2 ? " / " : "", part2 ? part2 : "");
+}
+
+/* Sets the schema_version attribute of a closed store. */
+static void set_schema(const char *path, int v)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t a = H5Aopen_by_name(f, "/", "schema_version", H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0);
+    int32_t x = v;
+    assert_true(H5Awrite(a, H5T_NATIVE_INT32, &x) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    Scratch d = scratch("ref.h5");
+    StoredEngine e[3];
+    make_engines(e, 3);
+    H5Store *s = create_store(d.path, false);
+    append_range(s, 0, 3);
+    close_store(s);
+
+    TvError err;
+    tv_error_clear(&err);
+    s = NULL;
+    expect_error(h5store_create(d.path, false, e, 3, INI, OPTIONS, &s, &err), &err, d.path, "--force");
+    assert_non_null(strstr(err.msg, "--resume"));
+    assert_null(s);
+    StoreContents c = read_store(d.path); /* untouched */
+    assert_int_equal(c.ngames, 3);
+    h5store_contents_free(&c);
+
+    s = create_store(d.path, true); /* force: a new, empty store */
+    close_store(s);
+    c = read_store(d.path);
+    assert_int_equal(c.ngames, 0);
+    h5store_contents_free(&c);
+
+    expect_error(h5store_open_append(d.path, "[tournament]\nname = other\n", &s, &err), &err, d.path,
+                 "another configuration");
+    assert_null(s);
+
+    /* Another schema version. */
+    set_schema(d.path, 7);
+    expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "schema version 7, this program reads 1");
+    expect_error(h5store_open_append(d.path, INI, &s, &err), &err, "schema version 7", NULL);
+    set_schema(d.path, 1);
+    c = read_store(d.path);
+    h5store_contents_free(&c);
+
+    /* An HDF5 file that is not a store. */
+    remove(d.path);
+    hid_t f = H5Fcreate(d.path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hsize_t n = 4;
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t ds = H5Dcreate2(f, "games", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(ds >= 0);
+    H5Dclose(ds);
+    H5Sclose(sp);
+    H5Fclose(f);
+    expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "not a tavreli store");
+    expect_error(h5store_open_append(d.path, INI, &s, &err), &err, d.path, "not a tavreli store");
+
+    /* A file that is not HDF5 at all. */
+    FILE *txt = fopen(d.path, "w");
+    assert_non_null(txt);
+    fputs("game 1\n1. e2-e4 e7-e5\n", txt);
+    fclose(txt);
+    expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "not a tavreli store");
+    expect_error(h5store_open_append(d.path, INI, &s, &err), &err, d.path, "not a tavreli store");
+
+    /* Missing file, unwritable place. */
+    remove(d.path);
+    expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "No such file");
+    expect_error(h5store_open_append(d.path, INI, &s, &err), &err, d.path, "No such file");
+    expect_error(h5store_create("/nonexistent-dir/x.h5", false, e, 3, INI, OPTIONS, &s, &err), &err,
+                 "/nonexistent-dir/x.h5", "No such file");
+    assert_null(s);
+    scratch_remove(&d);
+}
+
+/* ---- crash safety ------------------------------------------------------------------------------ */
+
+#define CRASH_APPENDS 200
+#define CRASH_BATCH 5
+
+/* The child: creates the store and appends batches, writing the number of
+ * games flushed after each append to fd.  Never returns. */
+static void crash_child(const char *path, int fd, int nappends, bool linger)
+{
+    StoredEngine e[3];
+    make_engines(e, 3);
+    H5Store *s = NULL;
+    TvError err;
+    if (h5store_create(path, true, e, 3, INI, OPTIONS, &s, &err) != TV_OK)
+        _exit(3);
+    for (int i = 0; i < nappends; i++) {
+        Batch b = make_batch((int64_t)i * CRASH_BATCH, CRASH_BATCH);
+        if (h5store_append(s, b.games, b.n, b.moves, b.positions, &err) != TV_OK)
+            _exit(4);
+        free_batch(&b);
+        int64_t done = (int64_t)(i + 1) * CRASH_BATCH;
+        if (write(fd, &done, sizeof done) != (ssize_t)sizeof done)
+            _exit(5);
+    }
+    while (linger)
+        pause();
+    if (h5store_close(s, &err) != TV_OK)
+        _exit(6);
+    _exit(0);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Runs the child and kills it after `delay` seconds (or lets it finish);
+ * returns the last count it reported. */
+static int64_t run_and_kill(const char *path, double delay, bool *finished)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        crash_child(path, p[1], CRASH_APPENDS, false);
+    }
+    close(p[1]);
+    int status = 0;
+    pid_t done = 0;
+    double end = now_s() + delay;
+    for (double left = delay; left > 0 && done == 0; left = end - now_s()) {
+        sleep_s(left < 0.001 ? left : 0.001);
+        done = waitpid(pid, &status, WNOHANG);
+    }
+    if (done == 0) {
+        kill(pid, SIGKILL);
+        done = waitpid(pid, &status, 0);
+    }
+    assert_int_equal(done, pid);
+    *finished = WIFEXITED(status);
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        fail_msg("crash child failed with status %d", WEXITSTATUS(status));
+    int64_t last = 0, v;
+    while (read(p[0], &v, sizeof v) == (ssize_t)sizeof v)
+        last = v;
+    close(p[0]);
+    return last;
+}
+
+static void test_crash_safety(void **state)
+{
+    (void)state;
+    Scratch d = scratch("crash.h5");
+    /* How long an uninterrupted run takes here (ASan or not). */
+    bool finished = false;
+    double t0 = now_s();
+    int64_t reported = run_and_kill(d.path, 60.0, &finished);
+    double full = now_s() - t0;
+    assert_true(finished);
+    assert_int_equal(reported, CRASH_APPENDS * CRASH_BATCH);
+    StoreContents c = read_store(d.path);
+    assert_int_equal(c.ngames, reported);
+    check_games(&c, reported, true);
+    h5store_contents_free(&c);
+    print_message("crash test: an uninterrupted run takes %.2f s\n", full);
+
+    /* TAVRELI_H5_CRASH_RUNS=N (and TAVRELI_H5_CRASH_SEED) for a longer soak. */
+    const char *env_runs = getenv("TAVRELI_H5_CRASH_RUNS"), *env_seed = getenv("TAVRELI_H5_CRASH_SEED");
+    uint64_t seed = env_seed ? strtoull(env_seed, NULL, 10) : 20240601;
+    /* 14 kills, fewer when a run is slow (AddressSanitizer): ~10 s in all. */
+    int runs = (int)(10.0 / (full * 0.7)), repaired = 0;
+    runs = runs > 14 ? 14 : runs < 6 ? 6 : runs;
+    if (env_runs)
+        runs = atoi(env_runs);
+    for (int r = 0; r < runs; r++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double frac = (double)(seed >> 11) / 9007199254740992.0; /* [0, 1) */
+        /* Mostly within the run (incl. its first moments: the create). */
+        double delay = r == 0 ? 0.0005 : frac * full * 0.9;
+        remove(d.path);
+        reported = run_and_kill(d.path, delay, &finished);
+        TvError err;
+        tv_error_clear(&err);
+        if (access(d.path, F_OK) != 0) {
+            /* Killed before the store existed: nothing was reported. */
+            assert_int_equal(reported, 0);
+            continue;
+        }
+        if (h5store_read(d.path, true, true, &c, &err) != TV_OK)
+            fail_msg("run %d (killed after %.3f s, %lld games reported): read: %s", r, delay, (long long)reported,
+                     err.msg);
+        if (c.ngames < reported)
+            fail_msg("run %d: %lld games read, %lld were reported flushed", r, (long long)c.ngames,
+                     (long long)reported);
+        check_games(&c, reported, true);
+        int64_t have = c.ngames;
+        h5store_contents_free(&c);
+
+        /* Resume: repaired when needed, then more games. */
+        H5Store *s = NULL;
+        if (h5store_open_append(d.path, INI, &s, &err) != TV_OK)
+            fail_msg("run %d: open_append: %s", r, err.msg);
+        append_range(s, have, 6);
+        close_store(s);
+        c = read_store(d.path);
+        assert_int_equal(c.ngames, have + 6);
+        check_games(&c, have + 6, true);
+        h5store_contents_free(&c);
+        assert_int_not_equal(access(d.path, F_OK), -1);
+        repaired++;
+        print_message("crash run %d: killed after %.3f s, %lld reported, %lld read\n", r, delay,
+                      (long long)reported, (long long)have);
+    }
+    assert_true(repaired >= runs / 2);
+    scratch_remove(&d);
+}
+
+/* A store that a live process is writing looks like a crashed one; resuming
+ * it must be refused, not "repaired" under the writer. */
+static void test_live_writer_refused(void **state)
+{
+    (void)state;
+    Scratch d = scratch("live.h5");
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        crash_child(d.path, p[1], 3, true);
+    }
+    close(p[1]);
+    int64_t v = 0;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(read(p[0], &v, sizeof v), (ssize_t)sizeof v);
+    assert_int_equal(v, 3 * CRASH_BATCH);
+    /* Readable while being written. */
+    StoreContents c = read_store(d.path);
+    check_games(&c, v, true);
+    h5store_contents_free(&c);
+    H5Store *s = NULL;
+    TvError err;
+    tv_error_clear(&err);
+    expect_error(h5store_open_append(d.path, INI, &s, &err), &err, d.path, "being written by another process");
+    assert_null(s);
+    StoredEngine e[3];
+    make_engines(e, 3);
+    expect_error(h5store_create(d.path, true, e, 3, INI, OPTIONS, &s, &err), &err, d.path,
+                 "being written by another process");
+    assert_null(s);
+    kill(pid, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    close(p[0]);
+    /* Now it is a crashed store: resumed after a repair. */
+    if (h5store_open_append(d.path, INI, &s, &err) != TV_OK)
+        fail_msg("open_append: %s", err.msg);
+    append_range(s, v, 2);
+    close_store(s);
+    c = read_store(d.path);
+    assert_int_equal(c.ngames, v + 2);
+    check_games(&c, v + 2, true);
+    h5store_contents_free(&c);
+    scratch_remove(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_live_writer_refused),
+        cmocka_unit_test(test_crash_safety),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

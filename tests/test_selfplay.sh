@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# End-to-end checks of `tavreli selfplay`: the same games with 1 and 2
+# threads; kill -9 at random moments, then --resume, gives the same games as
+# an uninterrupted run; bad configurations and outputs are refused before any
+# game is played.
+# usage: test_selfplay.sh PATH/TO/tavreli SOURCE_DIR
+set -u
+tv=$1
+src=$2
+fails=0
+passes=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() {
+  local name=$1; shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
+}
+
+mkdir -p "$tmp/engines"
+cp "$src/configs/engines/default.ini" "$tmp/engines/default.ini"
+cat >"$tmp/t.ini" <<EOI
+[tournament]
+name = resume-test
+format = round-robin
+pairs = 8
+seed = 42
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 120
+[engine shallow]
+path = engines/default.ini
+depth = 1
+[engine deeper]
+path = engines/default.ini
+depth = 2
+EOI
+
+# games of a store as text, in game-index order (export writes that order)
+# (exit status: that of the export)
+games_of() {
+  "$tv" export "$1" --tgn "$1.tgn" >/dev/null 2>"$1.err" || return 1
+  grep -v '^\[Event\|^$' "$1.tgn" || true
+}
+
+# one game's record (from its Round tag to the next game)
+block() { awk -v r="[Round \"$2\"]" '$0 == r {p = 1; print; next} /^\[Round/ {p = 0} p' "$1"; }
+
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --threads 1 --quiet >"$tmp/ref.out" 2>&1
+check "reference run succeeds" [ $? = 0 ]
+check "reference run stores 16 games" grep -q "16 of 16 planned" "$tmp/ref.out"
+games_of "$tmp/ref.h5" >"$tmp/ref.txt"
+check "reference export has 16 games" [ "$(grep -c '^\[Round' "$tmp/ref.txt")" = 16 ]
+
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 2 --quiet >/dev/null 2>&1
+games_of "$tmp/two.h5" >"$tmp/two.txt"
+check "2 threads give the same games as 1" cmp -s "$tmp/ref.txt" "$tmp/two.txt"
+
+# kill -9 at random moments, then resume, several times
+RANDOM=7
+first=1
+for round in 1 2 3 4 5; do
+  if [ $first = 1 ]; then flag=""; first=0; else flag="--resume"; fi
+  "$tv" selfplay "$tmp/t.ini" --out "$tmp/k.h5" --threads 2 --quiet $flag >/dev/null 2>&1 &
+  pid=$!
+  sleep "0.$((RANDOM % 9 + 1))"
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  if [ -f "$tmp/k.h5" ]; then
+    games_of "$tmp/k.h5" >"$tmp/k$round.txt"
+    check "store opens after kill -9 (round $round)" [ $? = 0 ]
+    # every game it holds is exactly the reference game of that index
+    whole=1
+    for r in $(sed -n 's/^\[Round "\([0-9]*\)"\]$/\1/p' "$tmp/k$round.txt"); do
+      cmp -s <(block "$tmp/k$round.txt" "$r") <(block "$tmp/ref.txt" "$r") || whole=0
+    done
+    check "games kept after kill -9 are whole and right (round $round)" [ $whole = 1 ]
+  else
+    first=1 # killed before the store was created
+  fi
+done
+flag="--resume"; [ -f "$tmp/k.h5" ] || flag=""
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/k.h5" --threads 2 --quiet $flag >"$tmp/k.out" 2>&1
+check "final resume succeeds" [ $? = 0 ]
+games_of "$tmp/k.h5" >"$tmp/k.txt"
+check "killed and resumed run has the same games as the uninterrupted one" cmp -s "$tmp/ref.txt" "$tmp/k.txt"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/k.h5" --resume --quiet >"$tmp/k2.out" 2>&1
+check "resuming a complete store plays nothing" grep -q "0 games stored this run (16 before)" "$tmp/k2.out"
+
+# refusals before any game
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --quiet >"$tmp/o" 2>"$tmp/e"
+check "existing output refused" [ $? = 1 ]
+check "refusal says --resume or --force" grep -q -- "--resume.*--force" "$tmp/e"
+"$tv" selfplay "$tmp/t.ini" --out "/nonexistent-dir/x.h5" --quiet >"$tmp/o" 2>"$tmp/e"
+check "unwritable output is an error" [ $? = 1 ]
+sed 's/^pairs = 8/pairs = 8\nspeed = 3/' "$tmp/t.ini" >"$tmp/bad.ini"
+"$tv" selfplay "$tmp/bad.ini" --out "$tmp/bad.h5" --quiet >"$tmp/o" 2>"$tmp/e"
+check "bad INI key refused with file and line" grep -q "bad.ini:5:" "$tmp/e"
+check "no store made for a bad INI" [ ! -f "$tmp/bad.h5" ]
+sed 's/^seed = 42/seed = 43/' "$tmp/t.ini" >"$tmp/other.ini"
+"$tv" selfplay "$tmp/other.ini" --out "$tmp/ref.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
+check "resume with another configuration refused" [ $? = 1 ]
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]

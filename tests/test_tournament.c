@@ -1,0 +1,511 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_tournament.c: tournament INI files and the plan of their games.
+ *
+ *  - configs/tournaments/quick.ini and overnight.ini read, with their engines
+ *    and limits;
+ *  - every tests/data/tournaments/bad-*.ini is rejected with the message and
+ *    line written on its first line ("# expect: FILE:LINE: text");
+ *  - the plan: total, every pairing gets the same number of games, games 2k
+ *    and 2k+1 share an opening and swap colours, each round plays every
+ *    pairing once, the plan is a pure function of the configuration;
+ *  - openings: random ones are deterministic and balanced, a file's lines are
+ *    used in order and cycle;
+ *  - an [engine] section's depth / nodes / movetime replace the file's limits. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "movegen.h"
+#include "search.h"
+#include "tfen.h"
+#include "tournament.h"
+
+#define DATA TAVRELI_TEST_DATA "/tournaments/"
+#define CONFIGS TAVRELI_SOURCE_DIR "/configs/tournaments/"
+
+static void read_ok(const char *path, Tournament *t)
+{
+    TvError err;
+    if (tournament_read(path, t, &err) != TV_OK)
+        fail_msg("%s: %s", path, err.msg);
+}
+
+static const TournamentEngine *engine_named(const Tournament *t, const char *name)
+{
+    for (int i = 0; i < t->nengines; i++)
+        if (!strcmp(t->engines[i].engine.name, name))
+            return &t->engines[i];
+    fail_msg("no engine '%s'", name);
+    return NULL;
+}
+
+/* ---- the shipped configurations ---------------------------------------------- */
+
+static void test_quick_ini(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(CONFIGS "quick.ini", &t);
+    assert_string_equal(t.name, "quick");
+    assert_int_equal(t.format, FORMAT_ROUND_ROBIN);
+    assert_int_equal(t.nengines, 3);
+    assert_int_equal(tournament_pairings(&t), 3);
+    int64_t total = tournament_total_games(&t);
+    assert_int_equal(total, 3 * t.pairs * 2);
+    assert_true(total >= 100 && total <= 400); /* a few minutes on 2 cores */
+    assert_int_equal(engine_named(&t, "default-d2")->engine.limits.depth, 2);
+    assert_int_equal(engine_named(&t, "default-d3")->engine.limits.depth, 3);
+    assert_int_equal(engine_named(&t, "mobility-d3")->engine.limits.depth, 3);
+    /* the variant really has other weights */
+    assert_memory_not_equal(engine_named(&t, "default-d3")->engine.params.w,
+                            engine_named(&t, "mobility-d3")->engine.params.w, sizeof(EvalParams));
+    assert_non_null(t.text);
+    assert_non_null(strstr(t.text, "[engine mobility-d3]"));
+    assert_int_equal(t.openings.file[0], 0);
+    assert_int_equal(t.nopening_tfens, 0);
+    assert_false(t.rules.slide_over_own);
+    Position p;
+    TvError err;
+    assert_int_equal(tournament_opening(&t, 0, &p, &err), TV_OK);
+    tournament_free(&t);
+}
+
+static void test_overnight_ini(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(CONFIGS "overnight.ini", &t);
+    assert_string_equal(t.name, "overnight");
+    assert_int_equal(t.format, FORMAT_GAUNTLET);
+    assert_true(t.nengines >= 3);
+    assert_int_equal(tournament_pairings(&t), t.nengines - 1);
+    assert_true(tournament_total_games(&t) >= 2000);
+    assert_string_equal(t.engines[0].engine.name, "default");
+    assert_int_equal(t.engines[0].engine.limits.depth, 4);
+    const TournamentEngine *n = engine_named(&t, "default-n60k");
+    assert_int_equal(n->engine.limits.depth, 0);
+    assert_int_equal(n->engine.limits.nodes, 60000);
+    tournament_free(&t);
+}
+
+/* ---- bad files ---------------------------------------------------------------- */
+
+static int check_bad_file(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, DATA "%s", name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char first[512] = "";
+    if (!fgets(first, sizeof first, f))
+        first[0] = 0;
+    fclose(f);
+    first[strcspn(first, "\r\n")] = 0;
+    const char *prefix = "# expect: ";
+    if (strncmp(first, prefix, strlen(prefix)))
+        fail_msg("%s: the first line must be '# expect: FILE:LINE: text'", name);
+    char file[256];
+    int line;
+    int used = 0;
+    if (sscanf(first + strlen(prefix), "%255[^:]:%d: %n", file, &line, &used) != 2 || !used)
+        fail_msg("%s: cannot read the expectation '%s'", name, first);
+    const char *text = first + strlen(prefix) + used;
+
+    Tournament t;
+    TvError err;
+    TvStatus s = tournament_read(path, &t, &err);
+    if (s == TV_OK) {
+        tournament_free(&t);
+        fail_msg("%s: read without error", name);
+    }
+    assert_int_equal(err.status, s);
+    /* file and line */
+    size_t fl = strlen(err.file), bl = strlen(file);
+    if (fl < bl || strcmp(err.file + fl - bl, file) || (fl > bl && err.file[fl - bl - 1] != '/'))
+        fail_msg("%s: error file '%s', expected '%s' (%s)", name, err.file, file, err.msg);
+    if (err.line != line)
+        fail_msg("%s: error line %d, expected %d (%s)", name, err.line, line, err.msg);
+    /* "FILE:LINE: " then the text */
+    char head[400];
+    snprintf(head, sizeof head, "%s:%d: ", err.file, err.line);
+    if (strncmp(err.msg, head, strlen(head)))
+        fail_msg("%s: message '%s' does not start with '%s'", name, err.msg, head);
+    if (!strstr(err.msg + strlen(head), text))
+        fail_msg("%s: message '%s' does not contain '%s'", name, err.msg, text);
+    /* a failed read holds nothing */
+    assert_null(t.text);
+    assert_null(t.opening_tfens);
+    tournament_free(&t);
+    return 1;
+}
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    DIR *d = opendir(DATA);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "bad-", 4) && strlen(e->d_name) > 4 &&
+            !strcmp(e->d_name + strlen(e->d_name) - 4, ".ini"))
+            n += check_bad_file(e->d_name);
+    closedir(d);
+    assert_true(n >= 30);
+}
+
+static void test_engine_errors_passed_on(void **state)
+{
+    (void)state;
+    Tournament t;
+    TvError err;
+    /* a missing engine file: the engine reader's own message */
+    assert_int_equal(tournament_read(DATA "bad-engine-missing.ini", &t, &err), TV_ERR_IO);
+    assert_non_null(strstr(err.msg, "engines/nope.ini: cannot open the engine file"));
+    /* an engine file with an error: its file, line and message */
+    assert_int_equal(tournament_read(DATA "bad-engine-error.ini", &t, &err), TV_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "engines/bad-weight.ini:5: weight 'tempo': 1000 is outside its bounds"));
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    Tournament t;
+    TvError err;
+    assert_int_equal(tournament_read(DATA "no-such-file.ini", &t, &err), TV_ERR_IO);
+    assert_non_null(strstr(err.msg, "no-such-file.ini"));
+    assert_null(t.text);
+    tournament_free(&t);
+}
+
+/* ---- a valid file: every key, defaults, overrides ----------------------------- */
+
+static void test_good_ini(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "good.ini", &t);
+    assert_string_equal(t.name, "good");
+    assert_int_equal(t.format, FORMAT_GAUNTLET);
+    assert_int_equal(t.pairs, 3);
+    assert_int_equal(t.seed, 99);
+    assert_int_equal(t.threads, 2);
+    assert_true(t.rules.slide_over_own);
+    assert_int_equal(t.rules.enpassant, TV_EP_ANY);
+    assert_int_equal(t.rules.ending, TV_ENDING_CAPTURE);
+    assert_int_equal(t.openings.plies, 4);
+    assert_int_equal(t.openings.balance_depth, 1);
+    assert_int_equal(t.openings.balance_cp, 200);
+    assert_non_null(strstr(t.openings.file, "tournaments/openings.txt"));
+    assert_int_equal(t.nopening_tfens, 3);
+    assert_int_equal(t.adjudication.max_plies, 200);
+    assert_int_equal(t.adjudication.resign_score, 800);
+    assert_int_equal(t.adjudication.resign_moves, 3);
+    assert_int_equal(t.adjudication.draw_score, 5);
+    assert_int_equal(t.adjudication.draw_moves, 6);
+    assert_int_equal(t.adjudication.draw_after_ply, 40);
+    assert_int_equal(t.nengines, 4);
+    const char *names[4] = {"plain", "deeper", "budget", "timed"};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(t.engines[i].engine.name, names[i]);
+        assert_non_null(strstr(t.engines[i].path, "tournaments/engines/d1.ini"));
+        assert_int_equal(t.engines[i].engine.settings.tt_mb, 1); /* the rest of the file applies */
+    }
+    assert_non_null(strstr(t.text, "[engine timed]"));
+    assert_int_equal(strlen(t.text) > 100, 1);
+    tournament_free(&t);
+    tournament_free(&t); /* twice is harmless */
+}
+
+static void test_limit_overrides(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "good.ini", &t);
+    /* no override: the engine file's depth 1 */
+    assert_int_equal(t.engines[0].engine.limits.depth, 1);
+    assert_int_equal(t.engines[0].engine.limits.nodes, 0);
+    assert_int_equal(t.engines[0].engine.limits.movetime_ms, 0);
+    /* depth = 2 */
+    assert_int_equal(t.engines[1].engine.limits.depth, 2);
+    assert_int_equal(t.engines[1].engine.limits.nodes, 0);
+    /* nodes = 5000 replaces all of the file's limits */
+    assert_int_equal(t.engines[2].engine.limits.depth, 0);
+    assert_int_equal(t.engines[2].engine.limits.nodes, 5000);
+    /* movetime = 50 given before path */
+    assert_int_equal(t.engines[3].engine.limits.depth, 0);
+    assert_int_equal(t.engines[3].engine.limits.movetime_ms, 50);
+    tournament_free(&t);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "minimal.ini", &t);
+    assert_string_equal(t.name, "minimal");
+    assert_int_equal(t.format, FORMAT_ROUND_ROBIN);
+    assert_int_equal(t.pairs, 10);
+    assert_int_equal(t.seed, 1);
+    assert_int_equal(t.threads, 0);
+    assert_false(t.rules.slide_over_own);
+    assert_int_equal(t.rules.enpassant, TV_EP_COMBATANT);
+    assert_int_equal(t.rules.ending, TV_ENDING_CHECKMATE);
+    assert_int_equal(t.openings.plies, 6);
+    assert_int_equal(t.openings.balance_depth, 2);
+    assert_int_equal(t.openings.balance_cp, 150);
+    assert_int_equal(t.openings.file[0], 0);
+    assert_int_equal(t.adjudication.max_plies, 400);
+    assert_int_equal(t.adjudication.resign_score, 1000);
+    assert_int_equal(t.adjudication.resign_moves, 4);
+    assert_int_equal(t.adjudication.draw_score, 10);
+    assert_int_equal(t.adjudication.draw_moves, 8);
+    assert_int_equal(t.adjudication.draw_after_ply, 80);
+    assert_string_equal(t.engines[0].engine.name, "a");
+    assert_string_equal(t.engines[1].engine.name, "b");
+    assert_int_equal(tournament_total_games(&t), 20);
+    tournament_free(&t);
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+static Tournament synthetic(TournamentFormat format, int nengines, int pairs, uint64_t seed)
+{
+    Tournament t;
+    memset(&t, 0, sizeof t);
+    t.format = format;
+    t.nengines = nengines;
+    t.pairs = pairs;
+    t.seed = seed;
+    return t;
+}
+
+static void check_plan(const Tournament *t)
+{
+    int n = t->nengines, P = tournament_pairings(t);
+    assert_int_equal(P, t->format == FORMAT_GAUNTLET ? n - 1 : n * (n - 1) / 2);
+    int64_t total = tournament_total_games(t);
+    assert_int_equal(total, (int64_t)P * t->pairs * 2);
+
+    /* the pairings: distinct engines, first < second; round-robin meets every
+     * two engines exactly once, a gauntlet pairs engine 0 with each other */
+    int met[TOURNAMENT_MAX_ENGINES][TOURNAMENT_MAX_ENGINES] = {{0}};
+    for (int p = 0; p < P; p++) {
+        int a = -1, b = -1;
+        tournament_pairing(t, p, &a, &b);
+        assert_true(a >= 0 && a < b && b < n);
+        met[a][b]++;
+        if (t->format == FORMAT_GAUNTLET)
+            assert_int_equal(a, 0);
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            assert_int_equal(met[a][b], t->format == FORMAT_GAUNTLET ? (a == 0) : 1);
+
+    int *games = calloc((size_t)P, sizeof *games);
+    int *white_first = calloc((size_t)P, sizeof *white_first);
+    assert_non_null(games);
+    assert_non_null(white_first);
+    for (int64_t i = 0; i < total; i += 2) {
+        PlannedGame g0, g1, again;
+        tournament_game(t, i, &g0);
+        tournament_game(t, i + 1, &g1);
+        tournament_game(t, i, &again);
+        assert_memory_equal(&g0, &again, sizeof g0); /* pure */
+        assert_int_equal(g0.index, i);
+        assert_int_equal(g1.index, i + 1);
+        assert_true(g0.pairing >= 0 && g0.pairing < P);
+        /* one pair: same pairing and opening, colours swapped */
+        assert_int_equal(g0.pairing, g1.pairing);
+        assert_int_equal(g0.opening, g1.opening);
+        assert_int_equal(g0.white, g1.black);
+        assert_int_equal(g0.black, g1.white);
+        assert_true(g0.seed != g1.seed);
+        int a, b;
+        tournament_pairing(t, g0.pairing, &a, &b);
+        assert_true((g0.white == a && g0.black == b) || (g0.white == b && g0.black == a));
+        white_first[g0.pairing] += g0.white == a;
+        games[g0.pairing] += 2;
+        /* pair-major: round r = the opening plays every pairing once */
+        int64_t k = i / 2;
+        assert_int_equal(g0.opening, k / P);
+        assert_int_equal(g0.pairing, k % P);
+    }
+    for (int p = 0; p < P; p++) {
+        assert_int_equal(games[p], 2 * t->pairs);
+        assert_int_equal(white_first[p], t->pairs); /* each engine White in half */
+    }
+    free(games);
+    free(white_first);
+}
+
+static void test_plan_properties(void **state)
+{
+    (void)state;
+    for (int n = 2; n <= TOURNAMENT_MAX_ENGINES; n++)
+        for (int f = 0; f < 2; f++) {
+            Tournament t = synthetic((TournamentFormat)f, n, 1 + n % 4, 7u * (uint64_t)n);
+            check_plan(&t);
+        }
+    /* a shipped configuration too */
+    Tournament q;
+    read_ok(CONFIGS "quick.ini", &q);
+    check_plan(&q);
+    tournament_free(&q);
+}
+
+static void test_plan_seeds(void **state)
+{
+    (void)state;
+    Tournament a = synthetic(FORMAT_ROUND_ROBIN, 5, 40, 1);
+    Tournament b = synthetic(FORMAT_ROUND_ROBIN, 5, 40, 2);
+    int64_t total = tournament_total_games(&a);
+    uint64_t *seeds = malloc(sizeof *seeds * (size_t)total);
+    assert_non_null(seeds);
+    int same = 0;
+    for (int64_t i = 0; i < total; i++) {
+        PlannedGame ga, gb;
+        tournament_game(&a, i, &ga);
+        tournament_game(&b, i, &gb);
+        seeds[i] = ga.seed;
+        same += ga.seed == gb.seed;
+        /* the same plan apart from the seed */
+        assert_int_equal(ga.white, gb.white);
+        assert_int_equal(ga.opening, gb.opening);
+    }
+    assert_int_equal(same, 0);
+    for (int64_t i = 0; i < total; i++)
+        for (int64_t j = i + 1; j < total; j++)
+            assert_true(seeds[i] != seeds[j]);
+    free(seeds);
+}
+
+/* ---- openings ---------------------------------------------------------------- */
+
+static void test_random_openings(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "random.ini", &t);
+    Tournament copy = t; /* a pure function of the configuration */
+    int distinct = 0;
+    Position prev;
+    pos_set_start(&prev);
+    EvalParams params;
+    eval_params_default(&params);
+    SearchSettings ss;
+    search_settings_default(&ss);
+    SearchContext *ctx = search_alloc(&params, &t.rules, &ss);
+    assert_non_null(ctx);
+    for (int o = 0; o < 12; o++) {
+        Position p, q;
+        TvError err;
+        assert_int_equal(tournament_opening(&t, o, &p, &err), TV_OK);
+        assert_int_equal(tournament_opening(&copy, o, &q, &err), TV_OK);
+        assert_true(pos_equal(&p, &q));
+        assert_int_equal(movegen_state(&p, &t.rules), TV_STATE_ONGOING);
+        /* an even number of plies (6) from the start: White to move */
+        assert_int_equal(p.side, TV_WHITE);
+        Position start;
+        pos_set_start(&start);
+        assert_false(pos_equal(&p, &start));
+        distinct += !pos_equal(&p, &prev);
+        prev = p;
+        /* balanced: the same search agrees */
+        SearchLimits lim = {t.openings.balance_depth, 0, 0};
+        SearchResult res;
+        search_clear(ctx);
+        search_run(ctx, &p, NULL, 0, &lim, NULL, NULL, &res);
+        assert_true(res.score >= -t.openings.balance_cp && res.score <= t.openings.balance_cp);
+    }
+    assert_true(distinct >= 11);
+    search_free(ctx);
+
+    /* another seed, other openings */
+    Tournament other = t;
+    other.seed = t.seed + 1;
+    int differ = 0;
+    for (int o = 0; o < 6; o++) {
+        Position p, q;
+        TvError err;
+        assert_int_equal(tournament_opening(&t, o, &p, &err), TV_OK);
+        assert_int_equal(tournament_opening(&other, o, &q, &err), TV_OK);
+        differ += !pos_equal(&p, &q);
+    }
+    assert_true(differ >= 5);
+
+    /* without a balance check: still deterministic, still legal */
+    Tournament nocheck = t;
+    nocheck.openings.balance_depth = 0;
+    Position p, q;
+    TvError err;
+    assert_int_equal(tournament_opening(&nocheck, 3, &p, &err), TV_OK);
+    assert_int_equal(tournament_opening(&nocheck, 3, &q, &err), TV_OK);
+    assert_true(pos_equal(&p, &q));
+    assert_int_equal(tournament_opening(&t, -1, &p, &err), TV_ERR_ARG);
+    tournament_free(&t);
+}
+
+static void test_unbalanced_openings(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "unbalanced.ini", &t);
+    Position p;
+    TvError err;
+    assert_int_equal(tournament_opening(&t, 0, &p, &err), TV_ERR_LIMIT);
+    assert_non_null(strstr(err.msg, "no balanced position in 1000 attempts"));
+    tournament_free(&t);
+}
+
+static void test_openings_file(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "good.ini", &t);
+    assert_int_equal(t.nopening_tfens, 3);
+    static const char *const want[3] = {
+        TV_START_TFEN,
+        "rnbqkbnr/prpnpbpqphpbpnpr/8/8/4PH3/8/PRPNPBPQ1PBPNPR/RNBQKBNR b KQkq e3 0 1",
+        "rnbqkbnr/prpnpbpq1pbpnpr/8/4ph3/4PH3/8/PRPNPBPQ1PBPNPR/RNBQKBNR w KQkq e6 0 2",
+    };
+    for (int o = 0; o < 7; o++) {
+        Position p, w;
+        TvError err;
+        assert_int_equal(tournament_opening(&t, o, &p, &err), TV_OK);
+        assert_int_equal(tfen_read(want[o % 3], &w, &err), TV_OK);
+        assert_true(pos_equal(&p, &w));
+    }
+    /* the plan's opening index picks the line: round r uses line r mod 3 */
+    PlannedGame g;
+    tournament_game(&t, 2 * tournament_pairings(&t) * 4, &g);
+    assert_int_equal(g.opening, 4);
+    tournament_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quick_ini),
+        cmocka_unit_test(test_overnight_ini),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_engine_errors_passed_on),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_good_ini),
+        cmocka_unit_test(test_limit_overrides),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_plan_properties),
+        cmocka_unit_test(test_plan_seeds),
+        cmocka_unit_test(test_random_openings),
+        cmocka_unit_test(test_unbalanced_openings),
+        cmocka_unit_test(test_openings_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
