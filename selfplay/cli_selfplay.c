@@ -130,7 +130,8 @@ int cli_selfplay(int argc, char **argv)
     ro.max_games = games;
     ro.stop = &g_stop;
     ro.progress_tty = !quiet && isatty(STDERR_FILENO);
-    ro.progress_every = quiet ? 1e18 : 10;
+    ro.progress_every = 10;
+    ro.quiet = quiet;
     RunStats stats;
     TvStatus st = runner_run(&ro, &stats, &err);
     int rc = CLI_OK;
@@ -347,7 +348,7 @@ int cli_bench_selfplay(int argc, char **argv)
         ro.out_path = path;
         ro.threads = th;
         ro.force = true;
-        ro.progress_every = 1e18;
+        ro.quiet = true;
         RunStats s;
         TvError err;
         if (runner_run(&ro, &s, &err) != TV_OK) {

@@ -93,6 +93,8 @@ static void print_progress(const RunOptions *ro, const Wdl *pairs, int npairings
                            int64_t total_done, int64_t total, double elapsed, bool final)
 {
     const Tournament *t = ro->t;
+    if (ro->quiet)
+        return;
     char line[1024];
     size_t len = 0;
     double rate = elapsed > 0 ? done / elapsed * 60.0 : 0; /* games per minute */

@@ -24,6 +24,7 @@ typedef struct {
     double batch_seconds;      /* ... or this many seconds (default 5) */
     volatile sig_atomic_t *stop; /* set by a signal handler: abandon games in flight, flush, close */
     bool progress_tty;         /* draw a progress line with \r (else plain lines) */
+    bool quiet;                /* no progress output at all */
     double progress_every;     /* seconds between plain progress lines (default 10) */
 } RunOptions;
 

@@ -23,7 +23,7 @@ cat >"$tmp/t.ini" <<EOI
 [tournament]
 name = resume-test
 format = round-robin
-pairs = 8
+pairs = 16
 seed = 42
 [openings]
 plies = 4
@@ -51,9 +51,9 @@ block() { awk -v r="[Round \"$2\"]" '$0 == r {p = 1; print; next} /^\[Round/ {p 
 
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --threads 1 --quiet >"$tmp/ref.out" 2>&1
 check "reference run succeeds" [ $? = 0 ]
-check "reference run stores 16 games" grep -q "16 of 16 planned" "$tmp/ref.out"
+check "reference run stores 32 games" grep -q "32 of 32 planned" "$tmp/ref.out"
 games_of "$tmp/ref.h5" >"$tmp/ref.txt"
-check "reference export has 16 games" [ "$(grep -c '^\[Round' "$tmp/ref.txt")" = 16 ]
+check "reference export has 32 games" [ "$(grep -c '^\[Round' "$tmp/ref.txt")" = 32 ]
 
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 2 --quiet >/dev/null 2>&1
 games_of "$tmp/two.h5" >"$tmp/two.txt"
@@ -88,7 +88,20 @@ check "final resume succeeds" [ $? = 0 ]
 games_of "$tmp/k.h5" >"$tmp/k.txt"
 check "killed and resumed run has the same games as the uninterrupted one" cmp -s "$tmp/ref.txt" "$tmp/k.txt"
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/k.h5" --resume --quiet >"$tmp/k2.out" 2>&1
-check "resuming a complete store plays nothing" grep -q "0 games stored this run (16 before)" "$tmp/k2.out"
+check "resuming a complete store plays nothing" grep -q "0 games stored this run (32 before)" "$tmp/k2.out"
+
+# Ctrl-C: games in flight abandoned, finished ones flushed, file closed cleanly
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/int.h5" --threads 2 --quiet >"$tmp/int.out" 2>&1 &
+pid=$!
+sleep 0.4
+kill -INT $pid
+wait $pid
+check "Ctrl-C exits with status 130" [ $? = 130 ]
+check "Ctrl-C says how to resume" grep -q -- "--resume" "$tmp/int.out"
+check "store after Ctrl-C opens with h5dump" h5dump -H "$tmp/int.h5" >/dev/null
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/int.h5" --resume --quiet >/dev/null 2>&1
+games_of "$tmp/int.h5" >"$tmp/int.txt"
+check "interrupted then resumed run has the same games" cmp -s "$tmp/ref.txt" "$tmp/int.txt"
 
 # refusals before any game
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --quiet >"$tmp/o" 2>"$tmp/e"
@@ -96,7 +109,7 @@ check "existing output refused" [ $? = 1 ]
 check "refusal says --resume or --force" grep -q -- "--resume.*--force" "$tmp/e"
 "$tv" selfplay "$tmp/t.ini" --out "/nonexistent-dir/x.h5" --quiet >"$tmp/o" 2>"$tmp/e"
 check "unwritable output is an error" [ $? = 1 ]
-sed 's/^pairs = 8/pairs = 8\nspeed = 3/' "$tmp/t.ini" >"$tmp/bad.ini"
+sed 's/^pairs = 16/pairs = 16\nspeed = 3/' "$tmp/t.ini" >"$tmp/bad.ini"
 "$tv" selfplay "$tmp/bad.ini" --out "$tmp/bad.h5" --quiet >"$tmp/o" 2>"$tmp/e"
 check "bad INI key refused with file and line" grep -q "bad.ini:5:" "$tmp/e"
 check "no store made for a bad INI" [ ! -f "$tmp/bad.h5" ]
