@@ -19,6 +19,13 @@ int cli_selfplay(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_bench_selfplay(int argc, char **argv);
 
+/* Reads "--option NAME=VALUE" / "--option=NAME=VALUE" (a variant option of
+ * RULES.md section 10) at argv[*i] into o; returns 1 when consumed (i moved
+ * past the value), 0 when argv[*i] is something else, -1 after printing an
+ * error. */
+#include "types.h"
+int cli_take_option(int argc, char **argv, int *i, Options *o);
+
 /* Prints "error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

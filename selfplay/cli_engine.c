@@ -118,8 +118,13 @@ int cli_analyse(int argc, char **argv)
             fputs(ANALYSE_HELP, stdout);
             return CLI_OK;
         }
+        int taken = cli_take_option(argc, argv, &i, &o);
+        if (taken < 0)
+            return CLI_USAGE;
+        if (taken > 0)
+            continue;
         bool takes = !strcmp(a, "--engine") || !strcmp(a, "--depth") || !strcmp(a, "--nodes") ||
-                     !strcmp(a, "--movetime") || !strcmp(a, "--option");
+                     !strcmp(a, "--movetime");
         if (takes && i + 1 >= argc) {
             cli_error("analyse: %s needs a value (see 'tavreli analyse --help')", a);
             return CLI_USAGE;
@@ -142,21 +147,6 @@ int cli_analyse(int argc, char **argv)
                 return CLI_USAGE;
             limits.movetime_ms = (int)v;
             limit_given = true;
-        } else if (!strcmp(a, "--option")) {
-            const char *nv = argv[++i];
-            const char *eq = strchr(nv, '=');
-            char name[64];
-            TvError err;
-            if (!eq || (size_t)(eq - nv) >= sizeof name) {
-                cli_error("--option '%s': expected NAME=VALUE", nv);
-                return CLI_USAGE;
-            }
-            memcpy(name, nv, (size_t)(eq - nv));
-            name[eq - nv] = 0;
-            if (options_set(&o, name, eq + 1, &err) != TV_OK) {
-                cli_error("--option '%s': %s", nv, err.msg);
-                return CLI_USAGE;
-            }
         } else if (a[0] == '-' && a[1] == '-') {
             cli_error("analyse: unknown flag '%s' (see 'tavreli analyse --help')", a);
             return CLI_USAGE;

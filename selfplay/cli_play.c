@@ -185,12 +185,19 @@ int cli_play(int argc, char **argv)
             fputs(PLAY_HELP, stdout);
             goto done;
         }
+        int taken = cli_take_option(argc, argv, &i, &g->rules);
+        if (taken < 0) {
+            rc = CLI_USAGE;
+            goto done;
+        }
+        if (taken > 0)
+            continue;
         if (!strcmp(a, "--white") || !strcmp(a, "--black")) {
             human = a[2] == 'w' ? TV_WHITE : TV_BLACK;
             continue;
         }
         bool takes = !strcmp(a, "--engine") || !strcmp(a, "--depth") || !strcmp(a, "--nodes") ||
-                     !strcmp(a, "--movetime") || !strcmp(a, "--tfen") || !strcmp(a, "--option");
+                     !strcmp(a, "--movetime") || !strcmp(a, "--tfen");
         if (!takes) {
             cli_error("play: unknown argument '%s' (see 'tavreli play --help')", a);
             rc = CLI_USAGE;
@@ -209,23 +216,7 @@ int cli_play(int argc, char **argv)
             engine_path = v;
         else if (!strcmp(a, "--tfen"))
             tfen = v;
-        else if (!strcmp(a, "--option")) {
-            const char *eq = strchr(v, '=');
-            char name[64];
-            TvError err;
-            if (!eq || (size_t)(eq - v) >= sizeof name) {
-                cli_error("--option '%s': expected NAME=VALUE", v);
-                rc = CLI_USAGE;
-                goto done;
-            }
-            memcpy(name, v, (size_t)(eq - v));
-            name[eq - v] = 0;
-            if (options_set(&g->rules, name, eq + 1, &err) != TV_OK) {
-                cli_error("--option '%s': %s", v, err.msg);
-                rc = CLI_USAGE;
-                goto done;
-            }
-        } else if (!number_ok || (!strcmp(a, "--depth") && x > SEARCH_MAX_PLY / 2)) {
+        else if (!number_ok || (!strcmp(a, "--depth") && x > SEARCH_MAX_PLY / 2)) {
             cli_error("play: %s needs a positive whole number, not '%s'", a, v);
             rc = CLI_USAGE;
             goto done;

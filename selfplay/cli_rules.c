@@ -14,9 +14,7 @@
 
 static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
-/* Reads "--option NAME=VALUE" / "--option=NAME=VALUE" at argv[*i]; returns
- * 1 when consumed, 0 when argv[*i] is something else, -1 on error. */
-static int take_option(int argc, char **argv, int *i, Options *o)
+int cli_take_option(int argc, char **argv, int *i, Options *o)
 {
     const char *a = argv[*i], *v = NULL;
     if (!strcmp(a, "--option")) {
@@ -127,7 +125,7 @@ int cli_perft(int argc, char **argv)
             fputs(PERFT_HELP, stdout);
             return CLI_OK;
         }
-        int r = take_option(argc, argv, &i, &o);
+        int r = cli_take_option(argc, argv, &i, &o);
         if (r < 0)
             return CLI_USAGE;
         if (r > 0)
@@ -202,7 +200,7 @@ int cli_moves(int argc, char **argv)
             fputs(MOVES_HELP, stdout);
             return CLI_OK;
         }
-        int r = take_option(argc, argv, &i, &o);
+        int r = cli_take_option(argc, argv, &i, &o);
         if (r < 0)
             return CLI_USAGE;
         if (r > 0)
@@ -279,7 +277,7 @@ int cli_replay(int argc, char **argv)
             fputs(REPLAY_HELP, stdout);
             goto done;
         }
-        int r = take_option(argc, argv, &i, &o);
+        int r = cli_take_option(argc, argv, &i, &o);
         if (r < 0) {
             rc = CLI_USAGE;
             goto done;

@@ -194,34 +194,16 @@ static void test_eval_features_fire(void **state)
 
 /* ---- mates ------------------------------------------------------------------ */
 
+static bool move_mates_within(Position *p, const Options *o, Move m, int n);
+
 /* Independent brute force: does the side to move mate within n moves? */
 static bool mates_within(Position *p, const Options *o, int n)
 {
     MoveList l;
     movegen_legal(p, o, &l);
-    for (int i = 0; i < l.count; i++) {
-        Undo u;
-        pos_make_move(p, l.moves[i], &u);
-        MoveList r;
-        movegen_legal(p, o, &r);
-        bool ok;
-        if (r.count == 0)
-            ok = pos_in_check(p, o);
-        else if (n == 1)
-            ok = false;
-        else {
-            ok = true;
-            for (int j = 0; j < r.count && ok; j++) {
-                Undo u2;
-                pos_make_move(p, r.moves[j], &u2);
-                ok = mates_within(p, o, n - 1);
-                pos_unmake_move(p, &u2);
-            }
-        }
-        pos_unmake_move(p, &u);
-        if (ok)
+    for (int i = 0; i < l.count; i++)
+        if (move_mates_within(p, o, l.moves[i], n))
             return true;
-    }
     return false;
 }
 
