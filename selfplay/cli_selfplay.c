@@ -145,6 +145,8 @@ int cli_selfplay(int argc, char **argv)
     printf("wall %.1f s, HDF5 writing %.3f s (%.2f%%), %.0f games/hour\n", stats.wall_seconds, stats.store_seconds,
            stats.wall_seconds > 0 ? 100 * stats.store_seconds / stats.wall_seconds : 0.0,
            stats.wall_seconds > 0 ? stats.played / stats.wall_seconds * 3600 : 0.0);
+    if (t.sprt)
+        printf("SPRT: %s\n", stats.sprt_result);
     if (stats.interrupted) {
         printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the %lld missing games\n", config,
                out, (long long)(stats.planned - stats.already - stats.played));

@@ -791,6 +791,8 @@ void h5store_contents_free(StoreContents *c)
     free(c->tournament_ini);
     free(c->options);
     free(c->program_version);
+    free(c->sprt);
+    free(c->sprt_result);
     free(c->engines);
     free(c->games);
     free(c->moves);
@@ -998,6 +1000,8 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
     out->tournament_ini = read_string_attr(root, "tournament_ini");
     out->options = read_string_attr(root, "options");
     out->program_version = read_string_attr(root, "program_version");
+    out->sprt = read_string_attr(root, "sprt");
+    out->sprt_result = read_string_attr(root, "sprt_result");
     if (!out->tournament_ini || !out->options || !out->program_version) {
         st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (a string attribute is missing)", path);
         goto done;
@@ -1231,5 +1235,36 @@ done:
         H5Pclose(fapl);
     if (s)
         store_release(s);
+    return st;
+}
+
+TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
+                                TvError *err)
+{
+    TvStatus st = TV_OK;
+    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, root = H5I_INVALID_HID;
+    quiet_hdf5();
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
+        (file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0 || (root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
+        st = h5_fail(err, TV_ERR_IO, path, "cannot open the store to set its attributes");
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        if (H5Aexists(root, names[i]) > 0 && H5Adelete(root, names[i]) < 0) {
+            st = h5_fail(err, TV_ERR_IO, path, "cannot replace an attribute");
+            goto done;
+        }
+        if (!write_string_attr(root, names[i], values[i])) {
+            st = h5_fail(err, TV_ERR_IO, path, "cannot write an attribute");
+            goto done;
+        }
+    }
+done:
+    if (root >= 0)
+        H5Gclose(root);
+    if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
+        st = h5_fail(err, TV_ERR_IO, path, "cannot close the store");
+    if (fapl >= 0)
+        H5Pclose(fapl);
     return st;
 }

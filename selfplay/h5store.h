@@ -7,7 +7,7 @@
  * latest), which orders metadata flushes so that the file on disk is always
  * consistent as of the last flush.  Games are appended in batches and each
  * batch ends with a flush.  After a crash (kill -9) the file opens with
- * h5store_open_read (which uses SWMR read access, as h5py's swmr=True does),
+ * h5store_read (which uses SWMR read access, as h5py's swmr=True does),
  * and h5store_open_append repairs the left-over "open for writing" flag by
  * rewriting the file from what it holds. */
 #ifndef TAVRELI_H5STORE_H
@@ -112,6 +112,12 @@ double h5store_write_seconds(const H5Store *s);
 
 TvStatus h5store_close(H5Store *s, TvError *err);
 
+/* Sets (creates or replaces) string attributes of the root group of a closed
+ * store, e.g. "sprt" and "sprt_result" at the end of an SPRT run (SWMR
+ * writing cannot add attributes, so this reopens the file normally). */
+TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
+                                TvError *err);
+
 /* ---- reading ----------------------------------------------------------------- */
 
 typedef struct {
@@ -119,6 +125,8 @@ typedef struct {
     char *tournament_ini;  /* heap */
     char *options;         /* heap */
     char *program_version; /* heap */
+    char *sprt;            /* heap, NULL when absent: "elo0=E0 elo1=E1 alpha=A beta=B" (normalized Elo) */
+    char *sprt_result;     /* heap, NULL when absent: the decision of a finished SPRT run */
     int nengines;
     StoredEngine *engines; /* heap */
     int64_t ngames;

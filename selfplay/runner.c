@@ -11,6 +11,7 @@
 
 #include "match.h"
 #include "notation.h"
+#include "ratings.h"
 #include "record.h"
 
 static double now_seconds(void)
@@ -56,25 +57,54 @@ static void pending_free(Pending *pd)
 
 /* ---- progress --------------------------------------------------------------- */
 
+/* Every game known to this run (stored before or now), for the progress
+ * line and the SPRT: indexed by plan index. */
 typedef struct {
-    int w, d, l; /* from the pairing's first engine's view */
-} Wdl;
+    RatedGame *games; /* compact list of finished games */
+    int64_t n;
+    int8_t *result_of; /* per plan index: result, or -2 when not played */
+} Finished;
 
-/* Elo difference from a score, and the half-width of its 95% interval (from
- * the per-game variance). */
-static void elo_of(const Wdl *r, double *elo, double *err95)
+static void finished_add(Finished *f, int64_t index, int white, int black, int result)
 {
-    int n = r->w + r->d + r->l;
-    *elo = 0;
-    *err95 = INFINITY;
-    if (n == 0)
-        return;
-    double s = (r->w + 0.5 * r->d) / n;
-    double var = (r->w * (1 - s) * (1 - s) + r->d * (0.5 - s) * (0.5 - s) + r->l * s * s) / n;
-    double se = sqrt(var / n);
-    double sc = s < 0.001 ? 0.001 : s > 0.999 ? 0.999 : s;
-    *elo = -400.0 * log10(1.0 / sc - 1.0);
-    *err95 = n > 1 ? 1.96 * se * 400.0 / (log(10.0) * sc * (1 - sc)) : INFINITY;
+    f->games[f->n].white = white;
+    f->games[f->n].black = black;
+    f->games[f->n].result = result;
+    f->games[f->n].pair = index / 2; /* games 2k and 2k+1 share an opening */
+    f->n++;
+    f->result_of[index] = (int8_t)result;
+}
+
+/* The SPRT on the pairs completed in plan order (a prefix, so the decision
+ * does not depend on which thread finished first). */
+typedef struct {
+    int64_t next_pair; /* first pair not yet counted */
+    int64_t penta[5];
+    double llr, lower, upper;
+    SprtDecision decision;
+} Sprt;
+
+static void sprt_advance(Sprt *sp, const Tournament *t, const Finished *f, int64_t total)
+{
+    while (sp->decision == SPRT_CONTINUE && 2 * sp->next_pair + 1 < total &&
+           f->result_of[2 * sp->next_pair] != -2 && f->result_of[2 * sp->next_pair + 1] != -2) {
+        PlannedGame g0, g1;
+        tournament_game(t, 2 * sp->next_pair, &g0);
+        tournament_game(t, 2 * sp->next_pair + 1, &g1);
+        /* points of engine 0 in the pair */
+        double pts = 0;
+        const PlannedGame *gs[2] = {&g0, &g1};
+        for (int k = 0; k < 2; k++) {
+            int r = f->result_of[gs[k]->index];
+            int for_white = r; /* 1, 0, -1 */
+            int for_first = gs[k]->white == 0 ? for_white : -for_white;
+            pts += (for_first + 1) / 2.0;
+        }
+        sp->penta[(int)(pts * 2 + 0.5)]++;
+        sp->next_pair++;
+        sp->llr = sprt_llr_pentanomial(sp->penta, t->sprt_elo0, t->sprt_elo1);
+        sp->decision = sprt_decide(sp->llr, sp->lower, sp->upper);
+    }
 }
 
 static void format_duration(double s, char *buf, size_t n)
@@ -89,8 +119,8 @@ static void format_duration(double s, char *buf, size_t n)
         snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 }
 
-static void print_progress(const RunOptions *ro, const Wdl *pairs, int npairings, int64_t done, int64_t todo,
-                           int64_t total_done, int64_t total, double elapsed, bool final)
+static void print_progress(const RunOptions *ro, const Finished *f, const Sprt *sp, int64_t done, int64_t todo,
+                           int64_t total, double elapsed, bool final)
 {
     const Tournament *t = ro->t;
     if (ro->quiet)
@@ -100,21 +130,25 @@ static void print_progress(const RunOptions *ro, const Wdl *pairs, int npairings
     double rate = elapsed > 0 ? done / elapsed * 60.0 : 0; /* games per minute */
     char eta[32];
     format_duration(rate > 0 ? (todo - done) / rate * 60.0 : INFINITY, eta, sizeof eta);
-    len += (size_t)snprintf(line + len, sizeof line - len, "games %lld/%lld", (long long)total_done,
-                            (long long)total);
-    for (int p = 0; p < npairings && len < sizeof line - 120; p++) {
+    len += (size_t)snprintf(line + len, sizeof line - len, "games %lld/%lld", (long long)f->n, (long long)total);
+    int npairings = tournament_pairings(t);
+    for (int p = 0; p < npairings && len < sizeof line - 160; p++) {
         int a, b;
         tournament_pairing(t, p, &a, &b);
-        double elo, err;
-        elo_of(&pairs[p], &elo, &err);
+        PairingStats ps;
+        pairing_stats(f->games, f->n, a, b, &ps);
         char e[48];
-        if (isfinite(err))
-            snprintf(e, sizeof e, "%+.0f±%.0f", elo, err);
+        if (ps.wins + ps.draws + ps.losses > 1 && isfinite(ps.elo_err95))
+            snprintf(e, sizeof e, "%+.0f±%.0f", ps.elo, ps.elo_err95);
         else
             snprintf(e, sizeof e, "-");
-        len += (size_t)snprintf(line + len, sizeof line - len, " | %s-%s +%d=%d-%d Elo %s", t->engines[a].engine.name,
-                                t->engines[b].engine.name, pairs[p].w, pairs[p].d, pairs[p].l, e);
+        len += (size_t)snprintf(line + len, sizeof line - len, " | %s-%s +%lld=%lld-%lld Elo %s",
+                                t->engines[a].engine.name, t->engines[b].engine.name, (long long)ps.wins,
+                                (long long)ps.draws, (long long)ps.losses, e);
     }
+    if (t->sprt)
+        len += (size_t)snprintf(line + len, sizeof line - len, " | LLR %.2f [%.2f, %.2f]", sp->llr, sp->lower,
+                                sp->upper);
     snprintf(line + len, sizeof line - len, " | %.1f games/min | ETA %s", rate, final ? "done" : eta);
     if (ro->progress_tty)
         fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
@@ -185,17 +219,22 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     const double t_start = now_seconds();
     memset(stats, 0, sizeof *stats);
     const int64_t total = tournament_total_games(t);
-    const int npairings = tournament_pairings(t);
     stats->planned = total;
     TvStatus st = TV_OK;
     H5Store *store = NULL;
     int64_t *missing = NULL;
     Position *openings = NULL;
     unsigned char *have_opening = NULL;
-    Wdl *pairs = calloc((size_t)npairings, sizeof *pairs);
     unsigned char *done = calloc((size_t)total, 1);
+    Finished fin = {calloc((size_t)(total ? total : 1), sizeof(RatedGame)), 0,
+                    malloc((size_t)(total ? total : 1))};
+    Sprt sp = {0, {0, 0, 0, 0, 0}, 0, 0, 0, SPRT_CONTINUE};
+    if (t->sprt)
+        sprt_bounds(t->sprt_alpha, t->sprt_beta, &sp.lower, &sp.upper);
     Pending pd = {0};
-    if (!pairs || !done) {
+    if (fin.result_of)
+        memset(fin.result_of, -2, (size_t)(total ? total : 1));
+    if (!done || !fin.games || !fin.result_of) {
         st = tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
         goto cleanup;
     }
@@ -213,18 +252,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
             if (gi >= 0 && gi < total && !done[gi]) {
                 done[gi] = 1;
                 stats->already++;
-                int p = c.games[i].pairing;
-                if (p >= 0 && p < npairings) {
-                    int first, second;
-                    tournament_pairing(t, p, &first, &second);
-                    int r = c.games[i].result * (c.games[i].white == first ? 1 : -1);
-                    if (r > 0)
-                        pairs[p].w++;
-                    else if (r < 0)
-                        pairs[p].l++;
-                    else
-                        pairs[p].d++;
-                }
+                finished_add(&fin, gi, c.games[i].white, c.games[i].black, c.games[i].result);
             }
         }
         h5store_contents_free(&c);
@@ -263,6 +291,11 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     qsort(missing, (size_t)nmissing, sizeof *missing, cmp_i64);
     if (ro->max_games > 0 && nmissing > ro->max_games)
         nmissing = ro->max_games;
+    if (t->sprt) {
+        sprt_advance(&sp, t, &fin, total);
+        if (sp.decision != SPRT_CONTINUE)
+            nmissing = 0; /* decided in an earlier run */
+    }
 
     /* Openings used by these games, computed once (in parallel). */
     int nopenings = 0;
@@ -311,6 +344,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     const int max_plies = t->adjudication.max_plies > 0 ? t->adjudication.max_plies : 1000;
     volatile int abort_games = 0;
     int64_t finished = 0;
+    bool sprt_stopped = false;
     double last_flush = now_seconds(), last_progress = 0;
     TvStatus write_status = TV_OK;
     TvError write_err;
@@ -319,7 +353,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     const double batch_seconds = ro->batch_seconds > 0 ? ro->batch_seconds : 5;
     const double progress_every = ro->progress_every > 0 ? ro->progress_every : 10;
     if (ro->progress_tty || nmissing > 0)
-        print_progress(ro, pairs, npairings, 0, nmissing, stats->already, total, 0, false);
+        print_progress(ro, &fin, &sp, 0, nmissing, total, 0, false);
 
 #pragma omp parallel num_threads(threads)
     {
@@ -368,15 +402,14 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
                     pd.npositions += n;
                     finished++;
                     stats->positions += n;
-                    int first, second;
-                    tournament_pairing(t, g.pairing, &first, &second);
-                    int r = one.games[0].result * (g.white == first ? 1 : -1);
-                    if (r > 0)
-                        pairs[g.pairing].w++;
-                    else if (r < 0)
-                        pairs[g.pairing].l++;
-                    else
-                        pairs[g.pairing].d++;
+                    finished_add(&fin, g.index, g.white, g.black, one.games[0].result);
+                    if (t->sprt && sp.decision == SPRT_CONTINUE) {
+                        sprt_advance(&sp, t, &fin, total);
+                        if (sp.decision != SPRT_CONTINUE && ro->stop) {
+                            sprt_stopped = true;
+                            *ro->stop = 1; /* the test decided: games in flight are not needed */
+                        }
+                    }
                 } else if (write_status == TV_OK) {
                     write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");
                     abort_games = 1;
@@ -393,8 +426,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
                     last_flush = now;
                 }
                 if (ro->progress_tty ? now - last_progress >= 0.5 : now - last_progress >= progress_every) {
-                    print_progress(ro, pairs, npairings, finished, nmissing, stats->already + finished, total,
-                                   now - t_start, false);
+                    print_progress(ro, &fin, &sp, finished, nmissing, total, now - t_start, false);
                     last_progress = now;
                 }
             }
@@ -412,9 +444,8 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
         h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK)
         write_status = write_err.status ? write_err.status : TV_ERR_IO;
     stats->played = finished;
-    stats->interrupted = ro->stop && *ro->stop;
-    print_progress(ro, pairs, npairings, finished, nmissing, stats->already + finished, total,
-                   now_seconds() - t_start, true);
+    stats->interrupted = ro->stop && *ro->stop && !sprt_stopped;
+    print_progress(ro, &fin, &sp, finished, nmissing, total, now_seconds() - t_start, true);
     if (write_status != TV_OK) {
         if (err)
             *err = write_err;
@@ -431,12 +462,35 @@ cleanup:
             st = close_err.status;
         }
     }
+    if (t->sprt && st == TV_OK) {
+        stats->sprt_decision = sp.decision;
+        stats->sprt_llr = sp.llr;
+        stats->sprt_lower = sp.lower;
+        stats->sprt_upper = sp.upper;
+        stats->sprt_pairs = sp.next_pair;
+        snprintf(stats->sprt_result, sizeof stats->sprt_result,
+                 "%s after %lld pairs (%lld games) in plan order: LLR %.4f, bounds [%.4f, %.4f]",
+                 sprt_decision_name(sp.decision), (long long)sp.next_pair, (long long)(2 * sp.next_pair), sp.llr,
+                 sp.lower, sp.upper);
+        char settings[160];
+        snprintf(settings, sizeof settings, "elo0=%g elo1=%g alpha=%g beta=%g", t->sprt_elo0, t->sprt_elo1,
+                 t->sprt_alpha, t->sprt_beta);
+        const char *names[2] = {"sprt", "sprt_result"};
+        const char *values[2] = {settings, stats->sprt_result};
+        TvError attr_err;
+        if (st == TV_OK && h5store_set_attributes(ro->out_path, names, values, 2, &attr_err) != TV_OK) {
+            if (err)
+                *err = attr_err;
+            st = attr_err.status;
+        }
+    }
     stats->wall_seconds = now_seconds() - t_start;
     pending_free(&pd);
     free(missing);
     free(openings);
     free(have_opening);
-    free(pairs);
+    free(fin.games);
+    free(fin.result_of);
     free(done);
     return st;
 }

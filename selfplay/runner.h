@@ -36,6 +36,11 @@ typedef struct {
     double wall_seconds;
     double store_seconds;      /* inside HDF5 writes */
     bool interrupted;
+    /* with an [sprt] section: the test on the pairs completed in plan order */
+    int sprt_decision;         /* SprtDecision (ratings.h) */
+    double sprt_llr, sprt_lower, sprt_upper;
+    int64_t sprt_pairs;
+    char sprt_result[256];     /* also stored as the store's "sprt_result" attribute */
 } RunStats;
 
 /* Runs (or resumes) the tournament.  Errors: store errors, unreadable

@@ -27,6 +27,8 @@ static const char USAGE[] =
     "          run a tournament, storing every game in HDF5 (Ctrl-C: stop cleanly)\n"
     "  export  FILE.h5 --tgn OUT.tgn\n"
     "          write a store's games as TGN records\n"
+    "  report  FILE.h5 [FILE.h5 ...] [--tuning-log LOG] -o DIR\n"
+    "          strength report (ratings, LOS, SPRT, plots) as DIR/report.html\n"
     "\n"
     "Engine commands:\n"
     "  analyse [--engine FILE] [--depth N | --nodes N | --movetime MS] TFEN\n"
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
         {"strength", cli_strength},
         {"selfplay", cli_selfplay},
         {"export", cli_export},
+        {"report", cli_report},
     };
     if (argc < 2) {
         fputs(USAGE, stderr);

@@ -218,7 +218,7 @@ static char *line_reader(char *str, int num, void *stream)
     return str;
 }
 
-static const char *const FIXED_SECTIONS[] = {"tournament", "rules", "openings", "adjudication"};
+static const char *const FIXED_SECTIONS[] = {"tournament", "rules", "openings", "adjudication", "sprt"};
 
 /* Pass 1: section headers and long lines. */
 static void check_headers(const char *text, Reader *r)
@@ -258,7 +258,7 @@ static void check_headers(const char *text, Reader *r)
             if (strncmp(sec, "engine", 6) != 0 || (sec[6] && sec[6] != ' ' && sec[6] != '\t')) {
                 failf(r, line, TV_ERR_PARSE,
                       "unknown section [%.60s] (known: [tournament], [rules], [openings], [adjudication], "
-                      "[engine NAME])",
+                      "[sprt], [engine NAME])",
                       sec);
                 return;
             }
@@ -425,6 +425,30 @@ static int adjudication_key(Reader *r, const char *name, const char *value)
                  name);
 }
 
+static int sprt_key(Reader *r, const char *name, const char *value)
+{
+    Tournament *t = r->t;
+    static const char *const keys[4] = {"elo0", "elo1", "alpha", "beta"};
+    double *dst[4] = {&t->sprt_elo0, &t->sprt_elo1, &t->sprt_alpha, &t->sprt_beta};
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(name, keys[k])) {
+            char *end;
+            double v = strtod(value, &end);
+            while (*end == ' ' || *end == '\t')
+                end++;
+            bool prob = k >= 2;
+            if (!*value || *end || (prob ? !(v > 0 && v < 0.5) : !(v > -1000 && v < 1000)))
+                return failf(r, r->line, TV_ERR_PARSE, "[sprt] %s '%s' must be %s", name, value,
+                             prob ? "a probability above 0 and below 0.5" : "a number of normalized Elo");
+            *dst[k] = v;
+            t->sprt = true;
+            if (!t->sprt_line)
+                t->sprt_line = r->line;
+            return 1;
+        }
+    return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [sprt] (known: elo0, elo1, alpha, beta)", name);
+}
+
 static int engine_key(Reader *r, int idx, const char *name, const char *value)
 {
     EngineSection *es = &r->eng[idx];
@@ -488,6 +512,8 @@ static int handler(void *user, const char *section, const char *name, const char
         return openings_key(r, name, value);
     if (!strcmp(section, "adjudication"))
         return adjudication_key(r, name, value);
+    if (!strcmp(section, "sprt"))
+        return sprt_key(r, name, value);
     for (int i = 0; i < r->nsections; i++)
         if (!strcmp(section, r->eng[i].section))
             return engine_key(r, i, name, value);
@@ -600,6 +626,10 @@ static void set_defaults(Tournament *t, const char *path)
         snprintf(t->name, sizeof t->name, "tournament");
     t->format = FORMAT_ROUND_ROBIN;
     t->pairs = 10;
+    t->sprt_elo0 = 0;
+    t->sprt_elo1 = 5;
+    t->sprt_alpha = 0.05;
+    t->sprt_beta = 0.05;
     t->seed = 1;
     t->threads = 0;
     t->openings.plies = 6;
@@ -678,6 +708,12 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
     if (headers_ok && t->nengines < 2)
         failf(r, t->nengines ? r->eng[0].line : count_lines(t->text), TV_ERR_PARSE,
               "a tournament needs at least 2 [engine NAME] sections, found %d", t->nengines);
+    if (headers_ok && t->sprt && t->nengines != 2)
+        failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] tests two engine versions; this tournament has %d",
+              t->nengines);
+    if (headers_ok && t->sprt && !(t->sprt_elo0 < t->sprt_elo1))
+        failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_elo0,
+              t->sprt_elo1);
     TvStatus st = TV_OK;
     if (r->failed) {
         if (err) {

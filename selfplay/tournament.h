@@ -51,6 +51,10 @@ typedef struct {
     Options rules;
     OpeningSettings openings;
     Adjudication adjudication;
+    bool sprt;             /* an [sprt] section: stop when the test decides (2 engines only) */
+    double sprt_elo0, sprt_elo1; /* bounds in normalized Elo of the first engine over the second */
+    double sprt_alpha, sprt_beta;
+    int sprt_line;         /* line of the first [sprt] key (for messages) */
     char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used */
     int nopening_tfens;
 } Tournament;
@@ -61,6 +65,9 @@ typedef struct {
  *   [openings]   plies, balance_depth, balance_cp, file
  *   [adjudication] max_plies, resign_score, resign_moves, draw_score,
  *                draw_moves, draw_after_ply
+ *   [sprt]       elo0, elo1 (normalized Elo), alpha, beta: an SPRT of the
+ *                first engine against the second (2 engines only); the run
+ *                stops by itself when the test decides
  *   [engine NAME] path = engines/x.ini, and optional depth, nodes, movetime
  *                (override the engine file's limits); one section per engine,
  *                in order (in a gauntlet the first is the one tested).

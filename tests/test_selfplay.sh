@@ -103,6 +103,49 @@ check "store after Ctrl-C opens with h5dump" h5dump -H "$tmp/int.h5" >/dev/null
 games_of "$tmp/int.h5" >"$tmp/int.txt"
 check "interrupted then resumed run has the same games" cmp -s "$tmp/ref.txt" "$tmp/int.txt"
 
+# an SPRT stops the run by itself and stores its decision
+cat >"$tmp/sprt.ini" <<EOI
+[tournament]
+name = sprt-test
+pairs = 200
+seed = 5
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 160
+[sprt]
+elo0 = 0
+elo1 = 60
+alpha = 0.1
+beta = 0.1
+[engine deep]
+path = engines/default.ini
+depth = 2
+[engine shallow]
+path = engines/default.ini
+depth = 1
+EOI
+"$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --quiet >"$tmp/sprt.out" 2>&1
+check "SPRT run succeeds" [ $? = 0 ]
+check "SPRT accepts H1 for depth 2 over depth 1" grep -q "^SPRT: H1 accepted" "$tmp/sprt.out"
+played=$(sed -n 's/.*: \([0-9]*\) games stored this run.*/\1/p' "$tmp/sprt.out")
+check "SPRT stops before the 400 planned games" [ "${played:-400}" -lt 400 ]
+check "SPRT decision stored in the file" sh -c "h5dump -a /sprt_result '$tmp/sprt.h5' | grep -q 'H1 accepted'"
+"$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --resume --quiet >"$tmp/sprt2.out" 2>&1
+check "resuming a decided SPRT plays nothing" grep -q " 0 games stored this run" "$tmp/sprt2.out"
+
+# the strength report from the stores
+"$tv" report "$tmp/ref.h5" -o "$tmp/rep" >"$tmp/rep.out" 2>&1
+check "report succeeds" [ $? = 0 ]
+check "report.html and its plot exist" [ -s "$tmp/rep/report.html" -a -s "$tmp/rep/lengths.png" ]
+check "report names both versions" sh -c "grep -q shallow '$tmp/rep/report.md' && grep -q deeper '$tmp/rep/report.md'"
+"$tv" report "$tmp/sprt.h5" -o "$tmp/rep2" >/dev/null 2>&1
+check "report shows the SPRT decision" grep -q "H1 accepted" "$tmp/rep2/report.md"
+"$tv" report "$tmp/missing.h5" -o "$tmp/rep3" >/dev/null 2>"$tmp/e"
+check "report of a missing store fails clearly" grep -q "missing.h5" "$tmp/e"
+
 # refusals before any game
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --quiet >"$tmp/o" 2>"$tmp/e"
 check "existing output refused" [ $? = 1 ]

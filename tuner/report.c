@@ -1,0 +1,1558 @@
+#define _POSIX_C_SOURCE 200809L
+/* report.c: strength reports from self-play stores (and a tuning log).
+ *
+ * The work is done in stages, each of which can fail with a clear message
+ * before anything is written:
+ *   1. read every store, map its engines to the players of the first store
+ *      by name, and turn its games into RatedGame entries (pair ids made
+ *      unique per file);
+ *   2. fit the ratings and compute the per-pairing statistics, the
+ *      termination counts, the game lengths, the SPRT paths and the tuning
+ *      log;
+ *   3. create outdir, write the plot data and one gnuplot script
+ *      (plots.gp), run gnuplot in outdir and check every PNG;
+ *   4. build the report once as a list of blocks (headings, paragraphs,
+ *      tables, images) and render it twice: report.md and report.html.
+ * The data files and plots.gp stay in outdir, so a plot can be redrawn or
+ * restyled by hand. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "h5store.h"
+#include "ratings.h"
+#include "report.h"
+
+#define TOP_WEIGHTS 15
+#define NTERM 8 /* the Termination values 0..6, and 7 for anything else */
+
+/* ---- growable strings --------------------------------------------------------- */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} Str;
+
+static void str_addv(Str *b, const char *fmt, va_list ap)
+{
+    if (b->oom)
+        return;
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)n + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+static void str_addf(Str *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void str_addf(Str *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    str_addv(b, fmt, ap);
+    va_end(ap);
+}
+
+/* A heap copy of a formatted string (NULL when out of memory). */
+static char *fmt_dup(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static char *fmt_dup(const char *fmt, ...)
+{
+    Str b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    str_addv(&b, fmt, ap);
+    va_end(ap);
+    if (b.oom || !b.s) {
+        free(b.s);
+        return b.oom ? NULL : calloc(1, 1);
+    }
+    return b.s;
+}
+
+/* ---- the document: blocks rendered as Markdown and as HTML ------------------- */
+
+typedef enum { B_H1, B_H2, B_PARA, B_TABLE, B_IMG } BlockKind;
+
+typedef struct {
+    BlockKind kind;
+    char *text;  /* heading, paragraph, image alt text */
+    char *file;  /* image */
+    int ncols;   /* table */
+    char *align; /* table: 'l' or 'r' per column */
+    char **cells; /* table: header row first, row-major */
+    int ncells, capcells;
+} Block;
+
+typedef struct {
+    Block *b;
+    int n, cap;
+    bool oom;
+} Doc;
+
+static Block *doc_add(Doc *d, BlockKind kind)
+{
+    if (d->oom)
+        return NULL;
+    if (d->n == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 32;
+        Block *b = realloc(d->b, (size_t)cap * sizeof *b);
+        if (!b) {
+            d->oom = true;
+            return NULL;
+        }
+        d->b = b;
+        d->cap = cap;
+    }
+    Block *b = &d->b[d->n++];
+    memset(b, 0, sizeof *b);
+    b->kind = kind;
+    return b;
+}
+
+static void doc_text(Doc *d, BlockKind kind, char *text /* owned */)
+{
+    Block *b = doc_add(d, kind);
+    if (!b || !text) {
+        d->oom = true;
+        free(text);
+        return;
+    }
+    b->text = text;
+}
+
+#define doc_h1(d, ...) doc_text((d), B_H1, fmt_dup(__VA_ARGS__))
+#define doc_h2(d, ...) doc_text((d), B_H2, fmt_dup(__VA_ARGS__))
+#define doc_para(d, ...) doc_text((d), B_PARA, fmt_dup(__VA_ARGS__))
+
+static void doc_img(Doc *d, const char *file, const char *alt)
+{
+    Block *b = doc_add(d, B_IMG);
+    if (!b)
+        return;
+    b->file = strdup(file);
+    b->text = strdup(alt);
+    if (!b->file || !b->text)
+        d->oom = true;
+}
+
+/* Starts a table; align is one 'l' or 'r' per column.  The header cells and
+ * then the rows are added with doc_cell, in order. */
+static void doc_table(Doc *d, const char *align)
+{
+    Block *b = doc_add(d, B_TABLE);
+    if (!b)
+        return;
+    b->ncols = (int)strlen(align);
+    b->align = strdup(align);
+    if (!b->align)
+        d->oom = true;
+}
+
+static void doc_cell(Doc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void doc_cell(Doc *d, const char *fmt, ...)
+{
+    if (d->oom || d->n == 0 || d->b[d->n - 1].kind != B_TABLE)
+        return;
+    Block *b = &d->b[d->n - 1];
+    Str s = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    str_addv(&s, fmt, ap);
+    va_end(ap);
+    if (!s.s && !s.oom)
+        s.s = calloc(1, 1);
+    if (s.oom || !s.s) {
+        free(s.s);
+        d->oom = true;
+        return;
+    }
+    if (b->ncells == b->capcells) {
+        int cap = b->capcells ? 2 * b->capcells : 64;
+        char **c = realloc(b->cells, (size_t)cap * sizeof *c);
+        if (!c) {
+            free(s.s);
+            d->oom = true;
+            return;
+        }
+        b->cells = c;
+        b->capcells = cap;
+    }
+    b->cells[b->ncells++] = s.s;
+}
+
+static void doc_free(Doc *d)
+{
+    for (int i = 0; i < d->n; i++) {
+        Block *b = &d->b[i];
+        free(b->text);
+        free(b->file);
+        free(b->align);
+        for (int k = 0; k < b->ncells; k++)
+            free(b->cells[k]);
+        free(b->cells);
+    }
+    free(d->b);
+    memset(d, 0, sizeof *d);
+}
+
+static void md_cell(Str *o, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            str_addf(o, "\\|");
+        else if (*s == '\n')
+            str_addf(o, " ");
+        else
+            str_addf(o, "%c", *s);
+    }
+}
+
+static void render_md(const Doc *d, Str *o)
+{
+    for (int i = 0; i < d->n; i++) {
+        const Block *b = &d->b[i];
+        switch (b->kind) {
+        case B_H1: str_addf(o, "# %s\n\n", b->text); break;
+        case B_H2: str_addf(o, "## %s\n\n", b->text); break;
+        case B_PARA: str_addf(o, "%s\n\n", b->text); break;
+        case B_IMG: str_addf(o, "![%s](%s)\n\n", b->text, b->file); break;
+        case B_TABLE:
+            for (int k = 0; k < b->ncells; k++) {
+                int col = k % b->ncols;
+                str_addf(o, col ? " | " : "| ");
+                md_cell(o, b->cells[k]);
+                if (col == b->ncols - 1) {
+                    str_addf(o, " |\n");
+                    if (k == b->ncols - 1) {
+                        for (int c = 0; c < b->ncols; c++)
+                            str_addf(o, "|%s", b->align[c] == 'r' ? "---:" : "---");
+                        str_addf(o, "|\n");
+                    }
+                }
+            }
+            str_addf(o, "\n");
+            break;
+        }
+    }
+}
+
+static void html_text(Str *o, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': str_addf(o, "&lt;"); break;
+        case '>': str_addf(o, "&gt;"); break;
+        case '&': str_addf(o, "&amp;"); break;
+        case '"': str_addf(o, "&quot;"); break;
+        default: str_addf(o, "%c", *s);
+        }
+    }
+}
+
+static const char HTML_HEAD[] =
+    "<!DOCTYPE html>\n"
+    "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n"
+    "<style>\n"
+    "body { font-family: sans-serif; color: #222; max-width: 1000px; margin: 2em auto; padding: 0 1em; "
+    "line-height: 1.4; }\n"
+    "h1 { border-bottom: 2px solid #3182bd; padding-bottom: 0.2em; }\n"
+    "h2 { margin-top: 1.8em; border-bottom: 1px solid #ccc; }\n"
+    "table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }\n"
+    "th, td { border: 1px solid #bbb; padding: 3px 9px; }\n"
+    "th { background: #eef3f8; }\n"
+    "td.r { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
+    "tr:nth-child(even) td { background: #f8f8f8; }\n"
+    "img { max-width: 100%%; border: 1px solid #ddd; margin: 0.5em 0; }\n"
+    "</style>\n</head>\n<body>\n";
+
+static void render_html(const Doc *d, Str *o)
+{
+    const char *title = d->n > 0 && d->b[0].kind == B_H1 ? d->b[0].text : "report";
+    Str t = {0};
+    html_text(&t, title);
+    str_addf(o, HTML_HEAD, t.s ? t.s : "report");
+    free(t.s);
+    for (int i = 0; i < d->n; i++) {
+        const Block *b = &d->b[i];
+        switch (b->kind) {
+        case B_H1:
+        case B_H2:
+        case B_PARA: {
+            const char *tag = b->kind == B_H1 ? "h1" : b->kind == B_H2 ? "h2" : "p";
+            str_addf(o, "<%s>", tag);
+            html_text(o, b->text);
+            str_addf(o, "</%s>\n", tag);
+            break;
+        }
+        case B_IMG:
+            str_addf(o, "<p><img src=\"");
+            html_text(o, b->file);
+            str_addf(o, "\" alt=\"");
+            html_text(o, b->text);
+            str_addf(o, "\"></p>\n");
+            break;
+        case B_TABLE:
+            str_addf(o, "<table>\n");
+            for (int k = 0; k < b->ncells; k++) {
+                int col = k % b->ncols;
+                bool head = k < b->ncols;
+                if (col == 0)
+                    str_addf(o, "<tr>");
+                str_addf(o, head ? "<th>" : b->align[col] == 'r' ? "<td class=\"r\">" : "<td>");
+                html_text(o, b->cells[k]);
+                str_addf(o, head ? "</th>" : "</td>");
+                if (col == b->ncols - 1)
+                    str_addf(o, "</tr>\n");
+            }
+            str_addf(o, "</table>\n");
+            break;
+        }
+    }
+    str_addf(o, "</body>\n</html>\n");
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+/* mkdir -p. */
+static TvStatus make_dirs(const char *dir, TvError *err)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        p[--n] = 0;
+    for (char *s = p + 1;; s++) {
+        bool end = *s == 0;
+        if (*s == '/' || end) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                free(p);
+                return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir, strerror(e));
+            }
+            *s = c;
+        }
+        if (end)
+            break;
+    }
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(p);
+        return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir,
+                       "it exists and is not a directory");
+    }
+    free(p);
+    return TV_OK;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    return fmt_dup("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+}
+
+/* Writes text to outdir/name. */
+static TvStatus write_file(const char *outdir, const char *name, const char *text, size_t len, TvError *err)
+{
+    char *path = path_join(outdir, name);
+    if (!path)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        free(path);
+        return st;
+    }
+    size_t w = fwrite(text, 1, len, f);
+    int e = ferror(f) ? errno : 0;
+    if (fclose(f) != 0 && !e)
+        e = errno ? errno : EIO;
+    TvStatus st = TV_OK;
+    if (w != len || e)
+        st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(e ? e : EIO));
+    free(path);
+    return st;
+}
+
+static TvStatus write_str(const char *outdir, const char *name, const Str *s, TvError *err)
+{
+    if (s->oom)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory writing %s", name);
+    return write_file(outdir, name, s->s ? s->s : "", s->len, err);
+}
+
+/* Runs `gnuplot plots.gp` in outdir, its output going to outdir/gnuplot.log
+ * (removed on success). */
+static TvStatus run_gnuplot(const char *outdir, TvError *err)
+{
+    char *log = path_join(outdir, "gnuplot.log");
+    if (!log)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
+        free(log);
+        return st;
+    }
+    if (pid == 0) {
+        if (chdir(outdir) != 0)
+            _exit(126);
+        int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        char *argv[] = {"gnuplot", "plots.gp", NULL};
+        execvp(argv[0], argv);
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            TvStatus st = tv_fail(err, TV_ERR_IO, "cannot wait for gnuplot: %s", strerror(errno));
+            free(log);
+            return st;
+        }
+    }
+    TvStatus st = TV_OK;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        remove(log);
+        st = tv_fail(err, TV_ERR_IO,
+                     "gnuplot was not found: the report's plots need it; install gnuplot "
+                     "(Debian: apt-get install gnuplot-nox)");
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        /* The first line gnuplot wrote that mentions an error. */
+        char line[256] = "";
+        FILE *f = fopen(log, "r");
+        if (f) {
+            char buf[256];
+            while (fgets(buf, sizeof buf, f)) {
+                buf[strcspn(buf, "\n")] = 0;
+                if (buf[0] && (!line[0] || strstr(buf, "rror")))
+                    snprintf(line, sizeof line, "%s", buf);
+                if (strstr(buf, "rror"))
+                    break;
+            }
+            fclose(f);
+        }
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 126 && !line[0])
+            st = tv_fail(err, TV_ERR_IO, "cannot run gnuplot in %s (is gnuplot installed and executable?)", outdir);
+        else
+            st = tv_fail(err, TV_ERR_IO, "gnuplot failed on %s/plots.gp: %s (see %s)", outdir,
+                         line[0] ? line : "no message", log);
+    } else {
+        remove(log);
+    }
+    free(log);
+    return st;
+}
+
+/* An outdir/name file that gnuplot should have written must be a PNG. */
+static TvStatus check_png(const char *outdir, const char *name, TvError *err)
+{
+    char *path = path_join(outdir, name);
+    if (!path)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    unsigned char sig[8] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(sig, 1, sizeof sig, f) : 0;
+    if (f)
+        fclose(f);
+    TvStatus st = TV_OK;
+    if (n != 8 || memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0)
+        st = tv_fail(err, TV_ERR_IO, "gnuplot did not write the plot %s (is its png or pngcairo terminal available?)",
+                     path);
+    free(path);
+    return st;
+}
+
+/* ---- formatting ------------------------------------------------------------------ */
+
+static void fmt_signed(char *buf, size_t n, double x)
+{
+    if (isnan(x))
+        snprintf(buf, n, "n/a");
+    else if (isinf(x))
+        snprintf(buf, n, "%s", x > 0 ? "+inf" : "-inf");
+    else
+        snprintf(buf, n, "%+.1f", fabs(x) < 0.05 ? 0.0 : x);
+}
+
+static void fmt_pm(char *buf, size_t n, double x, double e)
+{
+    char a[32], b[32];
+    fmt_signed(a, sizeof a, x);
+    if (isfinite(e))
+        snprintf(b, sizeof b, "%.1f", e);
+    else
+        snprintf(b, sizeof b, "%s", isnan(e) ? "n/a" : "inf");
+    snprintf(buf, n, "%.24s ± %.24s", a, b);
+}
+
+static void fmt_pct(char *buf, size_t n, double x)
+{
+    if (x > 0.999 && x < 1)
+        snprintf(buf, n, ">99.9%%");
+    else if (x > 0 && x < 0.001)
+        snprintf(buf, n, "<0.1%%");
+    else if (isfinite(x))
+        snprintf(buf, n, "%.1f%%", 100.0 * x);
+    else
+        snprintf(buf, n, "n/a");
+}
+
+/* ---- the tuning log ------------------------------------------------------------------ */
+
+typedef struct {
+    long iter;
+    double fit, hold;
+} IterRec;
+
+typedef struct {
+    char name[96];
+    double start, now, se, move, key;
+} WeightRec;
+
+typedef struct {
+    IterRec *iters;
+    int niters, capiters;
+    WeightRec *w;
+    int nw, capw;
+    bool have_hold;
+    bool by_z; /* ranked by |move| / stderr (every stderr > 0), else by |move| */
+} TuningLog;
+
+static void tuning_free(TuningLog *t)
+{
+    free(t->iters);
+    free(t->w);
+    memset(t, 0, sizeof *t);
+}
+
+static bool only_space(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+            return false;
+    return true;
+}
+
+static TvStatus log_error(TvError *err, const char *path, long line, const char *why)
+{
+    TvStatus st = tv_fail(err, TV_ERR_PARSE, "%s:%ld: %s", path, line, why);
+    if (err) {
+        snprintf(err->file, sizeof err->file, "%s", path);
+        err->line = (int)line;
+    }
+    return st;
+}
+
+static TvStatus tuning_read(const char *path, TuningLog *t, TvError *err)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    TvStatus st = TV_OK;
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        if (only_space(line))
+            continue;
+        int used = -1;
+        IterRec it = {0, 0, NAN};
+        WeightRec w;
+        memset(&w, 0, sizeof w);
+        if (sscanf(line, " iter %ld fit_loss %lf holdout_loss %lf %n", &it.iter, &it.fit, &it.hold, &used) == 3 &&
+            used >= 0 && only_space(line + used)) {
+            if (!isfinite(it.fit)) {
+                st = log_error(err, path, lineno, "fit_loss must be a finite number");
+                break;
+            }
+            if (t->niters == t->capiters) {
+                int c = t->capiters ? 2 * t->capiters : 64;
+                IterRec *p = realloc(t->iters, (size_t)c * sizeof *p);
+                if (!p) {
+                    st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+                    break;
+                }
+                t->iters = p;
+                t->capiters = c;
+            }
+            if (isfinite(it.hold))
+                t->have_hold = true;
+            t->iters[t->niters++] = it;
+            continue;
+        }
+        used = -1;
+        if (sscanf(line, " weight %95s %lf %lf %lf %n", w.name, &w.start, &w.now, &w.se, &used) == 4 && used >= 0 &&
+            only_space(line + used)) {
+            if (!isfinite(w.start) || !isfinite(w.now) || !isfinite(w.se) || w.se < 0) {
+                st = log_error(err, path, lineno,
+                               "weight: START and NEW must be numbers and STDERR a number >= 0");
+                break;
+            }
+            for (int i = 0; i < t->nw; i++)
+                if (!strcmp(t->w[i].name, w.name)) {
+                    char why[200];
+                    snprintf(why, sizeof why, "weight '%s' is given twice", w.name);
+                    st = log_error(err, path, lineno, why);
+                    break;
+                }
+            if (st != TV_OK)
+                break;
+            if (t->nw == t->capw) {
+                int c = t->capw ? 2 * t->capw : 64;
+                WeightRec *p = realloc(t->w, (size_t)c * sizeof *p);
+                if (!p) {
+                    st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+                    break;
+                }
+                t->w = p;
+                t->capw = c;
+            }
+            w.move = w.now - w.start;
+            t->w[t->nw++] = w;
+            continue;
+        }
+        st = log_error(err, path, lineno,
+                       "expected 'iter N fit_loss X holdout_loss Y' or 'weight NAME START NEW STDERR'");
+        break;
+    }
+    if (st == TV_OK && ferror(f))
+        st = tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
+    free(line);
+    fclose(f);
+    if (st == TV_OK && t->niters == 0 && t->nw == 0)
+        st = tv_fail(err, TV_ERR_PARSE, "%s: no 'iter' or 'weight' records: not a tuning log", path);
+    if (st != TV_OK) {
+        tuning_free(t);
+        return st;
+    }
+    t->by_z = t->nw > 0;
+    for (int i = 0; i < t->nw; i++)
+        if (!(t->w[i].se > 0))
+            t->by_z = false;
+    for (int i = 0; i < t->nw; i++)
+        t->w[i].key = t->by_z ? fabs(t->w[i].move) / t->w[i].se : fabs(t->w[i].move);
+    return TV_OK;
+}
+
+static int cmp_weight_key(const void *a, const void *b)
+{
+    const WeightRec *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* ---- the SPRT of one store -------------------------------------------------------------- */
+
+typedef struct {
+    int file;              /* index in the file list */
+    double elo0, elo1, alpha, beta, lower, upper;
+    char *result;          /* the stored decision (heap, may be NULL) */
+    int a, b;              /* the store's engines 0 and 1, as players */
+    int64_t npairs;
+    int64_t penta[5];
+    double llr;
+    double *path_games, *path_llr; /* npairs + 1 points, starting at (0, 0) */
+    double minllr, maxllr;
+} SprtInfo;
+
+/* The SPRT attributes of a store (NULL when absent): the root attributes
+ * "sprt" and "sprt_result". */
+static const char *store_sprt(const StoreContents *c)
+{
+    return c->sprt;
+}
+
+static const char *store_sprt_result(const StoreContents *c)
+{
+    return c->sprt_result;
+}
+
+/* Parses "elo0=E0 elo1=E1 alpha=A beta=B" (any order). */
+static TvStatus parse_sprt(const char *file, const char *text, SprtInfo *s, TvError *err)
+{
+    bool have[4] = {false, false, false, false};
+    const char *keys[4] = {"elo0", "elo1", "alpha", "beta"};
+    double *vals[4] = {&s->elo0, &s->elo1, &s->alpha, &s->beta};
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (!*p)
+            break;
+        size_t klen = strcspn(p, "= \t,");
+        int k = -1;
+        for (int i = 0; i < 4; i++)
+            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen))
+                k = i;
+        if (k < 0 || p[klen] != '=')
+            goto bad;
+        char *end;
+        errno = 0;
+        double v = strtod(p + klen + 1, &end);
+        if (end == p + klen + 1 || errno || !isfinite(v) || (*end && *end != ' ' && *end != '\t' && *end != ','))
+            goto bad;
+        *vals[k] = v;
+        have[k] = true;
+        p = end;
+    }
+    for (int i = 0; i < 4; i++)
+        if (!have[i])
+            goto bad;
+    if (!(s->alpha > 0 && s->alpha < 1 && s->beta > 0 && s->beta < 1 && s->elo0 < s->elo1))
+        goto bad;
+    sprt_bounds(s->alpha, s->beta, &s->lower, &s->upper);
+    return TV_OK;
+bad:
+    return tv_fail(err, TV_ERR_PARSE,
+                   "%s: bad sprt attribute '%s': expected 'elo0=E0 elo1=E1 alpha=A beta=B' with elo0 < elo1 and "
+                   "0 < alpha, beta < 1",
+                   file, text);
+}
+
+static int cmp_game_index(const void *a, const void *b)
+{
+    const StoredGame *x = *(const StoredGame *const *)a, *y = *(const StoredGame *const *)b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The LLR after each complete pair of the store's engines 0 and 1, in
+ * game-index order, from engine 0's view. */
+static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
+{
+    const StoredGame **g = malloc((size_t)(c->ngames ? c->ngames : 1) * sizeof *g);
+    int64_t n = 0;
+    if (!g)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int64_t i = 0; i < c->ngames; i++) {
+        const StoredGame *x = &c->games[i];
+        if ((x->white == 0 && x->black == 1) || (x->white == 1 && x->black == 0))
+            g[n++] = x;
+    }
+    qsort(g, (size_t)n, sizeof *g, cmp_game_index);
+    s->path_games = malloc((size_t)(n / 2 + 1) * sizeof(double));
+    s->path_llr = malloc((size_t)(n / 2 + 1) * sizeof(double));
+    if (!s->path_games || !s->path_llr) {
+        free(g);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    s->path_games[0] = 0;
+    s->path_llr[0] = 0;
+    s->minllr = s->maxllr = 0;
+    for (int64_t i = 0; i + 1 < n; i++) {
+        if (g[i]->index % 2 != 0 || g[i + 1]->index != g[i]->index + 1)
+            continue;
+        int pts2 = 0; /* engine 0's points in the pair, doubled */
+        for (int k = 0; k < 2; k++) {
+            int r = g[i + k]->result;
+            pts2 += g[i + k]->white == 0 ? r + 1 : 1 - r;
+        }
+        s->penta[pts2]++;
+        s->npairs++;
+        s->llr = sprt_llr_pentanomial(s->penta, s->elo0, s->elo1);
+        s->path_games[s->npairs] = 2.0 * (double)s->npairs;
+        s->path_llr[s->npairs] = s->llr;
+        if (isfinite(s->llr)) {
+            s->minllr = fmin(s->minllr, s->llr);
+            s->maxllr = fmax(s->maxllr, s->llr);
+        }
+        i++;
+    }
+    free(g);
+    return TV_OK;
+}
+
+/* ---- the report ------------------------------------------------------------------------ */
+
+typedef struct {
+    char name[64];
+    const StoredEngine *eng; /* in the first store */
+    int64_t games;
+    double points;
+    int rated; /* index in the ratings (-1: no games against another player) */
+} Player;
+
+typedef struct {
+    int a, b; /* players, a < b */
+    int64_t games;
+    PairingStats ps;
+} Pairing;
+
+typedef struct {
+    const char *const *files;
+    int nfiles;
+    StoreContents *c; /* nfiles */
+    int nplayers;
+    Player *players;
+    int64_t ngames;       /* all games */
+    int64_t nself;        /* games of an engine against itself (not rated) */
+    RatedGame *rg;        /* rated games, players as rating indices */
+    int64_t nrg;
+    int nrated;
+    int *rated_player;    /* nrated: rating index -> player */
+    Ratings r;
+    bool have_r;
+    int *order;           /* nrated rating indices, best first */
+    Pairing *pairings;
+    int npairings;
+    int64_t term[NTERM][3]; /* termination x (White won, drawn, Black won) */
+    int *plies;           /* ngames, sorted */
+    int64_t *decisive_by_bin, *drawn_by_bin;
+    int nbins, binw;
+    SprtInfo *sprt;
+    int nsprt;
+    TuningLog tl;
+    bool have_tl;
+    const char *tuning_path;
+    int simulations; /* > 0: intervals from simulated replays */
+} Report;
+
+static void report_free(Report *R)
+{
+    if (R->c)
+        for (int f = 0; f < R->nfiles; f++)
+            h5store_contents_free(&R->c[f]);
+    free(R->c);
+    free(R->players);
+    free(R->rg);
+    free(R->rated_player);
+    if (R->have_r)
+        ratings_free(&R->r);
+    free(R->order);
+    free(R->pairings);
+    free(R->plies);
+    free(R->decisive_by_bin);
+    free(R->drawn_by_bin);
+    for (int i = 0; i < R->nsprt; i++) {
+        free(R->sprt[i].result);
+        free(R->sprt[i].path_games);
+        free(R->sprt[i].path_llr);
+    }
+    free(R->sprt);
+    tuning_free(&R->tl);
+}
+
+static bool same_engine(const StoredEngine *x, const StoredEngine *y)
+{
+    return x->depth == y->depth && x->nodes == y->nodes && x->movetime_ms == y->movetime_ms &&
+           !memcmp(x->weights, y->weights, sizeof x->weights);
+}
+
+/* Stage 1: read the stores and collect the games. */
+static TvStatus collect(Report *R, TvError *err)
+{
+    R->c = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->c);
+    if (!R->c)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int f = 0; f < R->nfiles; f++) {
+        TvStatus st = h5store_read(R->files[f], false, false, &R->c[f], err);
+        if (st != TV_OK)
+            return st;
+        if (R->c[f].ngames == 0)
+            return tv_fail(err, TV_ERR_ARG, "%s: no games", R->files[f]);
+        R->ngames += R->c[f].ngames;
+    }
+    /* The players are the first store's engines; every other store must have
+     * the same ones (by name, in any order, with the same weights and limits). */
+    const StoreContents *c0 = &R->c[0];
+    R->nplayers = c0->nengines;
+    R->players = calloc((size_t)(R->nplayers ? R->nplayers : 1), sizeof *R->players);
+    if (!R->players)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int e = 0; e < R->nplayers; e++) {
+        snprintf(R->players[e].name, sizeof R->players[e].name, "%.*s", (int)sizeof c0->engines[e].name - 1,
+                 c0->engines[e].name);
+        R->players[e].eng = &c0->engines[e];
+        R->players[e].rated = -1;
+    }
+    int *map = malloc((size_t)(R->nplayers ? R->nplayers : 1) * sizeof *map);
+    R->rg = malloc((size_t)R->ngames * sizeof *R->rg);
+    if (!map || !R->rg) {
+        free(map);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    int64_t pair_base = 0;
+    TvStatus st = TV_OK;
+    for (int f = 0; f < R->nfiles && st == TV_OK; f++) {
+        const StoreContents *c = &R->c[f];
+        if (c->nengines != R->nplayers) {
+            st = tv_fail(err, TV_ERR_ARG, "%s: %d engines, but %s has %d: every store must have the same engines",
+                         R->files[f], c->nengines, R->files[0], R->nplayers);
+            break;
+        }
+        for (int e = 0; e < c->nengines && st == TV_OK; e++) {
+            map[e] = -1;
+            for (int p = 0; p < R->nplayers; p++)
+                if (!strncmp(c->engines[e].name, R->players[p].name, sizeof c->engines[e].name))
+                    map[e] = p;
+            if (map[e] < 0)
+                st = tv_fail(err, TV_ERR_ARG, "%s: engine '%.64s' is not in %s: every store must have the same engines",
+                             R->files[f], c->engines[e].name, R->files[0]);
+            else if (!same_engine(&c->engines[e], R->players[map[e]].eng))
+                st = tv_fail(err, TV_ERR_ARG,
+                             "%s: engine '%.64s' has other weights or limits than in %s: one name must be one version",
+                             R->files[f], c->engines[e].name, R->files[0]);
+        }
+        int64_t max_index = 0;
+        for (int64_t i = 0; i < c->ngames && st == TV_OK; i++) {
+            const StoredGame *g = &c->games[i];
+            if (g->white < 0 || g->white >= c->nengines || g->black < 0 || g->black >= c->nengines ||
+                g->result < -1 || g->result > 1 || g->index < 0) {
+                st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld has a bad engine index, result or index", R->files[f],
+                             (long long)g->index);
+                break;
+            }
+            if (g->index > max_index)
+                max_index = g->index;
+            int w = map[g->white], b = map[g->black];
+            double pw = (g->result + 1) / 2.0;
+            R->players[w].games++;
+            R->players[b].games++;
+            R->players[w].points += pw;
+            R->players[b].points += 1.0 - pw;
+            if (w == b) {
+                R->nself++;
+                continue;
+            }
+            RatedGame *r = &R->rg[R->nrg++];
+            r->white = w;
+            r->black = b;
+            r->result = g->result;
+            r->pair = pair_base + g->index / 2;
+        }
+        pair_base += max_index / 2 + 1;
+    }
+    free(map);
+    return st;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Stage 2: the numbers. */
+static TvStatus compute(Report *R, TvError *err)
+{
+    /* Players who played another player are rated. */
+    bool *met = calloc((size_t)R->nplayers, sizeof *met);
+    R->rated_player = malloc((size_t)R->nplayers * sizeof *R->rated_player);
+    if (!met || !R->rated_player) {
+        free(met);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    for (int64_t i = 0; i < R->nrg; i++)
+        met[R->rg[i].white] = met[R->rg[i].black] = true;
+    for (int p = 0; p < R->nplayers; p++)
+        if (met[p]) {
+            R->players[p].rated = R->nrated;
+            R->rated_player[R->nrated++] = p;
+        }
+    free(met);
+    if (R->nrated < 2) {
+        const char *only = R->nplayers > 0 ? R->players[0].name : "?";
+        for (int p = 0; p < R->nplayers; p++)
+            if (R->players[p].games > 0) {
+                only = R->players[p].name;
+                break;
+            }
+        return tv_fail(err, TV_ERR_ARG,
+                       "only one engine version (%s) played in %s%s: ratings need two versions that played each other",
+                       only, R->files[0], R->nfiles > 1 ? " and the other stores" : "");
+    }
+    RatedGame *cg = malloc((size_t)R->nrg * sizeof *cg);
+    if (!cg)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int64_t i = 0; i < R->nrg; i++) {
+        cg[i] = R->rg[i];
+        cg[i].white = R->players[cg[i].white].rated;
+        cg[i].black = R->players[cg[i].black].rated;
+    }
+    TvStatus st = ratings_fit(cg, R->nrg, R->nrated, R->simulations, 1, &R->r, err);
+    if (st != TV_OK) {
+        free(cg);
+        return st;
+    }
+    R->have_r = true;
+
+    /* Order: by Elo, best first (ties: store order). */
+    R->order = malloc((size_t)R->nrated * sizeof *R->order);
+    if (!R->order) {
+        free(cg);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    for (int i = 0; i < R->nrated; i++)
+        R->order[i] = i;
+    for (int i = 1; i < R->nrated; i++) /* insertion sort: a handful of players */
+        for (int j = i; j > 0 && R->r.elo[R->order[j]] > R->r.elo[R->order[j - 1]]; j--) {
+            int t = R->order[j];
+            R->order[j] = R->order[j - 1];
+            R->order[j - 1] = t;
+        }
+
+    /* Pairings: every two players who met, in store order. */
+    int n = R->nplayers;
+    int64_t *met_games = calloc((size_t)n * (size_t)n, sizeof *met_games);
+    R->pairings = malloc((size_t)(n * (n - 1) / 2 + 1) * sizeof *R->pairings);
+    if (!met_games || !R->pairings) {
+        free(cg);
+        free(met_games);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    for (int64_t i = 0; i < R->nrg; i++) {
+        int a = R->rg[i].white, b = R->rg[i].black;
+        met_games[(a < b ? a : b) * n + (a < b ? b : a)]++;
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (met_games[a * n + b] > 0) {
+                Pairing *p = &R->pairings[R->npairings++];
+                p->a = a;
+                p->b = b;
+                p->games = met_games[a * n + b];
+                pairing_stats(cg, R->nrg, R->players[a].rated, R->players[b].rated, &p->ps);
+            }
+    free(met_games);
+    free(cg);
+
+    /* Terminations and game lengths (every game, also self-games). */
+    R->plies = malloc((size_t)R->ngames * sizeof *R->plies);
+    if (!R->plies)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    int64_t k = 0;
+    for (int f = 0; f < R->nfiles; f++)
+        for (int64_t i = 0; i < R->c[f].ngames; i++) {
+            const StoredGame *g = &R->c[f].games[i];
+            int t = g->termination >= 0 && g->termination < NTERM - 1 ? g->termination : NTERM - 1;
+            R->term[t][1 - g->result]++;
+            R->plies[k++] = g->plies < 0 ? 0 : g->plies;
+        }
+    qsort(R->plies, (size_t)R->ngames, sizeof *R->plies, cmp_int);
+    int maxp = R->plies[R->ngames - 1];
+    static const int nice[] = {1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000};
+    R->binw = nice[sizeof nice / sizeof nice[0] - 1];
+    for (size_t i = 0; i < sizeof nice / sizeof nice[0]; i++)
+        if ((maxp + 1 + nice[i] - 1) / nice[i] <= 40) {
+            R->binw = nice[i];
+            break;
+        }
+    R->nbins = maxp / R->binw + 1;
+    R->decisive_by_bin = calloc((size_t)R->nbins, sizeof *R->decisive_by_bin);
+    R->drawn_by_bin = calloc((size_t)R->nbins, sizeof *R->drawn_by_bin);
+    if (!R->decisive_by_bin || !R->drawn_by_bin)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int f = 0; f < R->nfiles; f++)
+        for (int64_t i = 0; i < R->c[f].ngames; i++) {
+            const StoredGame *g = &R->c[f].games[i];
+            int bin = (g->plies < 0 ? 0 : g->plies) / R->binw;
+            if (g->result)
+                R->decisive_by_bin[bin]++;
+            else
+                R->drawn_by_bin[bin]++;
+        }
+
+    /* SPRT: every store that ran one. */
+    R->sprt = calloc((size_t)R->nfiles, sizeof *R->sprt);
+    if (!R->sprt)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int f = 0; f < R->nfiles; f++) {
+        const char *text = store_sprt(&R->c[f]);
+        if (!text)
+            continue;
+        SprtInfo *s = &R->sprt[R->nsprt++];
+        s->file = f;
+        if ((st = parse_sprt(R->files[f], text, s, err)) != TV_OK)
+            return st;
+        if (R->c[f].nengines < 2)
+            return tv_fail(err, TV_ERR_ARG, "%s: an SPRT needs two engines", R->files[f]);
+        const char *res = store_sprt_result(&R->c[f]);
+        if (res && !(s->result = strdup(res)))
+            return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        if ((st = sprt_path(&R->c[f], s, err)) != TV_OK)
+            return st;
+    }
+
+    if (R->tuning_path) {
+        if ((st = tuning_read(R->tuning_path, &R->tl, err)) != TV_OK)
+            return st;
+        R->have_tl = true;
+        qsort(R->tl.w, (size_t)R->tl.nw, sizeof *R->tl.w, cmp_weight_key);
+    }
+    return TV_OK;
+}
+
+static const char *store_name(const StoreContents *c, int e)
+{
+    return e >= 0 && e < c->nengines ? c->engines[e].name : "?";
+}
+
+static const char GP_HEAD[] =
+    "# Written by `tavreli report`; run `gnuplot plots.gp` in this directory to redraw the plots.\n"
+    "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+    "    set terminal pngcairo size 900,500 noenhanced font \"sans,11\"\n"
+    "} else {\n"
+    "    set terminal png size 900,500 noenhanced\n"
+    "}\n";
+
+/* Stage 3: the plot data, the script, gnuplot. */
+static TvStatus plots(Report *R, const char *outdir, TvError *err)
+{
+    TvStatus st;
+    Str gp = {0}, d = {0};
+    str_addf(&gp, "%s", GP_HEAD);
+
+    /* Game lengths. */
+    str_addf(&d, "# plies (bin centre)  decisive  drawn\n");
+    for (int b = 0; b < R->nbins; b++)
+        str_addf(&d, "%g %lld %lld\n", b * R->binw + (R->binw - 1) / 2.0, (long long)R->decisive_by_bin[b],
+                 (long long)R->drawn_by_bin[b]);
+    if ((st = write_str(outdir, "lengths.dat", &d, err)) != TV_OK)
+        goto done;
+    str_addf(&gp,
+             "\nreset\nset output \"lengths.png\"\n"
+             "set title \"Game length: %lld games (bins of %d plies)\"\n"
+             "set xlabel \"game length (plies)\"\nset ylabel \"games\"\n"
+             "set style fill solid 0.85 border rgb \"#555555\"\nset boxwidth %d absolute\n"
+             "set key below horizontal\nset grid ytics\nset yrange [0:*]\nset xrange [%g:%g]\n"
+             "plot \"lengths.dat\" using 1:($2+$3) with boxes lc rgb \"#fdae6b\" title \"drawn\", \\\n"
+             "     \"\" using 1:2 with boxes lc rgb \"#3182bd\" title \"decisive\"\n",
+             (long long)R->ngames, R->binw, R->binw, -R->binw / 2.0 - 0.5, R->nbins * R->binw - 0.5);
+
+    /* SPRT paths. */
+    for (int i = 0; i < R->nsprt; i++) {
+        const SprtInfo *s = &R->sprt[i];
+        char dat[32], png[32];
+        snprintf(dat, sizeof dat, i ? "sprt_llr_%d.dat" : "sprt_llr.dat", i + 1);
+        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
+        d.len = 0;
+        str_addf(&d, "# games (in complete pairs)  LLR\n");
+        for (int64_t k = 0; k <= s->npairs; k++)
+            str_addf(&d, "%g %.6f\n", s->path_games[k], s->path_llr[k]);
+        if ((st = write_str(outdir, dat, &d, err)) != TV_OK)
+            goto done;
+        const StoreContents *c = &R->c[s->file];
+        double lo = fmin(s->lower, s->minllr), hi = fmax(s->upper, s->maxllr), pad = 0.08 * (hi - lo);
+        str_addf(&gp,
+                 "\nreset\nset output \"%s\"\n"
+                 "set title \"SPRT: %s against %s, H0 nElo <= %g, H1 nElo >= %g (alpha %g, beta %g)\"\n"
+                 "set xlabel \"games (complete pairs x 2, in game-index order)\"\n"
+                 "set ylabel \"log-likelihood ratio\"\nset key below horizontal\nset grid\n"
+                 "set yrange [%g:%g]\nset xrange [0:%g]\n"
+                 "plot \"%s\" using 1:2 with lines lw 2 lc rgb \"#3182bd\" title \"LLR\", \\\n"
+                 "     %g with lines dt 2 lw 2 lc rgb \"#d62728\" title \"upper bound %.3f: accept H1\", \\\n"
+                 "     %g with lines dt 2 lw 2 lc rgb \"#2ca02c\" title \"lower bound %.3f: accept H0\"\n",
+                 png, store_name(c, 0), store_name(c, 1), s->elo0, s->elo1, s->alpha, s->beta, lo - pad, hi + pad,
+                 s->npairs > 0 ? 2.0 * (double)s->npairs : 2.0, dat, s->upper, s->upper, s->lower, s->lower);
+    }
+
+    /* Tuning. */
+    if (R->have_tl && R->tl.niters > 0) {
+        d.len = 0;
+        str_addf(&d, "# iteration  fit_loss  holdout_loss\n");
+        for (int i = 0; i < R->tl.niters; i++)
+            str_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit,
+                     isfinite(R->tl.iters[i].hold) ? R->tl.iters[i].hold : NAN);
+        if ((st = write_str(outdir, "tuning_loss.dat", &d, err)) != TV_OK)
+            goto done;
+        str_addf(&gp,
+                 "\nreset\nset output \"tuning_loss.png\"\nset title \"Tuning: loss per iteration\"\n"
+                 "set xlabel \"iteration\"\nset ylabel \"loss\"\nset key top right\nset grid\n"
+                 "plot \"tuning_loss.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"#3182bd\" "
+                 "title \"fit\"%s\n",
+                 R->tl.have_hold ? ", \\\n     \"\" using 1:3 with linespoints lw 2 pt 5 ps 0.6 lc rgb \"#e6550d\" "
+                                   "title \"hold-out\""
+                                 : "");
+    }
+    if (R->have_tl && R->tl.nw > 0) {
+        int k = R->tl.nw < TOP_WEIGHTS ? R->tl.nw : TOP_WEIGHTS;
+        d.len = 0;
+        str_addf(&d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
+        for (int i = k - 1; i >= 0; i--)
+            str_addf(&d, "%s %.10g %.10g\n", R->tl.w[i].name, R->tl.w[i].move, R->tl.w[i].se);
+        if ((st = write_str(outdir, "tuning_weights.dat", &d, err)) != TV_OK)
+            goto done;
+        str_addf(&gp,
+                 "\nreset\nset output \"tuning_weights.png\"\n"
+                 "set title \"Weights that moved most (top %d of %d by %s)\"\n"
+                 "set xlabel \"new - start (error bars: +/- 2 stderr)\"\n"
+                 "set ytics scale 0\nset yrange [-0.7:%g]\nset grid xtics\nset yzeroaxis lt -1\n"
+                 "set key below horizontal\nset style fill solid 0.6 border rgb \"#555555\"\n"
+                 "plot \"tuning_weights.dat\" using ($2/2):0:(abs($2)/2):(0.35):yticlabels(1) with boxxyerror "
+                 "lc rgb \"#3182bd\" title \"new - start\", \\\n"
+                 "     \"\" using 2:0:(2*$3) with xerrorbars pt 7 ps 0.5 lc rgb \"black\" title \"+/- 2 stderr\"\n",
+                 k, R->tl.nw, R->tl.by_z ? "|new - start| / stderr" : "|new - start|", k - 0.3);
+    }
+    if ((st = write_str(outdir, "plots.gp", &gp, err)) != TV_OK)
+        goto done;
+    if ((st = run_gnuplot(outdir, err)) != TV_OK)
+        goto done;
+    if ((st = check_png(outdir, "lengths.png", err)) != TV_OK)
+        goto done;
+    for (int i = 0; i < R->nsprt; i++) {
+        char png[32];
+        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
+        if ((st = check_png(outdir, png, err)) != TV_OK)
+            goto done;
+    }
+    if (R->have_tl && R->tl.niters > 0 && (st = check_png(outdir, "tuning_loss.png", err)) != TV_OK)
+        goto done;
+    if (R->have_tl && R->tl.nw > 0 && (st = check_png(outdir, "tuning_weights.png", err)) != TV_OK)
+        goto done;
+done:
+    free(gp.s);
+    free(d.s);
+    return st;
+}
+
+static const char *const TERM_MEANING[NTERM] = {
+    "checkmate (by the rules)",
+    "stalemate: draw (by the rules)",
+    "threefold repetition: draw",
+    "adjudicated draw at the ply limit",
+    "adjudicated win: both engines agreed the score was decisive",
+    "adjudicated draw: both engines saw a score near zero",
+    "the Wizard was captured (ending=capture)",
+    "a termination code this program does not know",
+};
+
+/* Stage 4: the document. */
+static void build_doc(const Report *R, Doc *D)
+{
+    char a[64], b[64];
+    doc_h1(D, "Strength report");
+    doc_para(D, "%lld games from %d store%s; %d engine versions.", (long long)R->ngames, R->nfiles,
+             R->nfiles == 1 ? "" : "s", R->nplayers);
+    doc_table(D, "lrl");
+    doc_cell(D, "store");
+    doc_cell(D, "games");
+    doc_cell(D, "engines");
+    for (int f = 0; f < R->nfiles; f++) {
+        Str e = {0};
+        for (int i = 0; i < R->c[f].nengines; i++)
+            str_addf(&e, "%s%.64s", i ? ", " : "", R->c[f].engines[i].name);
+        doc_cell(D, "%s", R->files[f]);
+        doc_cell(D, "%lld", (long long)R->c[f].ngames);
+        doc_cell(D, "%s", e.s ? e.s : "");
+        free(e.s);
+    }
+
+    /* Ratings. */
+    doc_h2(D, "Ratings");
+    doc_para(D,
+             "Elo by maximum likelihood (Bradley-Terry with a draw parameter, as BayesElo; colours are balanced by "
+             "the paired openings). Ratings are relative: their mean is 0. Fitted draw Elo: %.1f. The interval is "
+             "95%%, %s; score is the engine's points per game.",
+             R->r.draw_elo,
+             R->r.simulated ? "from simulated replays of the same schedule" : "from the covariance of the fit");
+    doc_table(D, "rlrrrr");
+    doc_cell(D, "rank");
+    doc_cell(D, "engine");
+    doc_cell(D, "Elo");
+    doc_cell(D, "95%% interval");
+    doc_cell(D, "games");
+    doc_cell(D, "score");
+    for (int i = 0; i < R->nrated; i++) {
+        int ri = R->order[i];
+        const Player *p = &R->players[R->rated_player[ri]];
+        doc_cell(D, "%d", i + 1);
+        doc_cell(D, "%s", p->name);
+        fmt_signed(a, sizeof a, R->r.elo[ri]);
+        doc_cell(D, "%s", a);
+        fmt_signed(a, sizeof a, R->r.lo[ri]);
+        fmt_signed(b, sizeof b, R->r.hi[ri]);
+        doc_cell(D, "[%s, %s]", a, b);
+        doc_cell(D, "%lld", (long long)p->games);
+        fmt_pct(a, sizeof a, p->games ? p->points / (double)p->games : NAN);
+        doc_cell(D, "%s", a);
+    }
+    for (int p = 0; p < R->nplayers; p++)
+        if (R->players[p].rated < 0) {
+            doc_cell(D, "-");
+            doc_cell(D, "%s", R->players[p].name);
+            doc_cell(D, "-");
+            doc_cell(D, "no games against another version");
+            doc_cell(D, "%lld", (long long)R->players[p].games);
+            doc_cell(D, "-");
+        }
+    if (R->nself > 0)
+        doc_para(D, "%lld games of an engine against itself are not rated (they count below).", (long long)R->nself);
+
+    /* LOS. */
+    doc_h2(D, "Likelihood of superiority");
+    doc_para(D, "The probability that the row's engine is stronger than the column's, from the fitted ratings.");
+    {
+        char align[40] = "l";
+        int n = R->nrated < 38 ? R->nrated : 38;
+        for (int i = 0; i < n; i++)
+            strcat(align, "r");
+        doc_table(D, align);
+        doc_cell(D, "LOS");
+        for (int j = 0; j < n; j++)
+            doc_cell(D, "%s", R->players[R->rated_player[R->order[j]]].name);
+        for (int i = 0; i < n; i++) {
+            int ri = R->order[i];
+            doc_cell(D, "%s", R->players[R->rated_player[ri]].name);
+            for (int j = 0; j < n; j++) {
+                int rj = R->order[j];
+                if (ri == rj) {
+                    doc_cell(D, "-");
+                } else {
+                    fmt_pct(a, sizeof a, R->r.los[ri * R->r.n + rj]);
+                    doc_cell(D, "%s", a);
+                }
+            }
+        }
+    }
+
+    /* Pairings. */
+    doc_h2(D, "Pairings");
+    doc_para(D,
+             "Results from the first engine's view. Pentanomial: opening pairs (both colours) scoring 0, 1/2, 1, "
+             "3/2, 2 points. Elo from the score with its 95%% half-width; normalized Elo (nElo) from the "
+             "pentanomial counts. LOS: the probability that the first engine is the stronger.");
+    doc_table(D, "lrrrrrrrrrr");
+    const char *ph[] = {"pairing", "games", "W", "D", "L", "pentanomial 0/½/1/1½/2", "score", "draws", "Elo",
+                        "nElo", "LOS"};
+    for (size_t i = 0; i < sizeof ph / sizeof ph[0]; i++)
+        doc_cell(D, "%s", ph[i]);
+    for (int i = 0; i < R->npairings; i++) {
+        const Pairing *p = &R->pairings[i];
+        const PairingStats *s = &p->ps;
+        doc_cell(D, "%s vs %s", R->players[p->a].name, R->players[p->b].name);
+        doc_cell(D, "%lld", (long long)(s->wins + s->draws + s->losses));
+        doc_cell(D, "%lld", (long long)s->wins);
+        doc_cell(D, "%lld", (long long)s->draws);
+        doc_cell(D, "%lld", (long long)s->losses);
+        doc_cell(D, "%lld / %lld / %lld / %lld / %lld", (long long)s->penta[0], (long long)s->penta[1],
+                 (long long)s->penta[2], (long long)s->penta[3], (long long)s->penta[4]);
+        fmt_pct(a, sizeof a, s->score);
+        doc_cell(D, "%s", a);
+        fmt_pct(a, sizeof a, s->draw_rate);
+        doc_cell(D, "%s", a);
+        fmt_pm(a, sizeof a, s->elo, s->elo_err95);
+        doc_cell(D, "%s", a);
+        fmt_pm(a, sizeof a, s->nelo, s->nelo_err95);
+        doc_cell(D, "%s", a);
+        fmt_pct(a, sizeof a, s->los);
+        doc_cell(D, "%s", a);
+    }
+
+    /* Terminations. */
+    doc_h2(D, "How games ended");
+    doc_table(D, "llrrrrr");
+    const char *th[] = {"termination", "meaning", "games", "share", "White won", "drawn", "Black won"};
+    for (size_t i = 0; i < sizeof th / sizeof th[0]; i++)
+        doc_cell(D, "%s", th[i]);
+    int64_t tot[3] = {0, 0, 0};
+    for (int t = 0; t < NTERM; t++) {
+        int64_t n = R->term[t][0] + R->term[t][1] + R->term[t][2];
+        if (!n)
+            continue;
+        doc_cell(D, "%s", t < NTERM - 1 ? termination_name((Termination)t) : "other");
+        doc_cell(D, "%s", TERM_MEANING[t]);
+        doc_cell(D, "%lld", (long long)n);
+        fmt_pct(a, sizeof a, (double)n / (double)R->ngames);
+        doc_cell(D, "%s", a);
+        for (int k = 0; k < 3; k++) {
+            doc_cell(D, "%lld", (long long)R->term[t][k]);
+            tot[k] += R->term[t][k];
+        }
+    }
+    doc_cell(D, "all");
+    doc_cell(D, "%s", "");
+    doc_cell(D, "%lld", (long long)R->ngames);
+    doc_cell(D, "100.0%%");
+    for (int k = 0; k < 3; k++)
+        doc_cell(D, "%lld", (long long)tot[k]);
+
+    /* Lengths. */
+    doc_h2(D, "Game length");
+    {
+        double sum = 0;
+        for (int64_t i = 0; i < R->ngames; i++)
+            sum += R->plies[i];
+        double median = R->ngames % 2 ? R->plies[R->ngames / 2]
+                                      : (R->plies[R->ngames / 2 - 1] + R->plies[R->ngames / 2]) / 2.0;
+        doc_para(D, "Plies per game: min %d, median %g, mean %.1f, max %d.", R->plies[0], median,
+                 sum / (double)R->ngames, R->plies[R->ngames - 1]);
+    }
+    doc_img(D, "lengths.png", "histogram of game lengths in plies, decisive and drawn games");
+
+    /* SPRT. */
+    for (int i = 0; i < R->nsprt; i++) {
+        const SprtInfo *s = &R->sprt[i];
+        const StoreContents *c = &R->c[s->file];
+        char png[32];
+        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
+        doc_h2(D, "SPRT (%s)", R->files[s->file]);
+        doc_para(D,
+                 "%.64s against %.64s: H0 nElo <= %g against H1 nElo >= %g, alpha %g, beta %g; LLR bounds "
+                 "[%.3f, %.3f].",
+                 store_name(c, 0), store_name(c, 1), s->elo0, s->elo1, s->alpha, s->beta, s->lower, s->upper);
+        doc_table(D, "lr");
+        doc_cell(D, "%s", "");
+        doc_cell(D, "value");
+        doc_cell(D, "complete pairs");
+        doc_cell(D, "%lld", (long long)s->npairs);
+        doc_cell(D, "pentanomial 0/½/1/1½/2");
+        doc_cell(D, "%lld / %lld / %lld / %lld / %lld", (long long)s->penta[0], (long long)s->penta[1],
+                 (long long)s->penta[2], (long long)s->penta[3], (long long)s->penta[4]);
+        doc_cell(D, "LLR");
+        doc_cell(D, "%.3f", s->llr);
+        doc_cell(D, "decision from these games");
+        doc_cell(D, "%s", sprt_decision_name(sprt_decide(s->llr, s->lower, s->upper)));
+        doc_cell(D, "decision stored by the run");
+        doc_cell(D, "%s", s->result && s->result[0] ? s->result : "none");
+        doc_img(D, png, "SPRT log-likelihood ratio after each complete pair, with the bounds");
+    }
+
+    /* Tuning. */
+    if (R->have_tl) {
+        const TuningLog *t = &R->tl;
+        doc_h2(D, "Tuning");
+        if (t->niters > 0) {
+            const IterRec *f0 = &t->iters[0], *fl = &t->iters[t->niters - 1];
+            if (t->have_hold) {
+                int best = -1;
+                for (int i = 0; i < t->niters; i++)
+                    if (isfinite(t->iters[i].hold) && (best < 0 || t->iters[i].hold < t->iters[best].hold))
+                        best = i;
+                doc_para(D,
+                         "%s: %d iterations; fit loss %.6g -> %.6g, hold-out loss %.6g -> %.6g (lowest %.6g at "
+                         "iteration %ld).",
+                         R->tuning_path, t->niters, f0->fit, fl->fit, f0->hold, fl->hold, t->iters[best].hold,
+                         t->iters[best].iter);
+            } else {
+                doc_para(D, "%s: %d iterations; fit loss %.6g -> %.6g (no hold-out loss).", R->tuning_path,
+                         t->niters, f0->fit, fl->fit);
+            }
+            doc_img(D, "tuning_loss.png", "fit and hold-out loss per iteration");
+        }
+        if (t->nw > 0) {
+            int k = t->nw < TOP_WEIGHTS ? t->nw : TOP_WEIGHTS;
+            doc_para(D, "The %d weights (of %d) that moved most, ranked by %s.", k, t->nw,
+                     t->by_z ? "|new - start| / stderr" : "|new - start| (some stderr is 0)");
+            doc_table(D, "lrrrrr");
+            const char *wh[] = {"weight", "start", "new", "new - start", "stderr", "move / stderr"};
+            for (size_t i = 0; i < sizeof wh / sizeof wh[0]; i++)
+                doc_cell(D, "%s", wh[i]);
+            for (int i = 0; i < k; i++) {
+                const WeightRec *w = &t->w[i];
+                doc_cell(D, "%s", w->name);
+                doc_cell(D, "%g", w->start);
+                doc_cell(D, "%g", w->now);
+                doc_cell(D, "%+g", w->move);
+                doc_cell(D, "%g", w->se);
+                if (w->se > 0)
+                    doc_cell(D, "%+.2f", w->move / w->se);
+                else
+                    doc_cell(D, "-");
+            }
+            doc_img(D, "tuning_weights.png", "the weights that moved most, with +/- 2 stderr error bars");
+        }
+    }
+}
+
+TvStatus report_write(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
+                      TvError *err)
+{
+    return report_write_sim(files, nfiles, tuning_log, outdir, 0, err);
+}
+
+TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
+                          int simulations, TvError *err)
+{
+    if (err)
+        tv_error_clear(err);
+    if (!files || nfiles < 1)
+        return tv_fail(err, TV_ERR_ARG, "report: no store given");
+    if (!outdir || !outdir[0])
+        return tv_fail(err, TV_ERR_ARG, "report: no output directory given");
+    for (int f = 0; f < nfiles; f++)
+        if (!files[f])
+            return tv_fail(err, TV_ERR_ARG, "report: store %d is missing", f + 1);
+
+    Report R;
+    memset(&R, 0, sizeof R);
+    R.files = files;
+    R.nfiles = nfiles;
+    R.tuning_path = tuning_log;
+    R.simulations = simulations;
+    Doc D = {0};
+    Str md = {0}, html = {0};
+    TvStatus st;
+    if ((st = collect(&R, err)) != TV_OK || (st = compute(&R, err)) != TV_OK)
+        goto done;
+    if ((st = make_dirs(outdir, err)) != TV_OK || (st = plots(&R, outdir, err)) != TV_OK)
+        goto done;
+    build_doc(&R, &D);
+    if (D.oom) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
+        goto done;
+    }
+    render_md(&D, &md);
+    render_html(&D, &html);
+    if ((st = write_str(outdir, "report.md", &md, err)) != TV_OK)
+        goto done;
+    st = write_str(outdir, "report.html", &html, err);
+done:
+    free(md.s);
+    free(html.s);
+    doc_free(&D);
+    report_free(&R);
+    return st;
+}

@@ -1,0 +1,34 @@
+/* report.h: strength reports (Markdown + HTML with plots) from self-play
+ * stores and, optionally, a tuning log. */
+#ifndef TAVRELI_REPORT_H
+#define TAVRELI_REPORT_H
+
+#include "status.h"
+
+/* Reads the stores (all games of all files together), fits the ratings and
+ * writes into outdir (created if missing): report.md, report.html (readable
+ * in a browser without a server; plots as PNG files next to it, drawn by
+ * gnuplot), and the plot files.  The report holds: the rating table with 95%
+ * intervals, the LOS matrix, per-pairing results (W/D/L, pentanomial, score,
+ * Elo and normalized Elo with errors), how games ended, the game-length
+ * distribution, the SPRT decision and LLR path when the stores carry an SPRT
+ * (root attribute "sprt": "elo0=E0 elo1=E1 alpha=A beta=B", bounds in
+ * normalized Elo; "sprt_result" holds the stored decision), and with a
+ * tuning log, the loss curve and the weights that moved most with their
+ * error bars.
+ *
+ * Tuning log format (text, one record per line, '#' comments):
+ *   iter N fit_loss X holdout_loss Y
+ *   weight NAME START NEW STDERR
+ *
+ * Errors: a store of another schema version, no games, only one version,
+ * gnuplot missing or failing, an unwritable outdir. */
+TvStatus report_write(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
+                      TvError *err);
+
+/* As report_write, with the rating intervals from `simulations` simulated
+ * replays of the same schedule (0: from the covariance). */
+TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
+                          int simulations, TvError *err);
+
+#endif
