@@ -29,6 +29,8 @@ static const char USAGE[] =
     "          write a store's games as TGN records\n"
     "  report  FILE.h5 [FILE.h5 ...] [--tuning-log LOG] -o DIR\n"
     "          strength report (ratings, LOS, SPRT, plots) as DIR/report.html\n"
+    "  sprt    --penta N0,N1,N2,N3,N4 [--elo0 E] [--elo1 E] [--alpha A] [--beta B]\n"
+    "          fishtest's generalised SPRT on pentanomial counts\n"
     "\n"
     "Engine commands:\n"
     "  analyse [--engine FILE] [--depth N | --nodes N | --movetime MS] TFEN\n"
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
         {"selfplay", cli_selfplay},
         {"export", cli_export},
         {"report", cli_report},
+        {"sprt", cli_sprt},
     };
     if (argc < 2) {
         fputs(USAGE, stderr);

@@ -117,11 +117,16 @@ check "play: engine replies" grep -q "^engine plays " "$tmp/out"
 check "play: show prints the stack" grep -q "e4: 1 tavrel, top first:" "$tmp/out"
 check "play: lenient input mended" grep -q "note: .*upper-case" "$tmp/out"
 
+run sprt --penta 39,2226,31451,2412,40 --elo0 0.764 --elo1 3.439 --alpha 0.05 --beta 0.05
+check "sprt: fishtest's known LLR and bounds" [ "$(cat "$tmp/out")" = "LLR 2.16294087 bounds [-2.944439, 2.944439] continue" ]
+run sprt --penta 1,2,3
+check "sprt: bad counts are a usage error" [ "$rc" = 2 ]
+
 run nosuchcommand
 check "unknown command is a usage error" [ "$rc" = 2 ]
 run --help
 check "--help works" [ "$rc" = 0 ]
-for c in perft moves replay bench analyse play weights strength; do
+for c in perft moves replay bench analyse play weights strength selfplay export report sprt; do
   run "$c" --help
   check "$c --help" [ "$rc" = 0 -a -s "$tmp/out" ]
 done

@@ -68,3 +68,73 @@ done:
     free(files);
     return rc;
 }
+
+/* ---- sprt ------------------------------------------------------------------------ */
+
+#include "ratings.h"
+
+static const char SPRT_HELP[] =
+    "usage: tavreli sprt --penta N0,N1,N2,N3,N4 [--elo0 E0] [--elo1 E1] [--alpha A] [--beta B]\n"
+    "\n"
+    "fishtest's generalised SPRT on pentanomial counts (opening pairs scoring 0,\n"
+    "0.5, 1, 1.5 and 2 points), bounds in normalized Elo (default elo0 0, elo1 5,\n"
+    "alpha 0.05, beta 0.05). Prints the LLR, its bounds and the decision.\n";
+
+int cli_sprt(int argc, char **argv)
+{
+    int64_t penta[5];
+    bool have_penta = false;
+    double v[4] = {0, 5, 0.05, 0.05};
+    static const char *const names[4] = {"--elo0", "--elo1", "--alpha", "--beta"};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(SPRT_HELP, stdout);
+            return CLI_OK;
+        }
+        if (i + 1 >= argc) {
+            cli_error("sprt: '%s' needs a value or is unknown (see 'tavreli sprt --help')", argv[i]);
+            return CLI_USAGE;
+        }
+        const char *val = argv[++i];
+        if (!strcmp(argv[i - 1], "--penta")) {
+            long long n[5];
+            char tail;
+            if (sscanf(val, "%lld,%lld,%lld,%lld,%lld%c", &n[0], &n[1], &n[2], &n[3], &n[4], &tail) != 5) {
+                cli_error("sprt: --penta needs five counts separated by commas, not '%s'", val);
+                return CLI_USAGE;
+            }
+            for (int k = 0; k < 5; k++) {
+                if (n[k] < 0) {
+                    cli_error("sprt: --penta counts cannot be negative ('%s')", val);
+                    return CLI_USAGE;
+                }
+                penta[k] = n[k];
+            }
+            have_penta = true;
+            continue;
+        }
+        int k = 0;
+        while (k < 4 && strcmp(argv[i - 1], names[k]))
+            k++;
+        char *end;
+        double x = strtod(val, &end);
+        if (k == 4 || *end || !*val || (k >= 2 && !(x > 0 && x < 0.5))) {
+            cli_error("sprt: bad argument '%s %s' (see 'tavreli sprt --help')", argv[i - 1], val);
+            return CLI_USAGE;
+        }
+        v[k] = x;
+    }
+    if (!have_penta) {
+        cli_error("sprt: --penta N0,N1,N2,N3,N4 is required");
+        return CLI_USAGE;
+    }
+    if (!(v[0] < v[1])) {
+        cli_error("sprt: needs elo0 < elo1");
+        return CLI_USAGE;
+    }
+    double lo, hi;
+    sprt_bounds(v[2], v[3], &lo, &hi);
+    double llr = sprt_llr_pentanomial(penta, v[0], v[1]);
+    printf("LLR %.8f bounds [%.6f, %.6f] %s\n", llr, lo, hi, sprt_decision_name(sprt_decide(llr, lo, hi)));
+    return CLI_OK;
+}
