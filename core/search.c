@@ -217,6 +217,7 @@ static int terminal_score(const SearchContext *c, const Position *p, int ply)
 
 static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, int qply)
 {
+    c->pv_len[ply] = 0;
     c->nodes++;
     if (out_of_budget(c))
         return 0;
@@ -256,11 +257,32 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
             return 0;
         if (s > alpha) {
             alpha = s;
+            c->pv[ply][0] = list.moves[i];
+            memcpy(&c->pv[ply][1], c->pv[ply + 1], sizeof(Move) * (size_t)c->pv_len[ply + 1]);
+            c->pv_len[ply] = c->pv_len[ply + 1] + 1;
             if (s >= beta)
                 break;
         }
     }
     return alpha;
+}
+
+void search_quiet(SearchContext *c, const Position *pos, Position *leaf, int *score)
+{
+    Position p = *pos;
+    c->nodes = 0;
+    c->stop = false;
+    c->node_limit = 0;
+    c->deadline = 0;
+    c->path_len = c->game_len = 0;
+    int s = qsearch(c, &p, -SCORE_INF, SCORE_INF, 0, 0);
+    *leaf = *pos;
+    for (int i = 0; i < c->pv_len[0]; i++) {
+        Undo u;
+        pos_make_move(leaf, c->pv[0][i], &u);
+    }
+    if (score)
+        *score = s;
 }
 
 static int search(SearchContext *c, Position *p, int alpha, int beta, int depth, int ply, bool pv_node)

@@ -65,4 +65,11 @@ typedef void (*SearchReport)(const SearchResult *iteration, void *user);
 void search_run(SearchContext *ctx, const Position *pos, const uint64_t *history, int nhistory,
                 const SearchLimits *limits, SearchReport report, void *user, SearchResult *out);
 
+/* Resolves pos to a quiet position: runs the quiescence search (captures and
+ * promotions, evasions in check) from pos with a full window and plays its
+ * principal variation; *leaf receives the position at its end and *score
+ * the quiescence score of pos (side to move's view).  Used by the tuner
+ * (Texel tuning evaluates quiet positions only).  Deterministic. */
+void search_quiet(SearchContext *ctx, const Position *pos, Position *leaf, int *score);
+
 #endif

@@ -166,6 +166,49 @@ static void test_tactical_moves(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* search_quiet: the quiescence score of a position is the evaluation of the
+ * leaf it returns (from the position's side to move), unless it is a mate. */
+typedef struct {
+    SearchContext *ctx;
+    EvalParams w;
+    int checked, bad;
+} QuietCheck;
+
+static void check_quiet(const Position *p, void *user)
+{
+    QuietCheck *q = user;
+    Options o = {0};
+    Position leaf;
+    int score;
+    search_quiet(q->ctx, p, &leaf, &score);
+    if (score > SCORE_MATE_BOUND || score < -SCORE_MATE_BOUND)
+        return;
+    int e = eval_position(&leaf, &o, &q->w, NULL);
+    if (leaf.side != p->side)
+        e = -e;
+    if (e != score && q->bad++ < 5) {
+        char buf[TV_TFEN_MAX];
+        print_error("quiet score %d, leaf eval %d at %s\n", score, e, tfen_write(p, buf, sizeof buf));
+    }
+    q->checked++;
+}
+
+static void test_search_quiet(void **state)
+{
+    (void)state;
+    Options o = {0};
+    QuietCheck q = {.checked = 0, .bad = 0};
+    eval_params_default(&q.w);
+    SearchSettings set;
+    search_settings_default(&set);
+    q.ctx = search_alloc(&q.w, &o, &set);
+    assert_non_null(q.ctx);
+    for_walk_positions(check_quiet, &q);
+    search_free(q.ctx);
+    assert_int_equal(q.bad, 0);
+    assert_true(q.checked > 3000);
+}
+
 /* A feature that must fire: a prisoner under an own top counts. */
 static void test_eval_features_fire(void **state)
 {
@@ -468,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_eval_is_linear_and_symmetric),
         cmocka_unit_test(test_eval_features_fire),
         cmocka_unit_test(test_tactical_moves),
+        cmocka_unit_test(test_search_quiet),
         cmocka_unit_test(test_mates_found),
         cmocka_unit_test(test_random_weight_games_are_legal),
         cmocka_unit_test(test_deterministic),
