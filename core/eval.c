@@ -117,13 +117,14 @@ void eval_trace(const Position *pos, const Options *o, EvalTrace *trace)
 
             /* Prisoners under this top; this side's captives are counted
              * from the opponent's tops below. */
-            int prisoners = 0;
+            int own_below = 0;
             for (int i = 0; i < h - 1; i++) {
                 Tavrel u = pos->stack[s][i];
                 int ui = KIND_INDEX[tavrel_kind(u)];
-                if (tavrel_colour(u) != c && ui >= 0) {
+                if (tavrel_colour(u) == c)
+                    own_below++;
+                else if (ui >= 0) {
                     f[EW_prisoner + ui] += sgn;
-                    prisoners++;
                     if (att[them] & sq_bb(s))
                         f[EW_captive + ui] -= sgn; /* the opponent's captive, retakable */
                 }
@@ -132,7 +133,7 @@ void eval_trace(const Position *pos, const Options *o, EvalTrace *trace)
                 f[EW_tower_height] += sgn * (h - 1);
                 if (att[them] & sq_bb(s)) {
                     f[EW_tower_threatened] += sgn;
-                    f[EW_threatened_prisoners] += sgn * prisoners;
+                    f[EW_threatened_own] += sgn * own_below;
                 }
             }
 
