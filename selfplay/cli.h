@@ -20,6 +20,8 @@ int cli_export(int argc, char **argv);
 int cli_bench_selfplay(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_sprt(int argc, char **argv);
+int cli_tune(int argc, char **argv);
+int cli_bench_tune(int argc, char **argv);
 
 /* Reads "--option NAME=VALUE" / "--option=NAME=VALUE" (a variant option of
  * RULES.md section 10) at argv[*i] into o; returns 1 when consumed (i moved

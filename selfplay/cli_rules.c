@@ -373,6 +373,7 @@ static const char BENCH_HELP[] =
     "usage: tavreli bench perft\n"
     "       tavreli bench search [--depth N]\n"
     "       tavreli bench selfplay [--depth N] [--games N]\n"
+    "       tavreli bench tune\n"
     "\n"
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each and of\n"
@@ -386,7 +387,11 @@ static const char BENCH_HELP[] =
     "\n"
     "bench selfplay runs a fixed tournament (default engine against itself, depth 3,\n"
     "40 games) on 1 and then 2 threads and prints games per hour, the speed-up, the\n"
-    "share of wall time spent writing HDF5 and the bytes per stored position.\n";
+    "share of wall time spent writing HDF5 and the bytes per stored position.\n"
+    "\n"
+    "bench tune measures the tuner: loss and gradient evaluations per second over\n"
+    "stored positions, bytes per position in memory, and a full fit of 1 million\n"
+    "positions.\n";
 
 typedef struct {
     const char *name;
@@ -420,8 +425,10 @@ int cli_bench(int argc, char **argv)
         return cli_bench_search(argc, argv);
     if (!strcmp(argv[1], "selfplay"))
         return cli_bench_selfplay(argc, argv);
+    if (!strcmp(argv[1], "tune"))
+        return cli_bench_tune(argc, argv);
     if (strcmp(argv[1], "perft") != 0) {
-        cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay)", argv[1]);
+        cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune)", argv[1]);
         return CLI_USAGE;
     }
     Options o = {0};

@@ -19,7 +19,7 @@ static const char USAGE[] =
     "  replay  [--option NAME=VALUE]... [--tfen TFEN] [--lenient] MOVE...\n"
     "  replay  [--lenient] --file FILE\n"
     "          play games, print each final TFEN and state\n"
-    "  bench   perft | search [--depth N]\n"
+    "  bench   perft | search [--depth N] | selfplay | tune\n"
     "          measure move generation (leaves/s) or search (nodes, nodes/s)\n"
     "\n"
     "Self-play:\n"
@@ -29,6 +29,8 @@ static const char USAGE[] =
     "          write a store's games as TGN records\n"
     "  report  FILE.h5 [FILE.h5 ...] [--tuning-log LOG] -o DIR\n"
     "          strength report (ratings, LOS, SPRT, plots) as DIR/report.html\n"
+    "  tune    --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini [--groups G,...]\n"
+    "          fit the evaluation weights to the stored games (Texel tuning)\n"
     "  sprt    --penta N0,N1,N2,N3,N4 [--elo0 E] [--elo1 E] [--alpha A] [--beta B]\n"
     "          fishtest's generalised SPRT on pentanomial counts\n"
     "\n"
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
         {"export", cli_export},
         {"report", cli_report},
         {"sprt", cli_sprt},
+        {"tune", cli_tune},
     };
     if (argc < 2) {
         fputs(USAGE, stderr);
