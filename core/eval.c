@@ -129,8 +129,9 @@ void eval_trace(const Position *pos, const Options *o, EvalTrace *trace)
                         f[EW_captive + ui] -= sgn; /* the opponent's captive, retakable */
                 }
             }
+            if (h >= 3)
+                f[EW_tower_height] += sgn * (h - 2);
             if (h >= 2) {
-                f[EW_tower_height] += sgn * (h - 1);
                 if (att[them] & sq_bb(s)) {
                     f[EW_tower_threatened] += sgn;
                     f[EW_threatened_own] += sgn * own_below;
