@@ -31,21 +31,6 @@ static int fail(Reader *r, const char *fmt, const char *a, const char *b)
     return 0;
 }
 
-/* Parses a whole number in [lo, hi]. */
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    long v = strtol(s, &end, 10);
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
 
 static bool parse_bool(const char *s, int *out)
 {
@@ -71,7 +56,7 @@ static int read_weight(Reader *r, const WeightInfo *w, const char *value)
             snprintf(want, sizeof want, "%d", w->size);
             return fail(r, "weight '%s' has more than %s elements", w->name, want);
         }
-        if (!parse_long(tok, -1000000, 1000000, &v))
+        if (!tv_parse_long(tok, -1000000, 1000000, &v))
             return fail(r, "weight '%s': '%s' is not a whole number", w->name, tok);
         if (v < w->lo || v > w->hi) {
             char range[96];
@@ -106,19 +91,19 @@ static int handler(void *user, const char *section, const char *name, const char
         long v;
         int b;
         if (!strcmp(name, "depth")) {
-            if (!parse_long(value, 0, SEARCH_MAX_PLY / 2, &v))
+            if (!tv_parse_long(value, 0, SEARCH_MAX_PLY / 2, &v))
                 return fail(r, "search depth '%s' must be a whole number from 0 to 48%s", value, "");
             r->e->limits.depth = (int)v;
         } else if (!strcmp(name, "nodes")) {
-            if (!parse_long(value, 0, 2000000000L, &v))
+            if (!tv_parse_long(value, 0, 2000000000L, &v))
                 return fail(r, "search nodes '%s' must be a whole number from 0 to 2000000000%s", value, "");
             r->e->limits.nodes = (uint64_t)v;
         } else if (!strcmp(name, "movetime")) {
-            if (!parse_long(value, 0, 86400000L, &v))
+            if (!tv_parse_long(value, 0, 86400000L, &v))
                 return fail(r, "search movetime '%s' must be milliseconds from 0 to 86400000%s", value, "");
             r->e->limits.movetime_ms = (int)v;
         } else if (!strcmp(name, "hash_mb")) {
-            if (!parse_long(value, 1, 65536, &v))
+            if (!tv_parse_long(value, 1, 65536, &v))
                 return fail(r, "search hash_mb '%s' must be a whole number from 1 to 65536%s", value, "");
             r->e->settings.tt_mb = (int)v;
         } else if (!strcmp(name, "check_extension")) {

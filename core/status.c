@@ -1,7 +1,9 @@
 #include "status.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *tv_status_name(TvStatus s)
@@ -33,4 +35,19 @@ void tv_error_clear(TvError *err)
 {
     if (err)
         memset(err, 0, sizeof *err);
+}
+
+bool tv_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    long v = strtol(s, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
 }

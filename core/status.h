@@ -5,6 +5,8 @@
 #ifndef TAVRELI_STATUS_H
 #define TAVRELI_STATUS_H
 
+#include <stdbool.h>
+
 typedef enum {
     TV_OK = 0,
     TV_ERR_PARSE,   /* malformed text (TFEN, move, record, configuration) */
@@ -35,6 +37,10 @@ TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Parses a whole number in [lo, hi] (blanks around it allowed) into *out;
+ * false on anything else.  Shared by the INI readers. */
+bool tv_parse_long(const char *s, long lo, long hi, long *out);
 
 /* Clears an error record. */
 void tv_error_clear(TvError *err);

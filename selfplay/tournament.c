@@ -51,20 +51,6 @@ static void copy_str(char *dst, size_t n, const char *src)
     dst[l] = 0;
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    long v = strtol(s, &end, 10);
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
 
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -325,7 +311,7 @@ static int int_key(Reader *r, const char *section, const char *name, const char 
                    const char *what, int *out)
 {
     long v;
-    if (!parse_long(value, lo, hi, &v))
+    if (!tv_parse_long(value, lo, hi, &v))
         return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from %ld to %ld%s", section,
                      name, value, lo, hi, what);
     *out = (int)v;
@@ -476,7 +462,7 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
     for (int k = 0; k < 3; k++)
         if (!strcmp(name, limits[k])) {
             long v;
-            if (!parse_long(value, 0, hi[k], &v))
+            if (!tv_parse_long(value, 0, hi[k], &v))
                 return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from 0 to %ld%s",
                              es->section, name, value, hi[k], what[k]);
             es->has_limit[k] = true;
