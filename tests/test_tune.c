@@ -16,7 +16,6 @@
  *    files, empty fit set, bad hold-out fraction.
  * Sizes are small enough for sanitizer builds (a few seconds). */
 #define _POSIX_C_SOURCE 200809L
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -335,6 +335,26 @@ static void test_monotone_and_reproducible(void **state)
     assert_non_null(c);
     assert_non_null(strstr(c, "tempo: 10 -> "));
     free(c);
+    /* the weight path: the start, then each iteration's weights, ending at
+     * the fitted ones; written to the log as 'path N V...' lines */
+    for (int i = 0; i < EVAL_NWEIGHTS; i++) {
+        assert_true(fabs(a.history[0].w[i] - f->start.w[i]) < 1e-3);
+        assert_true(fabs(a.history[a.nhistory - 1].w[i] - a.fitted[i]) <= 1e-4 * (1 + fabs(a.fitted[i])));
+    }
+    char logpath[] = "/tmp/tavreli_tune_log_XXXXXX";
+    int fd = mkstemp(logpath);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(tune_write_log(logpath, &a, "test", &err), TV_OK);
+    FILE *lf = fopen(logpath, "r");
+    assert_non_null(lf);
+    char line[4096];
+    int paths = 0;
+    while (fgets(line, sizeof line, lf))
+        paths += !strncmp(line, "path ", 5);
+    fclose(lf);
+    remove(logpath);
+    assert_int_equal(paths, a.nhistory);
     tune_result_free(&a);
     tune_result_free(&b);
     tune_set_free(&all);

@@ -608,6 +608,10 @@ static TvStatus tuning_read(const char *path, TuningLog *t, TvError *err)
             *hash = 0;
         if (only_space(line))
             continue;
+        long path_iter;
+        int path_used = -1;
+        if (sscanf(line, " path %ld %n", &path_iter, &path_used) == 1 && path_used >= 0)
+            continue; /* the weight path: kept in the log for other tools, not drawn */
         int used = -1;
         IterRec it = {0, 0, NAN};
         WeightRec w;
@@ -665,7 +669,7 @@ static TvStatus tuning_read(const char *path, TuningLog *t, TvError *err)
             continue;
         }
         st = log_error(err, path, lineno,
-                       "expected 'iter N fit_loss X holdout_loss Y' or 'weight NAME START NEW STDERR'");
+                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'");
         break;
     }
     if (st == TV_OK && ferror(f))

@@ -19,6 +19,8 @@
  *
  * Tuning log format (text, one record per line, '#' comments):
  *   iter N fit_loss X holdout_loss Y
+ *   path N V0 V1 ...      (the weight path: every weight after iteration N;
+ *                          accepted and not drawn)
  *   weight NAME START NEW STDERR
  *
  * Errors: a store of another schema version, no games, only one version,

@@ -773,7 +773,9 @@ static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResul
     double gtol = 1e-3 * sqrt(2 * mse0 / (double)c->s->n);
     double w[NW], pw[NW];
     if (rec) {
-        TuneIteration it = {0, mse0, hold && hold->n ? tune_loss(hold, c->base, c->K, NULL, NULL) : NAN, f0};
+        TuneIteration it = {0, mse0, hold && hold->n ? tune_loss(hold, c->base, c->K, NULL, NULL) : NAN, f0, {0}};
+        for (int i = 0; i < NW; i++)
+            it.w[i] = (float)c->base[i];
         rec->history[rec->nhistory++] = it;
         if (opt->progress)
             opt->progress(&it, opt->user);
@@ -809,7 +811,9 @@ static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResul
             project(c, w, pw);
             TuneIteration it = {iter, tune_loss(c->s, pw, c->K, c->gw, NULL),
                                 hold && hold->n ? tune_loss(hold, pw, c->K, NULL, NULL) : NAN,
-                                gsl_multimin_fdfminimizer_minimum(m)};
+                                gsl_multimin_fdfminimizer_minimum(m), {0}};
+            for (int i = 0; i < NW; i++)
+                it.w[i] = (float)pw[i];
             rec->history[rec->nhistory++] = it;
             if (opt->progress)
                 opt->progress(&it, opt->user);
@@ -1117,6 +1121,13 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
     for (int k = 0; k < r->nhistory; k++)
         fprintf(f, "iter %d fit_loss %.10g holdout_loss %.10g\n", r->history[k].iter, r->history[k].fit_loss,
                 r->history[k].holdout_loss);
+    fprintf(f, "# path N V...  (the weight path: every weight element, in weights.def order, after iteration N)\n");
+    for (int k = 0; k < r->nhistory; k++) {
+        fprintf(f, "path %d", r->history[k].iter);
+        for (int i = 0; i < NW; i++)
+            fprintf(f, " %.6g", r->history[k].w[i]);
+        fprintf(f, "\n");
+    }
     fprintf(f, "# weight NAME START NEW STDERR  (NEW as written to the INI; STDERR %s)\n",
             r->boot_done > 1 ? "bootstrap sd over games" : "from the Gauss-Newton covariance");
     for (int i = 0; i < NW; i++) {

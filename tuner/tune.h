@@ -108,6 +108,7 @@ typedef struct {
     double fit_loss;     /* MSE of the fit set */
     double holdout_loss; /* MSE of the hold-out set (NAN without one) */
     double objective;    /* what is minimised: fit MSE + l2 term + bound penalty */
+    float w[EVAL_NWEIGHTS]; /* the weights after this iteration (the weight path) */
 } TuneIteration;
 
 typedef struct {
