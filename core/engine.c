@@ -147,35 +147,12 @@ static TvStatus finish(int rc, Reader *r, const char *name, TvError *err)
 TvStatus engine_read(const char *path, EngineVersion *e, TvError *err)
 {
     tv_error_clear(err);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *text = tv_read_text(path);
+    if (!text) {
         if (err)
             snprintf(err->file, sizeof err->file, "%s", path);
         return tv_fail(err, TV_ERR_IO, "%s: cannot open the engine file: %s", path, strerror(errno));
     }
-    size_t cap = 4096, len = 0;
-    char *text = malloc(cap);
-    while (text) {
-        size_t n = fread(text + len, 1, cap - len - 1, f);
-        len += n;
-        if (len < cap - 1)
-            break;
-        char *bigger = cap < (1u << 24) ? realloc(text, cap * 2) : NULL;
-        if (!bigger) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = bigger;
-        cap *= 2;
-    }
-    bool read_error = ferror(f);
-    fclose(f);
-    if (!text || read_error) {
-        free(text);
-        return tv_fail(err, TV_ERR_IO, "%s: cannot read the engine file (too large or unreadable)", path);
-    }
-    text[len] = 0;
     TvStatus s = engine_read_string(text, path, e, err);
     free(text);
     return s;

@@ -51,3 +51,36 @@ bool tv_parse_long(const char *s, long lo, long hi, long *out)
     *out = v;
     return true;
 }
+
+char *tv_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    while (text) {
+        size_t n = fread(text + len, 1, cap - len - 1, f);
+        len += n;
+        if (len < cap - 1)
+            break;
+        char *bigger = cap < (1u << 24) ? realloc(text, cap * 2) : NULL;
+        if (!bigger) {
+            free(text);
+            text = NULL;
+            errno = EFBIG;
+            break;
+        }
+        text = bigger;
+        cap *= 2;
+    }
+    if (text && ferror(f)) {
+        free(text);
+        text = NULL;
+        errno = EIO;
+    }
+    fclose(f);
+    if (text)
+        text[len] = 0;
+    return text;
+}

@@ -42,6 +42,10 @@ TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
  * false on anything else.  Shared by the INI readers. */
 bool tv_parse_long(const char *s, long lo, long hi, long *out);
 
+/* Reads a whole file (up to 16 MiB) into a NUL-terminated heap string;
+ * NULL on failure with errno set (EFBIG when too large). */
+char *tv_read_text(const char *path);
+
 /* Clears an error record. */
 void tv_error_clear(TvError *err);
 

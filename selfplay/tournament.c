@@ -86,40 +86,6 @@ static bool name_ok(const char *s, size_t max)
     return true;
 }
 
-/* Reads a whole file into a heap string (NULL on failure, errno set). */
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0;
-    char *text = malloc(cap);
-    while (text) {
-        size_t n = fread(text + len, 1, cap - len - 1, f);
-        len += n;
-        if (len < cap - 1)
-            break;
-        char *bigger = cap < (1u << 24) ? realloc(text, cap * 2) : NULL;
-        if (!bigger) {
-            free(text);
-            text = NULL;
-            errno = EFBIG;
-            break;
-        }
-        text = bigger;
-        cap *= 2;
-    }
-    if (text && ferror(f)) {
-        free(text);
-        text = NULL;
-        errno = EIO;
-    }
-    fclose(f);
-    if (text)
-        text[len] = 0;
-    return text;
-}
-
 /* dir + rel, unless rel is absolute or dir is empty. */
 static bool resolve_path(const char *dir, const char *rel, char *out, size_t n)
 {
@@ -514,7 +480,7 @@ static int handler(void *user, const char *section, const char *name, const char
 static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
 {
     const char *path = t->openings.file;
-    char *text = read_text(path);
+    char *text = tv_read_text(path);
     if (!text) {
         if (err) {
             tv_error_clear(err);
@@ -641,7 +607,7 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
 {
     tv_error_clear(err);
     set_defaults(t, path);
-    t->text = read_text(path);
+    t->text = tv_read_text(path);
     if (!t->text) {
         if (err)
             copy_str(err->file, sizeof err->file, path);
