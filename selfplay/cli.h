@@ -30,6 +30,10 @@ int cli_bench_tune(int argc, char **argv);
 #include "types.h"
 int cli_take_option(int argc, char **argv, int *i, Options *o);
 
+/* Joins words with single spaces into buf (a TFEN given unquoted arrives as
+ * words); stops at the last word that fits. */
+void cli_join_words(char **words, int n, char *buf, size_t size);
+
 /* Prints "error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -158,10 +158,7 @@ int cli_analyse(int argc, char **argv)
         return CLI_USAGE;
     }
     char tfen[1024];
-    size_t len = 0;
-    tfen[0] = 0;
-    for (int i = 0; i < nwords; i++)
-        len += (size_t)snprintf(tfen + len, sizeof tfen - len, "%s%s", i ? " " : "", words[i]);
+    cli_join_words(words, nwords, tfen, sizeof tfen);
     Position pos;
     TvError err;
     if (tfen_read_arg(tfen, &pos, &err) != TV_OK) {

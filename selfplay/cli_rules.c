@@ -44,8 +44,7 @@ int cli_take_option(int argc, char **argv, int *i, Options *o)
     return 1;
 }
 
-/* Joins words with single spaces (a TFEN given unquoted arrives as words). */
-static void join_words(char **words, int n, char *buf, size_t size)
+void cli_join_words(char **words, int n, char *buf, size_t size)
 {
     buf[0] = 0;
     size_t len = 0;
@@ -155,7 +154,7 @@ int cli_perft(int argc, char **argv)
         return CLI_USAGE;
     }
     char tfen[1024];
-    join_words(pos_args, npos - 1, tfen, sizeof tfen);
+    cli_join_words(pos_args, npos - 1, tfen, sizeof tfen);
     Position p;
     if (!read_position(tfen, &p))
         return CLI_FAIL;
@@ -218,7 +217,7 @@ int cli_moves(int argc, char **argv)
         return CLI_USAGE;
     }
     char tfen[1024];
-    join_words(pos_args, npos, tfen, sizeof tfen);
+    cli_join_words(pos_args, npos, tfen, sizeof tfen);
     Position p;
     if (!read_position(tfen, &p))
         return CLI_FAIL;
@@ -351,7 +350,7 @@ int cli_replay(int argc, char **argv)
         rc = CLI_FAIL;
         goto done;
     }
-    join_words(words, nwords, text, len);
+    cli_join_words(words, nwords, text, len);
     ReplayResult res;
     if (replay_movetext(&start, &o, text, mode, &res, &err) != TV_OK) {
         cli_error("%s", err.msg);

@@ -205,12 +205,6 @@ static bool play_one(const Tournament *t, const PlannedGame *g, const Position *
     return true;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* ---- the run ------------------------------------------------------------------ */
 
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
@@ -225,7 +219,6 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     int64_t *missing = NULL;
     Position *openings = NULL;
     unsigned char *have_opening = NULL;
-    unsigned char *done = calloc((size_t)total, 1);
     Finished fin = {calloc((size_t)(total ? total : 1), sizeof(RatedGame)), 0,
                     malloc((size_t)(total ? total : 1))};
     Sprt sp = {0, {0, 0, 0, 0, 0}, 0, 0, 0, SPRT_CONTINUE};
@@ -234,7 +227,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     Pending pd = {0};
     if (fin.result_of)
         memset(fin.result_of, -2, (size_t)(total ? total : 1));
-    if (!done || !fin.games || !fin.result_of) {
+    if (!fin.games || !fin.result_of) {
         st = tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
         goto cleanup;
     }
@@ -249,8 +242,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
             goto cleanup;
         for (int64_t i = 0; i < c.ngames; i++) {
             int64_t gi = c.games[i].index;
-            if (gi >= 0 && gi < total && !done[gi]) {
-                done[gi] = 1;
+            if (gi >= 0 && gi < total && fin.result_of[gi] == -2) {
                 stats->already++;
                 finished_add(&fin, gi, c.games[i].white, c.games[i].black, c.games[i].result);
             }
@@ -285,10 +277,9 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
         goto cleanup;
     }
     int64_t nmissing = 0;
-    for (int64_t i = 0; i < total; i++)
-        if (!done[i])
+    for (int64_t i = 0; i < total; i++) /* in plan order */
+        if (fin.result_of[i] == -2)
             missing[nmissing++] = i;
-    qsort(missing, (size_t)nmissing, sizeof *missing, cmp_i64);
     if (ro->max_games > 0 && nmissing > ro->max_games)
         nmissing = ro->max_games;
     if (t->sprt) {
@@ -491,6 +482,5 @@ cleanup:
     free(have_opening);
     free(fin.games);
     free(fin.result_of);
-    free(done);
     return st;
 }
