@@ -3,6 +3,7 @@
 #include "runner.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,146 +206,209 @@ static bool play_one(const Tournament *t, const PlannedGame *g, const Position *
     return true;
 }
 
-/* ---- the run ------------------------------------------------------------------ */
+/* ---- the coordinator: what to play, what is done, SPRT and progress --------- */
 
-TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
+struct Coordinator {
+    const RunOptions *ro;
+    const Tournament *t;
+    int64_t total;
+    Finished fin;
+    Sprt sp;
+    int64_t *missing; /* the games to play, in plan order */
+    int64_t nmissing, next;
+    int64_t finished, positions; /* reported by the players of this run */
+    double t_start, last_progress;
+    bool sprt_stopped;
+    pthread_mutex_t lock;
+};
+
+void coordinator_free(Coordinator *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_destroy(&c->lock);
+    free(c->missing);
+    free(c->fin.games);
+    free(c->fin.result_of);
+    free(c);
+}
+
+TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **out, RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
-    const double t_start = now_seconds();
-    memset(stats, 0, sizeof *stats);
     const int64_t total = tournament_total_games(t);
+    const size_t n = (size_t)(total ? total : 1);
+    *out = NULL;
+    memset(stats, 0, sizeof *stats);
     stats->planned = total;
-    TvStatus st = TV_OK;
-    H5Store *store = NULL;
-    int64_t *missing = NULL;
-    Position *openings = NULL;
-    unsigned char *have_opening = NULL;
-    Finished fin = {calloc((size_t)(total ? total : 1), sizeof(RatedGame)), 0,
-                    malloc((size_t)(total ? total : 1))};
-    Sprt sp = {0, {0, 0, 0, 0, 0}, 0, 0, 0, SPRT_CONTINUE};
+    Coordinator *c = calloc(1, sizeof *c);
+    if (!c)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
+    pthread_mutex_init(&c->lock, NULL);
+    c->ro = ro;
+    c->t = t;
+    c->total = total;
+    c->t_start = now_seconds();
+    c->sp.decision = SPRT_CONTINUE;
     if (t->sprt)
-        sprt_bounds(t->sprt_alpha, t->sprt_beta, &sp.lower, &sp.upper);
-    Pending pd = {0};
-    if (fin.result_of)
-        memset(fin.result_of, -2, (size_t)(total ? total : 1));
-    if (!fin.games || !fin.result_of) {
-        st = tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
-        goto cleanup;
+        sprt_bounds(t->sprt_alpha, t->sprt_beta, &c->sp.lower, &c->sp.upper);
+    c->fin.games = calloc(n, sizeof(RatedGame));
+    c->fin.result_of = malloc(n);
+    c->missing = malloc(sizeof *c->missing * n);
+    if (!c->fin.games || !c->fin.result_of || !c->missing) {
+        coordinator_free(c);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
     }
-
-    /* The store: new, or the one to resume. */
-    char options_str[128];
-    options_to_str(&t->rules, options_str, sizeof options_str);
-    if (ro->resume) {
-        StoreContents c;
-        st = h5store_read(ro->out_path, false, false, &c, err);
-        if (st != TV_OK)
-            goto cleanup;
-        for (int64_t i = 0; i < c.ngames; i++) {
-            int64_t gi = c.games[i].index;
-            if (gi >= 0 && gi < total && fin.result_of[gi] == -2) {
+    memset(c->fin.result_of, -2, n);
+    if (read_store) {
+        StoreContents sc;
+        TvStatus st = h5store_read(ro->out_path, false, false, &sc, err);
+        if (st != TV_OK) {
+            coordinator_free(c);
+            return st;
+        }
+        for (int64_t i = 0; i < sc.ngames; i++) {
+            int64_t gi = sc.games[i].index;
+            if (gi >= 0 && gi < total && c->fin.result_of[gi] == -2) {
                 stats->already++;
-                finished_add(&fin, gi, c.games[i].white, c.games[i].black, c.games[i].result);
+                finished_add(&c->fin, gi, sc.games[i].white, sc.games[i].black, sc.games[i].result);
             }
         }
-        h5store_contents_free(&c);
-        st = h5store_open_append(ro->out_path, t->text, &store, err);
-    } else {
-        StoredEngine *se = calloc((size_t)t->nengines, sizeof *se);
-        if (!se) {
-            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-            goto cleanup;
-        }
-        for (int i = 0; i < t->nengines; i++) {
-            const EngineVersion *e = &t->engines[i].engine;
-            snprintf(se[i].name, sizeof se[i].name, "%s", e->name);
-            snprintf(se[i].path, sizeof se[i].path, "%s", t->engines[i].path);
-            memcpy(se[i].weights, e->params.w, sizeof se[i].weights);
-            se[i].depth = e->limits.depth;
-            se[i].nodes = (int64_t)e->limits.nodes;
-            se[i].movetime_ms = e->limits.movetime_ms;
-        }
-        st = h5store_create(ro->out_path, ro->force, se, t->nengines, t->text, options_str, &store, err);
-        free(se);
+        h5store_contents_free(&sc);
     }
-    if (st != TV_OK)
-        goto cleanup;
-
-    /* The games still to play, in plan order. */
-    missing = malloc(sizeof *missing * (size_t)(total ? total : 1));
-    if (!missing) {
-        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        goto cleanup;
-    }
-    int64_t nmissing = 0;
     for (int64_t i = 0; i < total; i++) /* in plan order */
-        if (fin.result_of[i] == -2)
-            missing[nmissing++] = i;
-    if (ro->max_games > 0 && nmissing > ro->max_games)
-        nmissing = ro->max_games;
+        if (c->fin.result_of[i] == -2)
+            c->missing[c->nmissing++] = i;
+    if (ro->max_games > 0 && c->nmissing > ro->max_games)
+        c->nmissing = ro->max_games;
     if (t->sprt) {
-        sprt_advance(&sp, t, &fin, total);
-        if (sp.decision != SPRT_CONTINUE)
-            nmissing = 0; /* decided in an earlier run */
+        sprt_advance(&c->sp, t, &c->fin, total);
+        if (c->sp.decision != SPRT_CONTINUE)
+            c->nmissing = 0; /* decided in an earlier run */
     }
+    *out = c;
+    return TV_OK;
+}
 
-    /* Openings used by these games, computed once (in parallel). */
-    int nopenings = 0;
-    for (int64_t k = 0; k < nmissing; k++) {
+const int64_t *coordinator_missing(const Coordinator *c, int64_t *n)
+{
+    *n = c->nmissing;
+    return c->missing;
+}
+
+void coordinator_start(Coordinator *c)
+{
+    c->t_start = now_seconds();
+    if (c->ro->progress_tty || c->nmissing > 0)
+        print_progress(c->ro, &c->fin, &c->sp, 0, c->nmissing, c->total, 0, false);
+}
+
+int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more)
+{
+    Coordinator *c = coordinator;
+    const RunOptions *ro = c->ro;
+    const Tournament *t = c->t;
+    int64_t index = -1;
+    pthread_mutex_lock(&c->lock);
+    if (done && done->index >= 0 && done->index < c->total && c->fin.result_of[done->index] == -2) {
         PlannedGame g;
-        tournament_game(t, missing[k], &g);
-        if (g.opening + 1 > nopenings)
-            nopenings = g.opening + 1;
-    }
-    openings = calloc((size_t)(nopenings ? nopenings : 1), sizeof *openings);
-    have_opening = calloc((size_t)(nopenings ? nopenings : 1), 1);
-    if (!openings || !have_opening) {
-        st = tv_fail(err, TV_ERR_LIMIT, "out of memory for %d openings", nopenings);
-        goto cleanup;
-    }
-    for (int64_t k = 0; k < nmissing; k++) {
-        PlannedGame g;
-        tournament_game(t, missing[k], &g);
-        have_opening[g.opening] = 1;
-    }
-    int threads = ro->threads > 0 ? ro->threads : t->threads > 0 ? t->threads : omp_get_max_threads();
-    TvStatus opening_status = TV_OK;
-    TvError opening_err;
-    tv_error_clear(&opening_err);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int i = 0; i < nopenings; i++) {
-        if (!have_opening[i])
-            continue;
-        TvError e;
-        if (tournament_opening(t, i, &openings[i], &e) != TV_OK) {
-#pragma omp critical(opening_error)
-            if (opening_status == TV_OK) {
-                opening_status = e.status ? e.status : TV_ERR_ARG;
-                opening_err = e;
+        tournament_game(t, done->index, &g);
+        finished_add(&c->fin, done->index, g.white, g.black, done->result);
+        c->finished++;
+        c->positions += done->positions;
+        if (t->sprt && c->sp.decision == SPRT_CONTINUE) {
+            sprt_advance(&c->sp, t, &c->fin, c->total);
+            if (c->sp.decision != SPRT_CONTINUE && ro->stop) {
+                c->sprt_stopped = true;
+                *ro->stop = 1; /* the test decided: games in flight are not needed */
             }
         }
+        double now = now_seconds();
+        if (ro->progress_tty ? now - c->last_progress >= 0.5
+                             : now - c->last_progress >= (ro->progress_every > 0 ? ro->progress_every : 10)) {
+            print_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now - c->t_start, false);
+            c->last_progress = now;
+        }
     }
-    if (opening_status != TV_OK) {
-        if (err)
-            *err = opening_err;
-        st = opening_status;
-        goto cleanup;
-    }
+    if (want_more && !(ro->stop && *ro->stop) && c->next < c->nmissing)
+        index = c->missing[c->next++];
+    pthread_mutex_unlock(&c->lock);
+    return index;
+}
 
-    /* Play. */
+void coordinator_finish(Coordinator *c, RunStats *stats)
+{
+    const RunOptions *ro = c->ro;
+    pthread_mutex_lock(&c->lock);
+    stats->interrupted = ro->stop && *ro->stop && !c->sprt_stopped;
+    print_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now_seconds() - c->t_start, true);
+    if (c->t->sprt) {
+        const Sprt *sp = &c->sp;
+        stats->sprt_decision = sp->decision;
+        stats->sprt_llr = sp->llr;
+        stats->sprt_lower = sp->lower;
+        stats->sprt_upper = sp->upper;
+        stats->sprt_pairs = sp->next_pair;
+        snprintf(stats->sprt_result, sizeof stats->sprt_result,
+                 "%s after %lld pairs (%lld games) in plan order: LLR %.4f, bounds [%.4f, %.4f]",
+                 sprt_decision_name(sp->decision), (long long)sp->next_pair, (long long)(2 * sp->next_pair), sp->llr,
+                 sp->lower, sp->upper);
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err)
+{
+    const Tournament *t = ro->t;
+    if (!t->sprt)
+        return TV_OK;
+    char settings[160];
+    snprintf(settings, sizeof settings, "elo0=%g elo1=%g alpha=%g beta=%g", t->sprt_elo0, t->sprt_elo1,
+             t->sprt_alpha, t->sprt_beta);
+    const char *names[2] = {"sprt", "sprt_result"};
+    const char *values[2] = {settings, stats->sprt_result};
+    return h5store_set_attributes(ro->out_path, names, values, 2, err);
+}
+
+StoredEngine *runner_stored_engines(const Tournament *t)
+{
+    StoredEngine *se = calloc((size_t)t->nengines, sizeof *se);
+    if (!se)
+        return NULL;
+    for (int i = 0; i < t->nengines; i++) {
+        const EngineVersion *e = &t->engines[i].engine;
+        snprintf(se[i].name, sizeof se[i].name, "%s", e->name);
+        snprintf(se[i].path, sizeof se[i].path, "%s", t->engines[i].path);
+        memcpy(se[i].weights, e->params.w, sizeof se[i].weights);
+        se[i].depth = e->limits.depth;
+        se[i].nodes = (int64_t)e->limits.nodes;
+        se[i].movetime_ms = e->limits.movetime_ms;
+    }
+    return se;
+}
+
+int runner_threads(const RunOptions *ro)
+{
+    return ro->threads > 0 ? ro->threads : ro->t->threads > 0 ? ro->t->threads : omp_get_max_threads();
+}
+
+/* ---- the players: games on OpenMP threads, appended in batches -------------- */
+
+TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
+                     const Position *openings, int64_t *played, int64_t *positions, TvError *err)
+{
+    const Tournament *t = ro->t;
+    const int threads = runner_threads(ro);
     const int max_plies = t->adjudication.max_plies > 0 ? t->adjudication.max_plies : 1000;
+    const int batch_games = ro->batch_games > 0 ? ro->batch_games : 16;
+    const double batch_seconds = ro->batch_seconds > 0 ? ro->batch_seconds : 5;
     volatile int abort_games = 0;
-    int64_t finished = 0;
-    bool sprt_stopped = false;
-    double last_flush = now_seconds(), last_progress = 0;
+    int64_t nplayed = 0, npositions = 0;
+    double last_flush = now_seconds();
     TvStatus write_status = TV_OK;
     TvError write_err;
     tv_error_clear(&write_err);
-    const int batch_games = ro->batch_games > 0 ? ro->batch_games : 16;
-    const double batch_seconds = ro->batch_seconds > 0 ? ro->batch_seconds : 5;
-    const double progress_every = ro->progress_every > 0 ? ro->progress_every : 10;
-    if (ro->progress_tty || nmissing > 0)
-        print_progress(ro, &fin, &sp, 0, nmissing, total, 0, false);
+    Pending pd = {0};
 
 #pragma omp parallel num_threads(threads)
     {
@@ -370,15 +434,30 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
                 write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for a game runner thread");
             abort_games = 1;
         }
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t k = 0; k < nmissing; k++) {
-            if (abort_games || (ro->stop && *ro->stop)) {
-                abort_games = 1;
-                continue;
-            }
+        GameDone done, *last = NULL;
+        for (;;) {
+            if (abort_games || (ro->stop && *ro->stop))
+                break;
+            int64_t index = next(next_ctx, last, true);
+            last = NULL;
+            if (index < 0)
+                break;
             PlannedGame g;
-            tournament_game(t, missing[k], &g);
-            if (!play_one(t, &g, &openings[g.opening], ctx, players, rec, ro->stop, &one))
+            tournament_game(t, index, &g);
+            Position opening;
+            if (!openings) {
+                TvError e;
+                if (tournament_opening(t, g.opening, &opening, &e) != TV_OK) {
+#pragma omp critical(store)
+                    if (write_status == TV_OK) {
+                        write_status = e.status ? e.status : TV_ERR_ARG;
+                        write_err = e;
+                    }
+                    abort_games = 1;
+                    break;
+                }
+            }
+            if (!play_one(t, &g, openings ? &openings[g.opening] : &opening, ctx, players, rec, ro->stop, &one))
                 continue; /* abandoned: --resume plays it */
 #pragma omp critical(store)
             {
@@ -391,24 +470,18 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
                     memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);
                     pd.nmoves += n;
                     pd.npositions += n;
-                    finished++;
-                    stats->positions += n;
-                    finished_add(&fin, g.index, g.white, g.black, one.games[0].result);
-                    if (t->sprt && sp.decision == SPRT_CONTINUE) {
-                        sprt_advance(&sp, t, &fin, total);
-                        if (sp.decision != SPRT_CONTINUE && ro->stop) {
-                            sprt_stopped = true;
-                            *ro->stop = 1; /* the test decided: games in flight are not needed */
-                        }
-                    }
+                    nplayed++;
+                    npositions += n;
+                    done = (GameDone){g.index, one.games[0].result, n};
+                    last = &done;
                 } else if (write_status == TV_OK) {
                     write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");
                     abort_games = 1;
                 }
                 double now = now_seconds();
-                if (write_status == TV_OK &&
-                    (pd.ngames >= batch_games || now - last_flush >= batch_seconds)) {
-                    if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK) {
+                if (write_status == TV_OK && (pd.ngames >= batch_games || now - last_flush >= batch_seconds)) {
+                    if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) !=
+                        TV_OK) {
                         write_status = write_err.status ? write_err.status : TV_ERR_IO;
                         abort_games = 1;
                     }
@@ -416,12 +489,10 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
                     pd.nmoves = pd.npositions = 0;
                     last_flush = now;
                 }
-                if (ro->progress_tty ? now - last_progress >= 0.5 : now - last_progress >= progress_every) {
-                    print_progress(ro, &fin, &sp, finished, nmissing, total, now - t_start, false);
-                    last_progress = now;
-                }
             }
         }
+        if (last) /* the last game of this thread reaches the progress line and the SPRT */
+            next(next_ctx, last, false);
         for (int i = 0; i < t->nengines; i++)
             search_free(ctx[i]);
         free(rec);
@@ -434,14 +505,89 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     if (write_status == TV_OK && pd.ngames > 0 &&
         h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK)
         write_status = write_err.status ? write_err.status : TV_ERR_IO;
-    stats->played = finished;
-    stats->interrupted = ro->stop && *ro->stop && !sprt_stopped;
-    print_progress(ro, &fin, &sp, finished, nmissing, total, now_seconds() - t_start, true);
-    if (write_status != TV_OK) {
-        if (err)
-            *err = write_err;
-        st = write_status;
+    pending_free(&pd);
+    *played = nplayed;
+    *positions = npositions;
+    if (write_status != TV_OK && err)
+        *err = write_err;
+    return write_status;
+}
+
+/* ---- the run of one process ------------------------------------------------------ */
+
+TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
+{
+    const Tournament *t = ro->t;
+    const double t_start = now_seconds();
+    TvStatus st;
+    H5Store *store = NULL;
+    Coordinator *c = NULL;
+    Position *openings = NULL;
+    unsigned char *have_opening = NULL;
+    if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK)
+        return st;
+
+    /* The store: new, or the one to resume. */
+    if (ro->resume) {
+        st = h5store_open_append(ro->out_path, t->text, &store, err);
+    } else {
+        char options_str[128];
+        options_to_str(&t->rules, options_str, sizeof options_str);
+        StoredEngine *se = runner_stored_engines(t);
+        st = se ? h5store_create(ro->out_path, ro->force, se, t->nengines, t->text, options_str, &store, err)
+                : tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        free(se);
     }
+    if (st != TV_OK)
+        goto cleanup;
+
+    /* Openings used by these games, computed once (in parallel). */
+    int64_t nmissing;
+    const int64_t *missing = coordinator_missing(c, &nmissing);
+    int nopenings = 0;
+    for (int64_t k = 0; k < nmissing; k++) {
+        PlannedGame g;
+        tournament_game(t, missing[k], &g);
+        if (g.opening + 1 > nopenings)
+            nopenings = g.opening + 1;
+    }
+    openings = calloc((size_t)(nopenings ? nopenings : 1), sizeof *openings);
+    have_opening = calloc((size_t)(nopenings ? nopenings : 1), 1);
+    if (!openings || !have_opening) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory for %d openings", nopenings);
+        goto cleanup;
+    }
+    for (int64_t k = 0; k < nmissing; k++) {
+        PlannedGame g;
+        tournament_game(t, missing[k], &g);
+        have_opening[g.opening] = 1;
+    }
+    TvStatus opening_status = TV_OK;
+    TvError opening_err;
+    tv_error_clear(&opening_err);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(runner_threads(ro))
+    for (int i = 0; i < nopenings; i++) {
+        if (!have_opening[i])
+            continue;
+        TvError e;
+        if (tournament_opening(t, i, &openings[i], &e) != TV_OK) {
+#pragma omp critical(opening_error)
+            if (opening_status == TV_OK) {
+                opening_status = e.status ? e.status : TV_ERR_ARG;
+                opening_err = e;
+            }
+        }
+    }
+    if (opening_status != TV_OK) {
+        if (err)
+            *err = opening_err;
+        st = opening_status;
+        goto cleanup;
+    }
+
+    coordinator_start(c);
+    st = runner_play(ro, store, coordinator_next, c, openings, &stats->played, &stats->positions, err);
+    coordinator_finish(c, stats);
 
 cleanup:
     if (store) {
@@ -453,34 +599,11 @@ cleanup:
             st = close_err.status;
         }
     }
-    if (t->sprt && st == TV_OK) {
-        stats->sprt_decision = sp.decision;
-        stats->sprt_llr = sp.llr;
-        stats->sprt_lower = sp.lower;
-        stats->sprt_upper = sp.upper;
-        stats->sprt_pairs = sp.next_pair;
-        snprintf(stats->sprt_result, sizeof stats->sprt_result,
-                 "%s after %lld pairs (%lld games) in plan order: LLR %.4f, bounds [%.4f, %.4f]",
-                 sprt_decision_name(sp.decision), (long long)sp.next_pair, (long long)(2 * sp.next_pair), sp.llr,
-                 sp.lower, sp.upper);
-        char settings[160];
-        snprintf(settings, sizeof settings, "elo0=%g elo1=%g alpha=%g beta=%g", t->sprt_elo0, t->sprt_elo1,
-                 t->sprt_alpha, t->sprt_beta);
-        const char *names[2] = {"sprt", "sprt_result"};
-        const char *values[2] = {settings, stats->sprt_result};
-        TvError attr_err;
-        if (st == TV_OK && h5store_set_attributes(ro->out_path, names, values, 2, &attr_err) != TV_OK) {
-            if (err)
-                *err = attr_err;
-            st = attr_err.status;
-        }
-    }
+    if (st == TV_OK)
+        st = runner_store_sprt(ro, stats, err);
     stats->wall_seconds = now_seconds() - t_start;
-    pending_free(&pd);
-    free(missing);
     free(openings);
     free(have_opening);
-    free(fin.games);
-    free(fin.result_of);
+    coordinator_free(c);
     return st;
 }

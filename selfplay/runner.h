@@ -48,4 +48,44 @@ typedef struct {
  * the finished ones flushed, and TV_OK is returned with interrupted set. */
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err);
 
+/* ---- the pieces of a run (runner_run uses them; so does the MPI runner) ---- */
+
+/* A finished game, as the players report it. */
+typedef struct {
+    int64_t index;     /* plan index */
+    int32_t result;    /* 1 White won, 0 draw, -1 Black won */
+    int32_t positions; /* positions stored */
+} GameDone;
+
+/* Hands out games: reports `done` (the game the calling thread just
+ * finished, or NULL) and, when want_more, returns the plan index of the next
+ * game to play, or -1 when there is none (all handed out, stopped, decided).
+ * Called by the player threads, so it must be thread-safe. */
+typedef int64_t (*NextGameFn)(void *ctx, const GameDone *done, bool want_more);
+
+/* The coordinator: the games of the plan still to play (in plan order), the
+ * results known so far (with read_store: those of the store at
+ * ro->out_path), the SPRT and the progress line.  Thread-safe. */
+typedef struct Coordinator Coordinator;
+TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **out, RunStats *stats, TvError *err);
+const int64_t *coordinator_missing(const Coordinator *c, int64_t *n);
+void coordinator_start(Coordinator *c);                                    /* first progress line */
+int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more); /* a NextGameFn */
+void coordinator_finish(Coordinator *c, RunStats *stats); /* last progress line, interrupted, SPRT fields */
+void coordinator_free(Coordinator *c);
+
+/* Plays the games that `next` hands out on the run's threads and appends
+ * them to `store` in batches.  openings: per opening index (precomputed), or
+ * NULL to compute each game's opening when it starts.  Stops when `next`
+ * returns -1, on *ro->stop (abandoning games in flight) or on a write
+ * error. */
+TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
+                     const Position *openings, int64_t *played, int64_t *positions, TvError *err);
+
+int runner_threads(const RunOptions *ro);              /* game threads of this process */
+StoredEngine *runner_stored_engines(const Tournament *t); /* the /engines rows (heap) */
+/* With an [sprt] section: stores the settings and stats->sprt_result as the
+ * attributes sprt and sprt_result of the (closed) store ro->out_path. */
+TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err);
+
 #endif
