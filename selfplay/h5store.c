@@ -1268,3 +1268,173 @@ done:
         H5Pclose(fapl);
     return st;
 }
+
+/* ---- merging --------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t index;
+    int input;
+    int64_t row;
+} MergeRef;
+
+static int cmp_merge_ref(const void *a, const void *b)
+{
+    const MergeRef *x = a, *y = b;
+    if (x->index != y->index)
+        return (x->index > y->index) - (x->index < y->index);
+    if (x->input != y->input)
+        return (x->input > y->input) - (x->input < y->input);
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static bool same_engines(const StoreContents *a, const StoreContents *b)
+{
+    if (a->nengines != b->nengines)
+        return false;
+    for (int i = 0; i < a->nengines; i++) {
+        const StoredEngine *x = &a->engines[i], *y = &b->engines[i];
+        if (strcmp(x->name, y->name) != 0 || memcmp(x->weights, y->weights, sizeof x->weights) != 0 ||
+            x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms)
+            return false;
+    }
+    return true;
+}
+
+#define MERGE_BATCH 512
+
+TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
+                       int64_t *ngames_out, TvError *err)
+{
+    TvStatus st = TV_OK;
+    StoreContents *c = NULL;
+    MergeRef *refs = NULL;
+    StoredGame *bg = NULL;
+    StoredMove *bm = NULL;
+    StoredPosition *bp = NULL;
+    H5Store *s = NULL;
+    char *tmp = NULL;
+    int lock_fd = -1;
+    int64_t nrefs = 0, total = 0;
+    quiet_hdf5();
+    if (ngames_out)
+        *ngames_out = 0;
+    if (ninputs < 1)
+        return tv_fail(err, TV_ERR_ARG, "%s: nothing to merge", out_path);
+    if (access(out_path, F_OK) == 0 && (lock_fd = lock_file(out_path)) < 0 && (errno == EAGAIN || errno == EACCES))
+        return lock_fail(out_path, err);
+    if (!(c = calloc((size_t)ninputs, sizeof *c))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
+        goto done;
+    }
+    for (int i = 0; i < ninputs; i++) {
+        if ((st = h5store_read(inputs[i], true, true, &c[i], err)) != TV_OK)
+            goto done;
+        if (strcmp(c[i].tournament_ini, tournament_ini ? tournament_ini : "") != 0) {
+            st = config_mismatch(inputs[i], err);
+            goto done;
+        }
+        if (!same_engines(&c[0], &c[i])) {
+            st = tv_fail(err, TV_ERR_ARG,
+                         "%s and %s hold different engine versions (an engine INI changed between runs?); "
+                         "use --force to start a new store",
+                         inputs[0], inputs[i]);
+            goto done;
+        }
+        total += c[i].ngames;
+    }
+    if (!(refs = malloc(sizeof *refs * (size_t)(total ? total : 1)))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for %lld games", out_path, (long long)total);
+        goto done;
+    }
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < c[i].ngames; j++)
+            refs[nrefs++] = (MergeRef){c[i].games[j].index, i, j};
+    qsort(refs, (size_t)nrefs, sizeof *refs, cmp_merge_ref);
+    if (!(tmp = tmp_path_of(out_path))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
+        goto done;
+    }
+    st = build_store(tmp, out_path, c[0].engines, c[0].nengines, c[0].tournament_ini, c[0].options,
+                     H5STORE_PROGRAM_VERSION, &s, err);
+    if (st != TV_OK)
+        goto done;
+    /* Batches of whole games, each index once, in ascending index. */
+    int64_t written = 0, k = 0;
+    while (k < nrefs && st == TV_OK) {
+        int nb = 0;
+        int64_t nm = 0, np = 0, cap_m = 0, cap_p = 0;
+        for (int64_t j = k; j < nrefs && nb < MERGE_BATCH; j++) {
+            if (j > 0 && refs[j].index == refs[j - 1].index)
+                continue; /* a game that two inputs hold (a merge cut short): the first one */
+            const StoredGame *g = &c[refs[j].input].games[refs[j].row];
+            cap_m += g->move_count;
+            cap_p += g->position_count;
+            nb++;
+        }
+        StoredGame *g2 = realloc(bg, sizeof *bg * (size_t)(nb ? nb : 1));
+        StoredMove *m2 = g2 ? realloc(bm, sizeof *bm * (size_t)(cap_m ? cap_m : 1)) : NULL;
+        if (g2)
+            bg = g2;
+        if (m2)
+            bm = m2;
+        StoredPosition *p2 = m2 ? realloc(bp, sizeof *bp * (size_t)(cap_p ? cap_p : 1)) : NULL;
+        if (!p2) {
+            st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
+            break;
+        }
+        bp = p2;
+        nb = 0;
+        for (; k < nrefs && nb < MERGE_BATCH; k++) {
+            if (k > 0 && refs[k].index == refs[k - 1].index)
+                continue;
+            const StoreContents *in = &c[refs[k].input];
+            const StoredGame *g = &in->games[refs[k].row];
+            bg[nb++] = *g;
+            memcpy(&bm[nm], &in->moves[g->move_offset], sizeof *bm * (size_t)g->move_count);
+            memcpy(&bp[np], &in->positions[g->position_offset], sizeof *bp * (size_t)g->position_count);
+            nm += g->move_count;
+            np += g->position_count;
+        }
+        st = h5store_append(s, bg, nb, bm, bp, err);
+        written += nb;
+    }
+    if (st != TV_OK)
+        goto done;
+    if (!store_release(s)) {
+        s = NULL;
+        st = h5_fail(err, TV_ERR_IO, tmp, "cannot close the merged store");
+        goto done;
+    }
+    s = NULL;
+    if (rename(tmp, out_path) != 0) {
+        st = tv_fail(err, TV_ERR_IO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
+        goto done;
+    }
+    /* An SPRT decision recorded in an input stays with the games. */
+    for (int i = 0; i < ninputs; i++)
+        if (c[i].sprt && c[i].sprt_result) {
+            const char *names[2] = {"sprt", "sprt_result"};
+            const char *values[2] = {c[i].sprt, c[i].sprt_result};
+            st = h5store_set_attributes(out_path, names, values, 2, err);
+            break;
+        }
+    if (ngames_out)
+        *ngames_out = written;
+done:
+    if (s) {
+        store_release(s);
+        remove(tmp);
+    }
+    if (lock_fd >= 0)
+        close(lock_fd);
+    free(tmp);
+    free(bg);
+    free(bm);
+    free(bp);
+    free(refs);
+    if (c)
+        for (int i = 0; i < ninputs; i++)
+            h5store_contents_free(&c[i]);
+    free(c);
+    return st;
+}

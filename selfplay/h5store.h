@@ -118,6 +118,17 @@ TvStatus h5store_close(H5Store *s, TvError *err);
 TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
                                 TvError *err);
 
+/* Writes one store at out_path holding every complete game of the stores
+ * `inputs` (out_path itself may be one of them), in ascending game index,
+ * each index once (the first input holding it wins: a merge cut short may
+ * leave a game in two inputs).  All inputs must come from tournament_ini
+ * and the same engine versions.  The result is built under OUT.tmp and
+ * renamed over out_path, so a crash leaves the old file or the new one;
+ * the inputs are left alone (the caller removes them).  Keeps an input's
+ * sprt/sprt_result attributes.  Everything is read into memory. */
+TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
+                       int64_t *ngames_out, TvError *err);
+
 /* ---- reading ----------------------------------------------------------------- */
 
 typedef struct {

@@ -13,6 +13,8 @@
  *    and take more games (TAVRELI_H5_CRASH_RUNS=N runs N kills instead of
  *    6 to 14);
  *  - resuming a store that a live process is writing is refused;
+ *  - merging stores (the parts of an MPI run) gives each game once, in
+ *    ascending index, and refuses stores of another configuration;
  *  - h5dump -H reads a closed store (when h5dump is installed). */
 #include <errno.h>
 #include <fcntl.h>
@@ -331,6 +333,65 @@ static void expect_error(TvStatus got, const TvError *err, const char *part1, co
         fail_msg("error '%s' lacks '%s'%s%s", err->msg, part1, part2 ? " / " : "", part2 ? part2 : "");
 }
 
+/* Merging: the games of several stores (the output among them), each index
+ * once, in ascending index, offsets chained anew; refusals. */
+static void test_merge(void **state)
+{
+    (void)state;
+    Scratch d = scratch("main.h5");
+    char p1[400], p2[400], p3[400];
+    snprintf(p1, sizeof p1, "%s/part-1.h5", d.dir);
+    snprintf(p2, sizeof p2, "%s/part-2.h5", d.dir);
+    snprintf(p3, sizeof p3, "%s/other.h5", d.dir);
+    H5Store *s = create_store(d.path, false);
+    append_range(s, 20, 5);
+    append_range(s, 0, 5);
+    close_store(s);
+    s = create_store(p1, false);
+    append_range(s, 10, 5);
+    append_range(s, 5, 5);
+    close_store(s);
+    s = create_store(p2, false);
+    append_range(s, 15, 5);
+    append_range(s, 3, 2); /* also in main: a merge cut short */
+    close_store(s);
+    const char *inputs[3] = {d.path, p1, p2};
+    TvError err;
+    tv_error_clear(&err);
+    int64_t n = -1;
+    if (h5store_merge(d.path, inputs, 3, INI, &n, &err) != TV_OK)
+        fail_msg("merge: %s", err.msg);
+    assert_int_equal(n, 25);
+    StoreContents c = read_store(d.path);
+    check_attributes(&c);
+    assert_int_equal(c.ngames, 25);
+    check_games(&c, 25, true);
+    h5store_contents_free(&c);
+    char tmp[420];
+    snprintf(tmp, sizeof tmp, "%s.tmp", d.path);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+
+    /* Another tournament, other engines, a missing input: refused, output untouched. */
+    StoredEngine e[3];
+    make_engines(e, 3);
+    assert_int_equal(h5store_create(p3, true, e, 3, "[tournament]\nname = other\n", OPTIONS, &s, &err), TV_OK);
+    close_store(s);
+    const char *bad1[2] = {d.path, p3};
+    expect_error(h5store_merge(d.path, bad1, 2, INI, &n, &err), &err, "other.h5", "another configuration");
+    e[1].weights[0]++;
+    assert_int_equal(h5store_create(p3, true, e, 3, INI, OPTIONS, &s, &err), TV_OK);
+    close_store(s);
+    expect_error(h5store_merge(d.path, bad1, 2, INI, &n, &err), &err, "different engine versions", NULL);
+    remove(p3);
+    expect_error(h5store_merge(d.path, bad1, 2, INI, &n, &err), &err, "other.h5", NULL);
+    c = read_store(d.path);
+    assert_int_equal(c.ngames, 25);
+    h5store_contents_free(&c);
+    remove(p1);
+    remove(p2);
+    scratch_remove(&d);
+}
+
 /* Sets the schema_version attribute of a closed store. */
 static void set_schema(const char *path, int v)
 {
@@ -618,6 +679,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_merge),
         cmocka_unit_test(test_live_writer_refused),
         cmocka_unit_test(test_crash_safety),
     };
