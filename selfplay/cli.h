@@ -18,6 +18,7 @@ int cli_strength(int argc, char **argv);
 int cli_selfplay(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_bench_selfplay(int argc, char **argv);
+int cli_bench_mpi(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_sprt(int argc, char **argv);
 int cli_tune(int argc, char **argv);

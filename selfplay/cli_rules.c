@@ -373,6 +373,7 @@ static const char BENCH_HELP[] =
     "       tavreli bench search [--depth N]\n"
     "       tavreli bench selfplay [--depth N] [--games N]\n"
     "       tavreli bench tune\n"
+    "       tavreli bench mpi [--ranks N] [--depth N] [--games N] [--mpirun CMD]\n"
     "\n"
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each and of\n"
@@ -390,7 +391,11 @@ static const char BENCH_HELP[] =
     "\n"
     "bench tune measures the tuner: loss and gradient evaluations per second over\n"
     "stored positions, bytes per position in memory, and a full fit of 1 million\n"
-    "positions.\n";
+    "positions.\n"
+    "\n"
+    "bench mpi (a build with -DTAVRELI_MPI=ON) runs the bench selfplay tournament\n"
+    "through mpirun, with 1 rank and then N ranks (default 2) of one thread each,\n"
+    "and prints games per hour over mpirun's whole wall time and the speed-up.\n";
 
 typedef struct {
     const char *name;
@@ -426,8 +431,10 @@ int cli_bench(int argc, char **argv)
         return cli_bench_selfplay(argc, argv);
     if (!strcmp(argv[1], "tune"))
         return cli_bench_tune(argc, argv);
+    if (!strcmp(argv[1], "mpi"))
+        return cli_bench_mpi(argc, argv);
     if (strcmp(argv[1], "perft") != 0) {
-        cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune)", argv[1]);
+        cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi)", argv[1]);
         return CLI_USAGE;
     }
     Options o = {0};

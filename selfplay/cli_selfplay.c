@@ -1,12 +1,19 @@
 /* cli_selfplay.c: `tavreli selfplay` and `tavreli export`. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "distrib.h"
+#include "engine.h"
 #include "h5store.h"
 #include "record.h"
 #include "runner.h"
@@ -16,7 +23,9 @@ static volatile sig_atomic_t g_stop = 0; /* the one signal flag of the program (
 
 static void on_signal(int sig)
 {
-    if (g_stop) { /* a second Ctrl-C: leave at once; the store holds every flushed game */
+    /* A second Ctrl-C: leave at once; the store holds every flushed game.
+     * (A SIGTERM after a SIGINT is mpirun passing the first one on.) */
+    if (g_stop && sig == SIGINT) {
         signal(sig, SIG_DFL);
         raise(sig);
     }
@@ -40,7 +49,13 @@ static const char SELFPLAY_HELP[] =
     "\n"
     "Ctrl-C abandons the games in flight, stores the finished ones and closes the\n"
     "file; --resume then plays exactly the missing games. Progress (games, W/D/L\n"
-    "and Elo per pairing, games per minute, ETA) goes to stderr.\n";
+    "and Elo per pairing, games per minute, ETA) goes to stderr.\n"
+    "\n"
+    "On a cluster (a build with -DTAVRELI_MPI=ON): mpirun -np N tavreli selfplay ...\n"
+    "shares the games among N ranks (rank 0 hands them out); each rank writes\n"
+    "OUT.part-R.h5 and rank 0 merges them into OUT.h5 (games in plan order) at\n"
+    "the end. --threads is per rank (default: Slurm's SLURM_CPUS_PER_TASK, else\n"
+    "the INI's threads, else the cores the rank may use).\n";
 
 int cli_selfplay(int argc, char **argv)
 {
@@ -108,11 +123,6 @@ int cli_selfplay(int argc, char **argv)
         snprintf(default_out, sizeof default_out, "results/%s.h5", t.name);
         out = default_out;
     }
-    if (!resume && !force && access(out, F_OK) == 0) {
-        cli_error("%s exists: add --resume to continue it (same configuration) or --force to overwrite it", out);
-        tournament_free(&t);
-        return CLI_FAIL;
-    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -133,12 +143,56 @@ int cli_selfplay(int argc, char **argv)
     ro.progress_every = 10;
     ro.quiet = quiet;
     RunStats stats;
-    TvStatus st = runner_run(&ro, &stats, &err);
+    DistribInfo info = {0, 1, 0, 0, 0, 0.0};
+    TvStatus st = TV_OK;
+    bool distributed = false;
+    const int launched = distrib_launched_size();
+    if (launched > 0) {
+#ifdef TAVRELI_WITH_MPI
+        if (!threads) {
+            const char *cpus = getenv("SLURM_CPUS_PER_TASK"); /* Slurm's cores per rank */
+            if (cpus && atoi(cpus) > 0)
+                ro.threads = atoi(cpus);
+        }
+        st = distrib_run(&ro, &stats, &info, &err);
+        distributed = true;
+#else
+        if (launched > 1) {
+            cli_error("selfplay: started as one of %d MPI ranks, but this tavreli was built without MPI: "
+                      "rebuild with 'cmake -DTAVRELI_MPI=ON' (see README, \"Running on a cluster\")",
+                      launched);
+            tournament_free(&t);
+            return CLI_FAIL;
+        }
+        st = TV_OK;
+#endif
+    }
+    if (launched == 0
+#ifndef TAVRELI_WITH_MPI
+        || launched == 1
+#endif
+    ) {
+        bool have_store;
+        if (distrib_prepare_store(out, resume, force, t.text, &have_store, &err) != TV_OK) {
+            cli_error("%s", err.msg);
+            tournament_free(&t);
+            return CLI_FAIL;
+        }
+        st = runner_run(&ro, &stats, &err);
+    }
     int rc = CLI_OK;
     if (st != TV_OK) {
         cli_error("%s", err.msg);
         rc = CLI_FAIL;
     }
+    if (info.rank != 0) { /* rank 0 speaks for the run */
+        tournament_free(&t);
+        return rc != CLI_OK ? rc : stats.interrupted ? 130 : CLI_OK;
+    }
+    if (distributed)
+        printf("%d MPI rank%s x %d thread%s; merged %lld games into %s in %.2f s\n", info.size,
+               info.size > 1 ? "s" : "", info.threads, info.threads > 1 ? "s" : "", (long long)info.merged_games,
+               out, info.merge_seconds);
     printf("%s: %lld games stored this run (%lld before), %lld of %lld planned, %lld positions\n", out,
            (long long)stats.played, (long long)stats.already, (long long)(stats.already + stats.played),
            (long long)stats.planned, (long long)stats.positions);
@@ -158,11 +212,59 @@ int cli_selfplay(int argc, char **argv)
 
 /* ---- export ------------------------------------------------------------------- */
 
-static const char EXPORT_HELP[] = "usage: tavreli export FILE.h5 --tgn OUT.tgn\n"
-                                  "\n"
-                                  "Writes every game of a self-play store as TGN records (RULES.md section 13),\n"
-                                  "in game-index order, with Event, Round (game index), White, Black, Result,\n"
-                                  "Termination, Options and TFEN (when not the start position) tags.\n";
+static const char EXPORT_HELP[] =
+    "usage: tavreli export FILE.h5 [--tgn OUT.tgn] [--digest OUT.txt]\n"
+    "\n"
+    "--tgn writes every game of a self-play store as TGN records (RULES.md section\n"
+    "13), in game-index order, with Event, Round (game index), White, Black, Result,\n"
+    "Termination, Options and TFEN (when not the start position) tags.\n"
+    "\n"
+    "--digest writes one line per game, in game-index order: its index, engines,\n"
+    "opening, result, termination, plies and seed, and a 64-bit hash of all its\n"
+    "moves (with scores, depths, node counts) and positions (TFEN, side, score,\n"
+    "result). Two stores hold the same games exactly when their digests are equal,\n"
+    "whatever order the games were stored in (wall times and row offsets are left\n"
+    "out): e.g. an MPI run against a single-process run.\n";
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool write_digest(const StoreContents *c, const StoredGame *const *order, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    for (int64_t i = 0; i < c->ngames; i++) {
+        const StoredGame *g = order[i];
+        uint64_t h = fnv(1469598103934665603ull, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
+        for (int32_t k = 0; k < g->move_count; k++) {
+            const StoredMove *m = &c->moves[g->move_offset + k];
+            int64_t v[4] = {m->game, m->ply, m->score, m->depth};
+            h = fnv(h, m->move, strnlen(m->move, sizeof m->move));
+            h = fnv(h, v, sizeof v);
+            h = fnv(h, &m->nodes, sizeof m->nodes);
+        }
+        for (int32_t k = 0; k < g->position_count; k++) {
+            const StoredPosition *p = &c->positions[g->position_offset + k];
+            int64_t v[4] = {p->game, p->ply, p->side, p->score};
+            double r = p->result;
+            h = fnv(h, p->tfen, strnlen(p->tfen, sizeof p->tfen));
+            h = fnv(h, v, sizeof v);
+            h = fnv(h, &r, sizeof r);
+        }
+        fprintf(f, "%lld pairing=%d white=%d black=%d opening=%d result=%d termination=%s plies=%d seed=%llu "
+                   "moves=%d positions=%d hash=%016llx\n",
+                (long long)g->index, g->pairing, g->white, g->black, g->opening, g->result,
+                termination_name((Termination)g->termination), g->plies, (unsigned long long)g->seed, g->move_count,
+                g->position_count, (unsigned long long)h);
+    }
+    return fclose(f) == 0;
+}
 
 static int cmp_game_index(const void *a, const void *b)
 {
@@ -172,7 +274,7 @@ static int cmp_game_index(const void *a, const void *b)
 
 int cli_export(int argc, char **argv)
 {
-    const char *in = NULL, *tgn = NULL;
+    const char *in = NULL, *tgn = NULL, *digest = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(EXPORT_HELP, stdout);
@@ -180,6 +282,8 @@ int cli_export(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--tgn") && i + 1 < argc)
             tgn = argv[++i];
+        else if (!strcmp(argv[i], "--digest") && i + 1 < argc)
+            digest = argv[++i];
         else if (argv[i][0] != '-' && !in)
             in = argv[i];
         else {
@@ -187,28 +291,43 @@ int cli_export(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (!in || !tgn) {
-        cli_error("export: expected FILE.h5 --tgn OUT.tgn");
+    if (!in || (!tgn && !digest)) {
+        cli_error("export: expected FILE.h5 --tgn OUT.tgn and/or --digest OUT.txt");
         return CLI_USAGE;
     }
     StoreContents c;
     TvError err;
-    if (h5store_read(in, true, false, &c, &err) != TV_OK) {
+    if (h5store_read(in, true, digest != NULL, &c, &err) != TV_OK) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
     int rc = CLI_OK;
-    FILE *f = fopen(tgn, "w");
+    FILE *f = NULL;
     const StoredGame **order = malloc(sizeof *order * (size_t)(c.ngames ? c.ngames : 1));
     Move *moves = NULL;
-    if (!f || !order) {
-        cli_error("export: cannot write %s", tgn);
+    if (!order) {
+        cli_error("export: out of memory");
         rc = CLI_FAIL;
         goto done;
     }
     for (int64_t i = 0; i < c.ngames; i++)
         order[i] = &c.games[i];
     qsort(order, (size_t)c.ngames, sizeof *order, cmp_game_index);
+    if (digest) {
+        if (!write_digest(&c, order, digest)) {
+            cli_error("export: cannot write %s: %s", digest, strerror(errno));
+            rc = CLI_FAIL;
+            goto done;
+        }
+        printf("%s: %lld games\n", digest, (long long)c.ngames);
+    }
+    if (!tgn)
+        goto done;
+    if (!(f = fopen(tgn, "w"))) {
+        cli_error("export: cannot write %s: %s", tgn, strerror(errno));
+        rc = CLI_FAIL;
+        goto done;
+    }
     Options o = {0};
     options_parse(c.options ? c.options : "", &o, NULL);
     char event[128] = "tavreli self-play";
@@ -378,4 +497,168 @@ int cli_bench_selfplay(int argc, char **argv)
     if (rc == CLI_OK)
         printf("speed-up 2 threads / 1 thread: %.2fx\n", rate[0] > 0 ? rate[1] / rate[0] : 0.0);
     return rc;
+}
+
+/* ---- bench mpi ------------------------------------------------------------------ */
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs argv (stdout and stderr to log); returns its exit status or -1. */
+static int run_logged(char *const *argv, const char *log)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static void show_log(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f))
+        fputs(line, stderr);
+    if (f)
+        fclose(f);
+}
+
+int cli_bench_mpi(int argc, char **argv)
+{
+    int depth = 3, games = 40, ranks = 2;
+    const char *mpirun = getenv("TAVRELI_MPIRUN") ? getenv("TAVRELI_MPIRUN") : "mpirun";
+    for (int i = 2; i < argc; i++) {
+        char *end;
+        long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+        if (!strcmp(argv[i], "--depth") && i + 1 < argc && !*end && v >= 1 && v <= 20)
+            depth = (int)v;
+        else if (!strcmp(argv[i], "--games") && i + 1 < argc && !*end && v >= 2 && v <= 100000)
+            games = (int)v;
+        else if (!strcmp(argv[i], "--ranks") && i + 1 < argc && !*end && v >= 2 && v <= 4096)
+            ranks = (int)v;
+        else if (!strcmp(argv[i], "--mpirun") && i + 1 < argc) {
+            mpirun = argv[i + 1];
+        } else {
+            cli_error("bench mpi: bad argument '%s' (usage: tavreli bench mpi [--ranks N] [--depth N] [--games N] "
+                      "[--mpirun CMD])",
+                      argv[i]);
+            return CLI_USAGE;
+        }
+        i++;
+    }
+#ifndef TAVRELI_WITH_MPI
+    (void)wall_now;
+    (void)run_logged;
+    (void)show_log;
+    (void)depth;
+    (void)games;
+    (void)ranks;
+    (void)mpirun;
+    cli_error("bench mpi: this tavreli was built without MPI: rebuild with 'cmake -DTAVRELI_MPI=ON'");
+    return CLI_FAIL;
+#else
+    char self[1024];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        cli_error("bench mpi: cannot find this program's path (/proc/self/exe)");
+        return CLI_FAIL;
+    }
+    self[n] = '\0';
+    char dir[] = "/tmp/tavreli-bench-mpi-XXXXXX";
+    if (!mkdtemp(dir)) {
+        cli_error("bench mpi: cannot make a temporary directory");
+        return CLI_FAIL;
+    }
+    /* The tournament of bench selfplay, as files the ranks can read. */
+    char eng[128], ini[128], log[128];
+    snprintf(eng, sizeof eng, "%s/default.ini", dir);
+    snprintf(ini, sizeof ini, "%s/bench.ini", dir);
+    snprintf(log, sizeof log, "%s/run.log", dir);
+    EngineVersion ev;
+    engine_default(&ev);
+    TvError err;
+    int rc = CLI_OK;
+    FILE *f = NULL;
+    if (engine_write(eng, &ev, "tavreli bench mpi", &err) != TV_OK || !(f = fopen(ini, "w"))) {
+        cli_error("bench mpi: cannot write the benchmark files in %s", dir);
+        rc = CLI_FAIL;
+        goto done;
+    }
+    fprintf(f,
+            "[tournament]\nname = bench-mpi\npairs = %d\nseed = 2026\n[openings]\nplies = 6\nbalance_depth = 2\n"
+            "balance_cp = 150\n[adjudication]\nmax_plies = 400\nresign_score = 1000\nresign_moves = 4\n"
+            "draw_score = 10\ndraw_moves = 8\ndraw_after_ply = 80\n"
+            "[engine default-a]\npath = default.ini\ndepth = %d\n[engine default-b]\npath = default.ini\ndepth = %d\n",
+            (games + 1) / 2, depth, depth);
+    fclose(f);
+    double rate[2] = {0, 0};
+    int64_t counts[2] = {0, 0};
+    const int np[2] = {1, ranks};
+    for (int k = 0; k < 2 && rc == CLI_OK; k++) {
+        char out[160], npstr[16];
+        snprintf(out, sizeof out, "%s/r%d.h5", dir, np[k]);
+        snprintf(npstr, sizeof npstr, "%d", np[k]);
+        char *args[20];
+        int a = 0;
+        args[a++] = (char *)mpirun;
+        if (geteuid() == 0)
+            args[a++] = "--allow-run-as-root";
+        args[a++] = "--oversubscribe";
+        args[a++] = "-np";
+        args[a++] = npstr;
+        args[a++] = self;
+        args[a++] = "selfplay";
+        args[a++] = ini;
+        args[a++] = "--out";
+        args[a++] = out;
+        args[a++] = "--threads";
+        args[a++] = "1";
+        args[a++] = "--quiet";
+        args[a] = NULL;
+        double t0 = wall_now();
+        int status = run_logged(args, log);
+        double wall = wall_now() - t0;
+        StoreContents c;
+        if (status != 0 || h5store_read(out, false, false, &c, &err) != TV_OK) {
+            cli_error("bench mpi: '%s -np %d %s selfplay ...' failed (exit %d):", mpirun, np[k], self, status);
+            show_log(log);
+            rc = CLI_FAIL;
+            break;
+        }
+        counts[k] = c.ngames;
+        h5store_contents_free(&c);
+        rate[k] = (double)counts[k] / wall * 3600;
+        printf("%d rank%s x 1 thread: %lld games at depth %d in %.1f s (wall time of mpirun, start-up and merge "
+               "included): %.0f games/hour\n",
+               np[k], np[k] > 1 ? "s" : "", (long long)counts[k], depth, wall, rate[k]);
+        fflush(stdout);
+        remove(out);
+    }
+    if (rc == CLI_OK)
+        printf("speed-up %d ranks / 1 rank: %.2fx\n", ranks, rate[0] > 0 ? rate[1] / rate[0] : 0.0);
+done:
+    remove(eng);
+    remove(ini);
+    remove(log);
+    rmdir(dir);
+    return rc;
+#endif
 }

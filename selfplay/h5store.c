@@ -709,6 +709,19 @@ done:
     return st;
 }
 
+TvStatus h5store_remove(const char *path, TvError *err)
+{
+    int fd = lock_file(path);
+    if (fd < 0 && (errno == EAGAIN || errno == EACCES))
+        return lock_fail(path, err);
+    TvStatus st = TV_OK;
+    if (remove(path) != 0 && errno != ENOENT)
+        st = tv_fail(err, TV_ERR_IO, "cannot remove %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
 /* ---- appending ------------------------------------------------------------------------------------ */
 
 TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredMove *moves,

@@ -1,0 +1,424 @@
+/* distrib.c: a tournament on several MPI ranks.  See distrib.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "distrib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5store.h"
+#include "record.h"
+
+int distrib_launched_size(void)
+{
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof size_vars / sizeof *size_vars; i++) {
+        const char *v = getenv(size_vars[i]);
+        if (v && *v)
+            return atoi(v) > 0 ? atoi(v) : 1;
+    }
+    if (getenv("PMIX_RANK") || getenv("PMI_RANK"))
+        return 1; /* launched, size unknown until MPI_Init */
+    return 0;
+}
+
+/* OUT without a trailing ".h5". */
+static size_t stem_length(const char *out)
+{
+    size_t n = strlen(out);
+    return n > 3 && !strcmp(out + n - 3, ".h5") ? n - 3 : n;
+}
+
+void distrib_part_path(const char *out, int rank, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.*s.part-%d.h5", (int)stem_length(out), out, rank);
+}
+
+/* The parts of store `out` on disk (any rank number), as heap paths. */
+static TvStatus list_parts(const char *out, char ***paths, int *n, TvError *err)
+{
+    *paths = NULL;
+    *n = 0;
+    size_t stem = stem_length(out);
+    const char *slash = strrchr(out, '/');
+    size_t dirlen = slash ? (size_t)(slash - out) : 0;
+    char dir[1024], prefix[512];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(dirlen ? dirlen : 1) : 1, slash ? out : ".");
+    const char *base = slash ? slash + 1 : out;
+    snprintf(prefix, sizeof prefix, "%.*s.part-", (int)(stem - (size_t)(base - out)), base);
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (errno == ENOENT)
+            return TV_OK;
+        return tv_fail(err, TV_ERR_IO, "cannot list %s (looking for parts of %s): %s", dir, out, strerror(errno));
+    }
+    TvStatus st = TV_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        size_t pl = strlen(prefix), nl = strlen(name);
+        if (nl <= pl + 3 || strncmp(name, prefix, pl) != 0 || strcmp(name + nl - 3, ".h5") != 0)
+            continue;
+        bool digits = true;
+        for (size_t i = pl; i < nl - 3; i++)
+            digits = digits && name[i] >= '0' && name[i] <= '9';
+        if (!digits)
+            continue;
+        char **p2 = realloc(*paths, sizeof **paths * (size_t)(*n + 1));
+        size_t len = strlen(dir) + nl + 2;
+        char *path = malloc(len);
+        if (!p2 || !path) {
+            free(path);
+            if (p2)
+                *paths = p2;
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+            break;
+        }
+        *paths = p2;
+        if (slash)
+            snprintf(path, len, "%s/%s", dir, name);
+        else
+            snprintf(path, len, "%s", name);
+        (*paths)[(*n)++] = path;
+    }
+    closedir(d);
+    return st;
+}
+
+static void free_paths(char **paths, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+/* Merges `out` (when present) and the given parts into `out`, then removes
+ * the parts. */
+static TvStatus merge_into(const char *out, char *const *parts, int nparts, const char *tournament_ini,
+                           int64_t *ngames, TvError *err)
+{
+    const char **inputs = malloc(sizeof *inputs * (size_t)(nparts + 1));
+    if (!inputs)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    int n = 0;
+    if (access(out, F_OK) == 0)
+        inputs[n++] = out;
+    for (int i = 0; i < nparts; i++)
+        inputs[n++] = parts[i];
+    TvStatus st = h5store_merge(out, inputs, n, tournament_ini, ngames, err);
+    free(inputs);
+    for (int i = 0; st == TV_OK && i < nparts; i++)
+        if (remove(parts[i]) != 0)
+            st = tv_fail(err, TV_ERR_IO, "merged %s, but cannot remove %s: %s", out, parts[i], strerror(errno));
+    return st;
+}
+
+TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const char *tournament_ini, bool *have_store,
+                               TvError *err)
+{
+    char **parts;
+    int nparts;
+    TvStatus st = list_parts(out, &parts, &nparts, err);
+    if (st != TV_OK)
+        return st;
+    bool exists = access(out, F_OK) == 0;
+    if (force) {
+        if (exists)
+            st = h5store_remove(out, err);
+        for (int i = 0; st == TV_OK && i < nparts; i++)
+            st = h5store_remove(parts[i], err);
+        exists = false;
+    } else if (!resume) {
+        if (exists)
+            st = tv_fail(err, TV_ERR_IO, "%s exists: add --resume to continue it (same configuration) or --force to "
+                                         "overwrite it",
+                         out);
+        else if (nparts > 0)
+            st = tv_fail(err, TV_ERR_IO,
+                         "%s: an interrupted MPI run left its parts (%s, ...): add --resume to merge them and play "
+                         "the missing games, or --force to start over",
+                         out, parts[0]);
+    } else if (nparts > 0) {
+        int64_t n;
+        st = merge_into(out, parts, nparts, tournament_ini, &n, err);
+        exists = st == TV_OK;
+    } else if (!exists) {
+        st = tv_fail(err, TV_ERR_IO, "nothing to resume: %s does not exist (run without --resume to start it)", out);
+    }
+    free_paths(parts, nparts);
+    *have_store = exists;
+    return st;
+}
+
+#ifdef TAVRELI_WITH_MPI
+#include <mpi.h>
+#include <pthread.h>
+
+enum { TAG_NEXT = 1, TAG_GAME = 2, TAG_DONE = 3 };
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- ranks other than 0: ask rank 0 ------------------------------------------ */
+
+/* A NextGameFn: reports the finished game and asks for the next one.  The
+ * threads of a rank take turns (MPI_THREAD_SERIALIZED), and rank 0 answers
+ * requests in the order they come, so the answer is this thread's. */
+static int64_t remote_next(void *ctx, const GameDone *done, bool want_more)
+{
+    (void)ctx;
+    int64_t msg[4] = {done ? done->index : -1, done ? done->result : 0, done ? done->positions : 0, want_more};
+    int64_t index = -1;
+#pragma omp critical(mpi)
+    {
+        if (MPI_Send(msg, 4, MPI_INT64_T, 0, TAG_NEXT, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            (want_more &&
+             MPI_Recv(&index, 1, MPI_INT64_T, 0, TAG_GAME, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS))
+            index = -1;
+    }
+    return index;
+}
+
+/* ---- rank 0: the dispatcher, a thread answering the other ranks -------------- */
+
+typedef struct {
+    Coordinator *coord;
+    int size;
+    int64_t played, positions, failed;
+    double store_seconds;
+} Dispatcher;
+
+static void *dispatcher_main(void *arg)
+{
+    Dispatcher *d = arg;
+    int active = d->size - 1;
+    const struct timespec pause = {0, 1000000}; /* 1 ms: a waiting rank waits at most that */
+    while (active > 0) {
+        int flag = 0;
+        MPI_Status status;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS)
+            break;
+        if (!flag) {
+            nanosleep(&pause, NULL);
+            continue;
+        }
+        if (status.MPI_TAG == TAG_NEXT) {
+            int64_t msg[4];
+            MPI_Recv(msg, 4, MPI_INT64_T, status.MPI_SOURCE, TAG_NEXT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            GameDone done = {msg[0], (int32_t)msg[1], (int32_t)msg[2]};
+            int64_t index = coordinator_next(d->coord, msg[0] >= 0 ? &done : NULL, msg[3] != 0);
+            if (msg[3])
+                MPI_Send(&index, 1, MPI_INT64_T, status.MPI_SOURCE, TAG_GAME, MPI_COMM_WORLD);
+        } else if (status.MPI_TAG == TAG_DONE) {
+            double r[4];
+            MPI_Recv(r, 4, MPI_DOUBLE, status.MPI_SOURCE, TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            d->failed += r[0] != 0;
+            d->played += (int64_t)r[1];
+            d->positions += (int64_t)r[2];
+            d->store_seconds += r[3];
+            active--;
+        } else { /* not ours: drop it */
+            char junk[64];
+            MPI_Recv(junk, (int)sizeof junk, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        }
+    }
+    return NULL;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Shares rank 0's status and message with every rank: all go on or all stop. */
+static TvStatus agree(TvStatus st, TvError *err, int rank)
+{
+    int code = st;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", rank == 0 && err ? err->msg : "");
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank != 0 && code != TV_OK && err) {
+        err->status = (TvStatus)code;
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    }
+    return (TvStatus)code;
+}
+
+/* Any rank's failure stops all: returns TV_OK only when every rank passed ok. */
+static TvStatus all_ok(TvStatus st, TvError *err, int rank)
+{
+    int mine = st != TV_OK, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && !mine)
+        return tv_fail(err, TV_ERR_IO, "rank %d: stopping because another rank failed (see its message)", rank);
+    return any ? st : TV_OK;
+}
+
+TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, TvError *err)
+{
+    const double t_start = now_seconds();
+    const Tournament *t = ro->t;
+    memset(stats, 0, sizeof *stats);
+    memset(info, 0, sizeof *info);
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+        return tv_fail(err, TV_ERR_IO, "MPI_Init_thread failed");
+    MPI_Comm_rank(MPI_COMM_WORLD, &info->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &info->size);
+    const int rank = info->rank, size = info->size;
+    info->threads = runner_threads(ro);
+    TvStatus st = TV_OK;
+    Coordinator *coord = NULL;
+    H5Store *part = NULL;
+    char part_path[1100];
+    distrib_part_path(ro->out_path, rank, part_path, sizeof part_path);
+
+    if (provided < MPI_THREAD_SERIALIZED) {
+        st = tv_fail(err, TV_ERR_IO,
+                     "this MPI library gives thread level %d; tavreli needs MPI_THREAD_SERIALIZED (%d): "
+                     "use an MPI built with thread support (Debian's Open MPI is)",
+                     provided, MPI_THREAD_SERIALIZED);
+        goto finalize;
+    }
+    /* Every rank must run the same configuration. */
+    uint64_t h = text_hash(t->text), h0 = h;
+    MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (h0 != h)
+        st = tv_fail(err, TV_ERR_ARG,
+                     "rank %d read a tournament INI that differs from rank 0's: every rank must see the same "
+                     "files (a shared file system)",
+                     rank);
+    if ((st = all_ok(st, err, rank)) != TV_OK)
+        goto finalize;
+
+    /* Rank 0 readies the store (merging what an interrupted run left). */
+    bool have_store = false;
+    if (rank == 0)
+        st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t->text, &have_store, err);
+    if ((st = agree(st, err, rank)) != TV_OK)
+        goto finalize;
+
+    /* Every rank starts its own part. */
+    char options_str[128];
+    options_to_str(&t->rules, options_str, sizeof options_str);
+    StoredEngine *se = runner_stored_engines(t);
+    st = se ? h5store_create(part_path, true, se, t->nengines, t->text, options_str, &part, err)
+            : tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    free(se);
+    if (st != TV_OK) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s", err->msg);
+        tv_fail(err, st, "rank %d: %s", rank, m);
+    }
+    if (rank == 0 && st == TV_OK)
+        st = coordinator_open(ro, have_store, &coord, stats, err);
+    if ((st = all_ok(st, err, rank)) != TV_OK)
+        goto finalize;
+
+    if (rank == 0) {
+        Dispatcher d = {coord, size, 0, 0, 0, 0.0};
+        pthread_t thread;
+        coordinator_start(coord);
+        bool started = size > 1 && pthread_create(&thread, NULL, dispatcher_main, &d) == 0;
+        if (size > 1 && !started)
+            st = tv_fail(err, TV_ERR_LIMIT, "cannot start the dispatcher thread");
+        int64_t played = 0, positions = 0;
+        if (st == TV_OK)
+            st = runner_play(ro, part, coordinator_next, coord, NULL, &played, &positions, err);
+        if (st != TV_OK) {
+            info->ranks_failed++;
+            fprintf(stderr, "error: rank 0: %s\n", err->msg);
+            if (ro->stop)
+                *ro->stop = 1; /* hand out nothing more; the other ranks finish and report */
+        }
+        if (started)
+            pthread_join(thread, NULL);
+        stats->store_seconds = h5store_write_seconds(part) + d.store_seconds;
+        TvError close_err;
+        TvStatus cst = h5store_close(part, &close_err);
+        part = NULL;
+        if (cst != TV_OK && st == TV_OK) {
+            *err = close_err;
+            st = cst;
+        }
+        coordinator_finish(coord, stats);
+        stats->played = played + d.played;
+        stats->positions = positions + d.positions;
+        info->ranks_failed += d.failed;
+        /* One store: the earlier games and every rank's part, in plan order. */
+        char **parts = malloc(sizeof *parts * (size_t)size);
+        bool ok = parts != NULL;
+        for (int r = 0; ok && r < size; r++) {
+            parts[r] = malloc(sizeof part_path);
+            ok = parts[r] != NULL;
+            if (ok)
+                distrib_part_path(ro->out_path, r, parts[r], sizeof part_path);
+        }
+        double m0 = now_seconds();
+        TvStatus mst = ok ? merge_into(ro->out_path, parts, size, t->text, &info->merged_games, &close_err)
+                          : tv_fail(&close_err, TV_ERR_LIMIT, "out of memory");
+        info->merge_seconds = now_seconds() - m0;
+        if (parts)
+            for (int r = 0; r < size; r++)
+                free(parts[r]);
+        free(parts);
+        if (mst == TV_OK)
+            mst = runner_store_sprt(ro, stats, &close_err);
+        if (mst != TV_OK && st == TV_OK) {
+            *err = close_err;
+            st = mst;
+        }
+        if (st == TV_OK && info->ranks_failed > 0)
+            st = tv_fail(err, TV_ERR_IO, "%lld rank(s) failed (see their messages); %s holds every game they stored",
+                         (long long)info->ranks_failed, ro->out_path);
+    } else {
+        int64_t played = 0, positions = 0;
+        st = runner_play(ro, part, remote_next, NULL, NULL, &played, &positions, err);
+        if (st != TV_OK) {
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s", err->msg);
+            tv_fail(err, st, "rank %d: %s", rank, m);
+        }
+        stats->played = played;
+        stats->positions = positions;
+        stats->store_seconds = h5store_write_seconds(part);
+        TvError close_err;
+        TvStatus cst = h5store_close(part, &close_err);
+        part = NULL;
+        if (cst != TV_OK && st == TV_OK) {
+            *err = close_err;
+            st = cst;
+        }
+        /* The part is closed: rank 0 may merge it once every rank said so. */
+        double r[4] = {st != TV_OK, (double)played, (double)positions, stats->store_seconds};
+        MPI_Send(r, 4, MPI_DOUBLE, 0, TAG_DONE, MPI_COMM_WORLD);
+        stats->interrupted = ro->stop && *ro->stop;
+    }
+
+finalize:
+    if (part) { /* the setup failed: this run's empty part goes */
+        TvError close_err;
+        h5store_close(part, &close_err);
+        remove(part_path);
+    }
+    coordinator_free(coord);
+    stats->wall_seconds = now_seconds() - t_start;
+    MPI_Finalize();
+    return st;
+}
+#endif
