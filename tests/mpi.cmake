@@ -1,0 +1,10 @@
+# Distributed self-play: only in a build with -DTAVRELI_MPI=ON.  .ci/test-all
+# makes that build (build-mpi) and runs `ctest -L mpi` in it; the test also
+# checks that a build without MPI (TAVRELI_PLAIN_BINARY, when given) refuses
+# to run as several ranks.
+if(TAVRELI_MPI)
+  set(TAVRELI_PLAIN_BINARY "" CACHE FILEPATH "A tavreli built without MPI, for test_mpi's refusal check")
+  add_test(NAME test_mpi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi.sh $<TARGET_FILE:tavreli>
+           ${PROJECT_SOURCE_DIR} ${TAVRELI_PLAIN_BINARY})
+  set_tests_properties(test_mpi PROPERTIES LABELS mpi TIMEOUT 600)
+endif()

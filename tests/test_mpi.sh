@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# End-to-end checks of distributed self-play (a build with -DTAVRELI_MPI=ON):
+#  - a 2-rank tournament stores exactly the games of a single-process run
+#    (export --digest: moves, scores, node counts, positions), in one file,
+#    with no parts left, and rank 0's progress and summary count all ranks;
+#  - one rank killed with SIGKILL (the job dies) leaves its parts; a plain
+#    run refuses them; --resume on 3 ranks merges them and plays only the
+#    missing games, ending with the reference games;
+#  - SIGTERM to every rank (what Slurm's scancel does) stops cleanly with
+#    one merged store; --resume completes it;
+#  - an SPRT tournament reaches the same decision as in one process;
+#  - a build without MPI, started by mpirun on 2 ranks, refuses to run.
+# usage: test_mpi.sh PATH/TO/tavreli(MPI) SOURCE_DIR [PATH/TO/tavreli(plain)]
+set -u
+tv=$1
+src=$2
+plain=${3:-}
+fails=0
+passes=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() {
+  local name=$1; shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
+}
+
+# Open MPI as root and on few cores; no shared-memory single-copy (containers).
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Under AddressSanitizer: Open MPI keeps memory from MPI_Init to exit; the
+# suppressions name its libraries, and full stacks (slow unwinding) are
+# needed to see them through its plugins.  No effect on other builds.
+export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+mpi=(mpirun --oversubscribe)
+[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+
+mkdir -p "$tmp/engines"
+cp "$src/configs/engines/default.ini" "$tmp/engines/default.ini"
+cat >"$tmp/t.ini" <<EOI
+[tournament]
+name = mpi-test
+pairs = 24
+seed = 42
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 140
+[engine shallow]
+path = engines/default.ini
+depth = 1
+[engine deeper]
+path = engines/default.ini
+depth = 2
+EOI
+# a longer one to interrupt
+sed 's/pairs = 24/pairs = 40/; s/depth = 2/depth = 3/' "$tmp/t.ini" >"$tmp/long.ini"
+
+digest() { "$tv" export "$1" --digest "$2" >/dev/null 2>&1; }
+
+# rank R's process (not mpirun) of the run writing OUT
+rank_pid() {
+  local out=$1 r=$2 p
+  for p in $(pgrep -f -- "--out $out"); do
+    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$tv")" ] || continue
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$r" && echo "$p"
+  done
+}
+
+# wait until the store's parts hold at least N games in all
+wait_games() {
+  local stem=$1 n=$2 i
+  for i in $(seq 1 300); do
+    local total=0 f
+    for f in "$stem".part-*.h5; do
+      [ -e "$f" ] || continue
+      # the store's own reader opens a part while it is written (SWMR)
+      "$tv" export "$f" --digest "$tmp/count.dig" >/dev/null 2>&1 || continue
+      total=$((total + $(wc -l <"$tmp/count.dig")))
+    done
+    [ "$total" -ge "$n" ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# ---- the same games as one process ----
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --threads 2 --quiet >/dev/null 2>&1
+check "single-process reference run succeeds" [ $? = 0 ]
+digest "$tmp/ref.h5" "$tmp/ref.dig"
+check "reference has 48 games" [ "$(wc -l <"$tmp/ref.dig")" = 48 ]
+
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 1 >"$tmp/two.out" 2>"$tmp/two.err"
+check "2-rank run succeeds" [ $? = 0 ]
+digest "$tmp/two.h5" "$tmp/two.dig"
+check "2 ranks store exactly the games of one process" cmp -s "$tmp/ref.dig" "$tmp/two.dig"
+check "2-rank run leaves one file, no parts" [ ! -e "$tmp/two.part-0.h5" ] && [ ! -e "$tmp/two.part-1.h5" ]
+check "summary counts the games of both ranks" grep -q "48 games stored this run (0 before), 48 of 48 planned" "$tmp/two.out"
+check "summary names the ranks" grep -q "^2 MPI ranks x 1 thread; merged 48 games" "$tmp/two.out"
+check "rank 0's progress counts all ranks" grep -q "^games 48/48 .*ETA done" "$tmp/two.err"
+check "one progress line per update (rank 0 only)" [ "$(grep -c 'ETA done' "$tmp/two.err")" = 1 ]
+check "2-rank store opens with h5dump" h5dump -H "$tmp/two.h5" >/dev/null
+
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 1 --quiet >"$tmp/again.out" 2>&1
+check "an existing store is refused without --resume/--force" [ $? != 0 ]
+check "... with a message naming the way out" grep -q -- "--resume.*--force" "$tmp/again.out"
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 1 --quiet --resume >"$tmp/again.out" 2>&1
+check "resuming a complete store plays nothing" grep -q " 0 games stored this run (48 before)" "$tmp/again.out"
+
+# ---- a rank killed: parts stay, --resume merges them ----
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k.out" 2>&1 &
+job=$!
+wait_games "$tmp/k" 16
+pid=$(rank_pid "$tmp/k.h5" 1)
+check "found rank 1 of the running job" [ -n "$pid" ]
+[ -n "$pid" ] && kill -9 $pid
+wait $job
+check "the job fails when a rank dies" [ $? != 0 ]
+check "the parts of the dead job are left" [ -e "$tmp/k.part-0.h5" ] && [ -e "$tmp/k.part-1.h5" ]
+"$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k2.out" 2>&1
+check "a new run refuses the parts" [ $? != 0 ]
+check "... and says how to resume" grep -q "interrupted MPI run left its parts.*--resume" "$tmp/k2.out"
+"${mpi[@]}" -np 3 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet --resume >"$tmp/k3.out" 2>&1
+check "--resume on 3 ranks succeeds" [ $? = 0 ]
+before=$(sed -n 's/.*stored this run (\([0-9]*\) before).*/\1/p' "$tmp/k3.out")
+check "--resume keeps the games the parts held" [ "${before:-0}" -ge 16 ]
+check "--resume completes the plan" grep -q "80 of 80 planned" "$tmp/k3.out"
+"$tv" selfplay "$tmp/long.ini" --out "$tmp/longref.h5" --threads 2 --quiet >/dev/null 2>&1
+digest "$tmp/longref.h5" "$tmp/longref.dig"
+digest "$tmp/k.h5" "$tmp/k.dig"
+check "killed then resumed: the games of one process" cmp -s "$tmp/longref.dig" "$tmp/k.dig"
+check "no parts after the resumed run" sh -c "! ls '$tmp'/k.part-*.h5 2>/dev/null | grep -q ."
+
+# ---- SIGTERM to every rank (scancel): a clean stop, one store ----
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/s.h5" --threads 1 --quiet >"$tmp/s.out" 2>&1 &
+job=$!
+wait_games "$tmp/s" 12
+p0=$(rank_pid "$tmp/s.h5" 0)
+p1=$(rank_pid "$tmp/s.h5" 1)
+[ -n "$p0$p1" ] && kill -TERM $p0 $p1
+wait $job
+check "SIGTERM: the merged store exists, no parts" [ -e "$tmp/s.h5" ] && [ ! -e "$tmp/s.part-0.h5" ]
+digest "$tmp/s.h5" "$tmp/s.dig"
+n=$(wc -l <"$tmp/s.dig")
+check "SIGTERM: the store holds the finished games ($n)" [ "$n" -ge 12 ] && [ "$n" -lt 80 ]
+check "SIGTERM: every stored game is a reference game" sh -c "grep -vxFf '$tmp/longref.dig' '$tmp/s.dig' | wc -l | grep -qx 0"
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/s.h5" --threads 1 --quiet --resume >/dev/null 2>&1
+digest "$tmp/s.h5" "$tmp/s.dig"
+check "SIGTERM then --resume: the games of one process" cmp -s "$tmp/longref.dig" "$tmp/s.dig"
+
+# ---- SPRT: the same decision as one process ----
+cat >"$tmp/sprt.ini" <<EOI
+[tournament]
+name = sprt-mpi
+pairs = 200
+seed = 5
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 160
+[sprt]
+elo0 = 0
+elo1 = 60
+alpha = 0.1
+beta = 0.1
+[engine deep]
+path = engines/default.ini
+depth = 2
+[engine shallow]
+path = engines/default.ini
+depth = 1
+EOI
+"$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt1.h5" --threads 2 --quiet >"$tmp/sprt1.out" 2>&1
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt2.h5" --threads 1 --quiet >"$tmp/sprt2.out" 2>&1
+check "SPRT over 2 ranks succeeds" [ $? = 0 ]
+check "SPRT over 2 ranks: the decision of one process" \
+  sh -c "[ \"\$(grep '^SPRT:' '$tmp/sprt1.out')\" = \"\$(grep '^SPRT:' '$tmp/sprt2.out')\" ] && grep -q '^SPRT: H1' '$tmp/sprt2.out'"
+check "SPRT decision stored in the merged file" sh -c "h5dump -a /sprt_result '$tmp/sprt2.h5' | grep -q 'H1 accepted'"
+
+# ---- a build without MPI refuses to run as several ranks ----
+if [ -n "$plain" ]; then
+  "${mpi[@]}" -np 2 "$plain" selfplay "$tmp/t.ini" --out "$tmp/plain.h5" --quiet >"$tmp/plain.out" 2>&1
+  check "a build without MPI refuses mpirun -np 2" [ $? != 0 ]
+  check "... saying how to build with MPI" grep -q "built without MPI.*TAVRELI_MPI=ON" "$tmp/plain.out"
+  check "... and writes nothing" [ ! -e "$tmp/plain.h5" ]
+fi
+
+echo "test_mpi: $passes passed, $fails failed"
+[ "$fails" = 0 ]
