@@ -15,15 +15,9 @@ set -u
 tv=$1
 src=$2
 plain=${3:-}
-fails=0
-passes=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-check() {
-  local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
-}
+source "$src/tests/selfplay_common.sh" # check, write_test_configs
 
 # Open MPI as root and on few cores; no shared-memory single-copy (containers).
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -35,28 +29,9 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 mpi=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 
-mkdir -p "$tmp/engines"
-cp "$src/configs/engines/default.ini" "$tmp/engines/default.ini"
-cat >"$tmp/t.ini" <<EOI
-[tournament]
-name = mpi-test
-pairs = 24
-seed = 42
-[openings]
-plies = 4
-balance_depth = 1
-balance_cp = 300
-[adjudication]
-max_plies = 140
-[engine shallow]
-path = engines/default.ini
-depth = 1
-[engine deeper]
-path = engines/default.ini
-depth = 2
-EOI
+write_test_configs "$tmp" "$src"
 # a longer one to interrupt
-sed 's/pairs = 24/pairs = 40/; s/depth = 2/depth = 3/' "$tmp/t.ini" >"$tmp/long.ini"
+sed 's/pairs = 16/pairs = 40/; s/depth = 2/depth = 3/' "$tmp/t.ini" >"$tmp/long.ini"
 
 digest() { "$tv" export "$1" --digest "$2" >/dev/null 2>&1; }
 
@@ -90,16 +65,16 @@ wait_games() {
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --threads 2 --quiet >/dev/null 2>&1
 check "single-process reference run succeeds" [ $? = 0 ]
 digest "$tmp/ref.h5" "$tmp/ref.dig"
-check "reference has 48 games" [ "$(wc -l <"$tmp/ref.dig")" = 48 ]
+check "reference has 32 games" [ "$(wc -l <"$tmp/ref.dig")" = 32 ]
 
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 1 >"$tmp/two.out" 2>"$tmp/two.err"
 check "2-rank run succeeds" [ $? = 0 ]
 digest "$tmp/two.h5" "$tmp/two.dig"
 check "2 ranks store exactly the games of one process" cmp -s "$tmp/ref.dig" "$tmp/two.dig"
 check "2-rank run leaves one file, no parts" [ ! -e "$tmp/two.part-0.h5" ] && [ ! -e "$tmp/two.part-1.h5" ]
-check "summary counts the games of both ranks" grep -q "48 games stored this run (0 before), 48 of 48 planned" "$tmp/two.out"
-check "summary names the ranks" grep -q "^2 MPI ranks x 1 thread; merged 48 games" "$tmp/two.out"
-check "rank 0's progress counts all ranks" grep -q "^games 48/48 .*ETA done" "$tmp/two.err"
+check "summary counts the games of both ranks" grep -q "32 games stored this run (0 before), 32 of 32 planned" "$tmp/two.out"
+check "summary names the ranks" grep -q "^2 MPI ranks x 1 thread; merged 32 games" "$tmp/two.out"
+check "rank 0's progress counts all ranks" grep -q "^games 32/32 .*ETA done" "$tmp/two.err"
 check "one progress line per update (rank 0 only)" [ "$(grep -c 'ETA done' "$tmp/two.err")" = 1 ]
 check "2-rank store opens with h5dump" h5dump -H "$tmp/two.h5" >/dev/null
 
@@ -107,7 +82,7 @@ check "2-rank store opens with h5dump" h5dump -H "$tmp/two.h5" >/dev/null
 check "an existing store is refused without --resume/--force" [ $? != 0 ]
 check "... with a message naming the way out" grep -q -- "--resume.*--force" "$tmp/again.out"
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 1 --quiet --resume >"$tmp/again.out" 2>&1
-check "resuming a complete store plays nothing" grep -q " 0 games stored this run (48 before)" "$tmp/again.out"
+check "resuming a complete store plays nothing" grep -q " 0 games stored this run (32 before)" "$tmp/again.out"
 
 # ---- a rank killed: parts stay, --resume merges them ----
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k.out" 2>&1 &
@@ -151,29 +126,6 @@ digest "$tmp/s.h5" "$tmp/s.dig"
 check "SIGTERM then --resume: the games of one process" cmp -s "$tmp/longref.dig" "$tmp/s.dig"
 
 # ---- SPRT: the same decision as one process ----
-cat >"$tmp/sprt.ini" <<EOI
-[tournament]
-name = sprt-mpi
-pairs = 200
-seed = 5
-[openings]
-plies = 4
-balance_depth = 1
-balance_cp = 300
-[adjudication]
-max_plies = 160
-[sprt]
-elo0 = 0
-elo1 = 60
-alpha = 0.1
-beta = 0.1
-[engine deep]
-path = engines/default.ini
-depth = 2
-[engine shallow]
-path = engines/default.ini
-depth = 1
-EOI
 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt1.h5" --threads 2 --quiet >"$tmp/sprt1.out" 2>&1
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt2.h5" --threads 1 --quiet >"$tmp/sprt2.out" 2>&1
 check "SPRT over 2 ranks succeeds" [ $? = 0 ]

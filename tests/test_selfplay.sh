@@ -2,42 +2,17 @@
 # End-to-end checks of `tavreli selfplay`: the same games with 1 and 2
 # threads; kill -9 at random moments, then --resume, gives the same games as
 # an uninterrupted run; bad configurations and outputs are refused before any
-# game is played.
+# game is played; parts left by an MPI run are refused, merged by --resume
+# and removed by --force; SPRT, report and export.
 # usage: test_selfplay.sh PATH/TO/tavreli SOURCE_DIR
 set -u
 tv=$1
 src=$2
-fails=0
-passes=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+source "$src/tests/selfplay_common.sh" # check, write_test_configs
 
-check() {
-  local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
-}
-
-mkdir -p "$tmp/engines"
-cp "$src/configs/engines/default.ini" "$tmp/engines/default.ini"
-cat >"$tmp/t.ini" <<EOI
-[tournament]
-name = resume-test
-format = round-robin
-pairs = 16
-seed = 42
-[openings]
-plies = 4
-balance_depth = 1
-balance_cp = 300
-[adjudication]
-max_plies = 120
-[engine shallow]
-path = engines/default.ini
-depth = 1
-[engine deeper]
-path = engines/default.ini
-depth = 2
-EOI
+write_test_configs "$tmp" "$src"
 
 # games of a store as text, in game-index order (export writes that order)
 # (exit status: that of the export)
@@ -104,29 +79,6 @@ games_of "$tmp/int.h5" >"$tmp/int.txt"
 check "interrupted then resumed run has the same games" cmp -s "$tmp/ref.txt" "$tmp/int.txt"
 
 # an SPRT stops the run by itself and stores its decision
-cat >"$tmp/sprt.ini" <<EOI
-[tournament]
-name = sprt-test
-pairs = 200
-seed = 5
-[openings]
-plies = 4
-balance_depth = 1
-balance_cp = 300
-[adjudication]
-max_plies = 160
-[sprt]
-elo0 = 0
-elo1 = 60
-alpha = 0.1
-beta = 0.1
-[engine deep]
-path = engines/default.ini
-depth = 2
-[engine shallow]
-path = engines/default.ini
-depth = 1
-EOI
 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --quiet >"$tmp/sprt.out" 2>&1
 check "SPRT run succeeds" [ $? = 0 ]
 check "SPRT accepts H1 for depth 2 over depth 1" grep -q "^SPRT: H1 accepted" "$tmp/sprt.out"
@@ -135,6 +87,25 @@ check "SPRT stops before the 400 planned games" [ "${played:-400}" -lt 400 ]
 check "SPRT decision stored in the file" sh -c "h5dump -a /sprt_result '$tmp/sprt.h5' | grep -q 'H1 accepted'"
 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --resume --quiet >"$tmp/sprt2.out" 2>&1
 check "resuming a decided SPRT plays nothing" grep -q " 0 games stored this run" "$tmp/sprt2.out"
+
+# parts left by an interrupted MPI run (made here by one process: the same
+# games either way): refused, merged by --resume (a game in two parts once),
+# removed by --force
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/p1.h5" --threads 2 --games 10 --quiet >/dev/null 2>&1
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/p2.h5" --threads 2 --games 14 --quiet >/dev/null 2>&1
+mv "$tmp/p1.h5" "$tmp/m.part-0.h5"
+mv "$tmp/p2.h5" "$tmp/m.part-3.h5"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/m.h5" --quiet >"$tmp/m.out" 2>&1
+check "leftover parts are refused without --resume" [ $? = 1 ]
+check "... saying what to do" grep -q "interrupted MPI run left its parts.*--resume.*--force" "$tmp/m.out"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/m.h5" --resume --threads 2 --quiet >"$tmp/m.out" 2>&1
+check "--resume merges the parts first" grep -q "18 games stored this run (14 before)" "$tmp/m.out"
+check "... and removes them" sh -c "! ls '$tmp'/m.part-*.h5 2>/dev/null | grep -q ."
+games_of "$tmp/m.h5" >"$tmp/m.txt"
+check "parts merged and resumed: the reference games" cmp -s "$tmp/ref.txt" "$tmp/m.txt"
+cp "$tmp/m.h5" "$tmp/m.part-1.h5"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/m.h5" --force --games 2 --quiet >/dev/null 2>&1
+check "--force removes leftover parts" [ ! -e "$tmp/m.part-1.h5" ]
 
 # the strength report from the stores
 "$tv" report "$tmp/ref.h5" -o "$tmp/rep" >"$tmp/rep.out" 2>&1
