@@ -144,9 +144,14 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const c
                          out, parts[0]);
     } else if (nparts > 0) {
         int64_t n;
-        st = merge_into(out, parts, nparts, tournament_ini, &n, err);
+        for (int i = 0; st == TV_OK && i < nparts; i++)
+            st = h5store_check_not_live(parts[i], err);
+        if (st == TV_OK)
+            st = merge_into(out, parts, nparts, tournament_ini, &n, err);
         exists = st == TV_OK;
-    } else if (!exists) {
+    } else if (exists) {
+        st = h5store_check_not_live(out, err); /* refused now, not after the run */
+    } else {
         st = tv_fail(err, TV_ERR_IO, "nothing to resume: %s does not exist (run without --resume to start it)", out);
     }
     free_paths(parts, nparts);

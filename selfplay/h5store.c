@@ -709,6 +709,16 @@ done:
     return st;
 }
 
+TvStatus h5store_check_not_live(const char *path, TvError *err)
+{
+    int fd = lock_file(path);
+    if (fd < 0 && (errno == EAGAIN || errno == EACCES))
+        return lock_fail(path, err);
+    if (fd >= 0)
+        close(fd);
+    return TV_OK;
+}
+
 TvStatus h5store_remove(const char *path, TvError *err)
 {
     int fd = lock_file(path);

@@ -129,6 +129,9 @@ TvStatus h5store_set_attributes(const char *path, const char *const *names, cons
 TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                        int64_t *ngames_out, TvError *err);
 
+/* TV_OK unless a live process is writing the store (it holds the lock). */
+TvStatus h5store_check_not_live(const char *path, TvError *err);
+
 /* Removes a store (for --force), unless a live process is writing it. */
 TvStatus h5store_remove(const char *path, TvError *err);
 
