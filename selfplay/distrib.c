@@ -241,12 +241,17 @@ static void *dispatcher_main(void *arg)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
+static uint64_t bytes_hash(uint64_t h, const void *data, size_t n) /* FNV-1a */
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
 static uint64_t text_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return bytes_hash(1469598103934665603ull, s, s ? strlen(s) : 0);
 }
 
 /* Shares rank 0's status and message with every rank: all go on or all stop. */
@@ -255,7 +260,7 @@ static TvStatus agree(TvStatus st, TvError *err, int rank)
     int code = st;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     char msg[sizeof err->msg];
-    snprintf(msg, sizeof msg, "%s", rank == 0 && err ? err->msg : "");
+    snprintf(msg, sizeof msg, "%s", rank == 0 && err && st != TV_OK ? err->msg : "");
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank != 0 && code != TV_OK && err) {
         err->status = (TvStatus)code;
@@ -300,13 +305,20 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
                      provided, MPI_THREAD_SERIALIZED);
         goto finalize;
     }
-    /* Every rank must run the same configuration. */
-    uint64_t h = text_hash(t->text), h0 = h;
+    /* Every rank must run the same configuration and engine versions. */
+    uint64_t h = text_hash(t->text), h0;
+    for (int i = 0; i < t->nengines; i++) {
+        const EngineVersion *e = &t->engines[i].engine;
+        int64_t limits[3] = {e->limits.depth, (int64_t)e->limits.nodes, e->limits.movetime_ms};
+        h = bytes_hash(h, e->params.w, sizeof e->params.w);
+        h = bytes_hash(h, limits, sizeof limits);
+    }
+    h0 = h;
     MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (h0 != h)
         st = tv_fail(err, TV_ERR_ARG,
-                     "rank %d read a tournament INI that differs from rank 0's: every rank must see the same "
-                     "files (a shared file system)",
+                     "rank %d read a tournament INI or engine weights that differ from rank 0's: every rank "
+                     "must see the same files (a shared file system)",
                      rank);
     if ((st = all_ok(st, err, rank)) != TV_OK)
         goto finalize;
@@ -340,17 +352,14 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
         pthread_t thread;
         coordinator_start(coord);
         bool started = size > 1 && pthread_create(&thread, NULL, dispatcher_main, &d) == 0;
-        if (size > 1 && !started)
-            st = tv_fail(err, TV_ERR_LIMIT, "cannot start the dispatcher thread");
-        int64_t played = 0, positions = 0;
-        if (st == TV_OK)
-            st = runner_play(ro, part, coordinator_next, coord, NULL, &played, &positions, err);
-        if (st != TV_OK) {
-            info->ranks_failed++;
-            fprintf(stderr, "error: rank 0: %s\n", err->msg);
-            if (ro->stop)
-                *ro->stop = 1; /* hand out nothing more; the other ranks finish and report */
+        if (size > 1 && !started) { /* the other ranks would wait for ever */
+            fprintf(stderr, "error: rank 0: cannot start the dispatcher thread; aborting the job\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
         }
+        int64_t played = 0, positions = 0;
+        st = runner_play(ro, part, coordinator_next, coord, NULL, &played, &positions, err);
+        if (st != TV_OK && ro->stop)
+            *ro->stop = 1; /* hand out nothing more; the other ranks finish and report */
         if (started)
             pthread_join(thread, NULL);
         stats->store_seconds = h5store_write_seconds(part) + d.store_seconds;

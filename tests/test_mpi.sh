@@ -9,7 +9,10 @@
 #  - SIGTERM to every rank (what Slurm's scancel does) stops cleanly with
 #    one merged store; --resume completes it;
 #  - an SPRT tournament reaches the same decision as in one process;
-#  - a build without MPI, started by mpirun on 2 ranks, refuses to run.
+#  - ranks that read different INIs, or --resume of a store that a live
+#    process writes, are refused before any game;
+#  - a build without MPI, started by mpirun on 2 ranks, refuses to run;
+#  - bench mpi runs (its figures are for people, not for this test).
 # usage: test_mpi.sh PATH/TO/tavreli(MPI) SOURCE_DIR [PATH/TO/tavreli(plain)]
 set -u
 tv=$1
@@ -84,6 +87,14 @@ check "... with a message naming the way out" grep -q -- "--resume.*--force" "$t
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 1 --quiet --resume >"$tmp/again.out" 2>&1
 check "resuming a complete store plays nothing" grep -q " 0 games stored this run (32 before)" "$tmp/again.out"
 
+# ---- ranks that read different configurations: refused before any game ----
+sed 's/^seed = 42/seed = 43/' "$tmp/t.ini" >"$tmp/other.ini"
+"${mpi[@]}" -np 1 "$tv" selfplay "$tmp/t.ini" --out "$tmp/mix.h5" --quiet : \
+  -np 1 "$tv" selfplay "$tmp/other.ini" --out "$tmp/mix.h5" --quiet >"$tmp/mix.out" 2>&1
+check "ranks with different INIs are refused" [ $? != 0 ]
+check "... saying why" grep -q "rank 1 read a tournament INI or engine weights that differ from rank 0's" "$tmp/mix.out"
+check "... leaving no store and no parts" sh -c "! ls '$tmp'/mix*.h5 2>/dev/null | grep -q ."
+
 # ---- a rank killed: parts stay, --resume merges them ----
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k.out" 2>&1 &
 job=$!
@@ -150,6 +161,15 @@ if [ -n "$plain" ]; then
   check "a build without MPI refuses mpirun -np 2" [ $? != 0 ]
   check "... saying how to build with MPI" grep -q "built without MPI.*TAVRELI_MPI=ON" "$tmp/plain.out"
   check "... and writes nothing" [ ! -e "$tmp/plain.h5" ]
+fi
+
+# ---- bench mpi runs (its figures are not checked: tests do not time) ----
+"$tv" bench mpi --games 4 --depth 1 >"$tmp/bench.out" 2>&1
+check "bench mpi runs 1 rank then 2" grep -q "^speed-up 2 ranks / 1 rank: " "$tmp/bench.out"
+check "bench mpi counts the games of both runs" [ "$(grep -c ': 4 games at depth 1' "$tmp/bench.out")" = 2 ]
+if [ -n "$plain" ]; then
+  "$plain" bench mpi >"$tmp/bench2.out" 2>&1
+  check "bench mpi in a build without MPI: a clear error" sh -c "[ $? = 1 ] && grep -q 'built without MPI' '$tmp/bench2.out'"
 fi
 
 echo "test_mpi: $passes passed, $fails failed"
