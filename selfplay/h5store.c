@@ -1324,20 +1324,93 @@ static bool same_engines(const StoreContents *a, const StoreContents *b)
 }
 
 #define MERGE_BATCH 512
+#define MERGE_BLOCK_ROWS (1 << 18) /* rows of a `game` column read at once while checking */
+
+/* Reads rows [start, start + n) of an open dataset into buf. */
+static bool read_range(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *buf)
+{
+    if (n == 0)
+        return true;
+    hsize_t at = (hsize_t)start, count = (hsize_t)n;
+    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &count, NULL);
+    bool ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &count, NULL) >= 0 &&
+              H5Dread(ds, memtype, ms, fs, H5P_DEFAULT, buf) >= 0;
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    return ok;
+}
+
+/* One input of a merge: its games (read whole) and its open row datasets. */
+typedef struct {
+    StoreContents c; /* metadata and games; no moves or positions */
+    hid_t file, ds[2]; /* /moves, /positions */
+} MergeInput;
+
+/* The games of an input whose rows all name them, as h5store_read keeps
+ * them (the first game with a foreign or unwritten row ends the input);
+ * reads only the `game` member of the rows, a block at a time. */
+static TvStatus merge_check_rows(MergeInput *in, const char *path, TvError *err)
+{
+    TvStatus st = TV_OK;
+    int64_t *col = malloc(sizeof *col * MERGE_BLOCK_ROWS);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(int64_t));
+    if (!col || t < 0 || H5Tinsert(t, "game", 0, H5T_NATIVE_INT64) < 0) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+        goto done;
+    }
+    for (int k = 0; k < 2 && st == TV_OK; k++) {
+        int64_t block_start = 0, block_n = 0, keep = in->c.ngames;
+        for (int64_t i = 0; i < keep; i++) {
+            const StoredGame *g = &in->c.games[i];
+            int64_t off = k == 0 ? g->move_offset : g->position_offset;
+            int32_t cnt = k == 0 ? g->move_count : g->position_count;
+            for (int64_t r = off; r < off + cnt; r++) {
+                if (r >= block_start + block_n) {
+                    block_start = r;
+                    block_n = MERGE_BLOCK_ROWS;
+                    int64_t last = in->c.games[keep - 1].move_offset + in->c.games[keep - 1].move_count;
+                    if (k == 1)
+                        last = in->c.games[keep - 1].position_offset + in->c.games[keep - 1].position_count;
+                    if (block_start + block_n > last)
+                        block_n = last - block_start;
+                    if (!read_range(in->ds[k], t, block_start, block_n, col)) {
+                        st = h5_fail(err, TV_ERR_IO, path, k == 0 ? "cannot read /moves" : "cannot read /positions");
+                        goto done;
+                    }
+                }
+                if (col[r - block_start] != g->index) {
+                    keep = i; /* this game and every later one */
+                    break;
+                }
+            }
+        }
+        in->c.ngames = keep;
+    }
+done:
+    if (t >= 0)
+        H5Tclose(t);
+    free(col);
+    return st;
+}
 
 TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                        int64_t *ngames_out, TvError *err)
 {
     TvStatus st = TV_OK;
-    StoreContents *c = NULL;
+    MergeInput *in = NULL;
     MergeRef *refs = NULL;
     StoredGame *bg = NULL;
     StoredMove *bm = NULL;
     StoredPosition *bp = NULL;
     H5Store *s = NULL;
     char *tmp = NULL;
+    Types types;
+    hid_t dapl = H5I_INVALID_HID;
     int lock_fd = -1;
     int64_t nrefs = 0, total = 0;
+    types_init(&types);
     quiet_hdf5();
     if (ngames_out)
         *ngames_out = 0;
@@ -1345,43 +1418,56 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
         return tv_fail(err, TV_ERR_ARG, "%s: nothing to merge", out_path);
     if (access(out_path, F_OK) == 0 && (lock_fd = lock_file(out_path)) < 0 && (errno == EAGAIN || errno == EACCES))
         return lock_fail(out_path, err);
-    if (!(c = calloc((size_t)ninputs, sizeof *c))) {
+    if (!(in = calloc((size_t)ninputs, sizeof *in)) || !types_make(&types) || (dapl = dapl_cached()) < 0) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
         goto done;
     }
+    for (int i = 0; i < ninputs; i++)
+        in[i].file = in[i].ds[0] = in[i].ds[1] = H5I_INVALID_HID;
+    /* Each input: metadata and games, checked; its rows stay on disk. */
     for (int i = 0; i < ninputs; i++) {
-        if ((st = h5store_read(inputs[i], true, true, &c[i], err)) != TV_OK)
+        if ((st = h5store_read(inputs[i], false, false, &in[i].c, err)) != TV_OK)
             goto done;
-        if (strcmp(c[i].tournament_ini, tournament_ini ? tournament_ini : "") != 0) {
+        if (strcmp(in[i].c.tournament_ini, tournament_ini ? tournament_ini : "") != 0) {
             st = config_mismatch(inputs[i], err);
             goto done;
         }
-        if (!same_engines(&c[0], &c[i])) {
+        if (!same_engines(&in[0].c, &in[i].c)) {
             st = tv_fail(err, TV_ERR_ARG,
                          "%s and %s hold different engine versions (an engine INI changed between runs?); "
                          "use --force to start a new store",
                          inputs[0], inputs[i]);
             goto done;
         }
-        total += c[i].ngames;
+        if ((st = open_for_read(inputs[i], &in[i].file, err)) != TV_OK)
+            goto done;
+        if ((in[i].ds[0] = H5Dopen2(in[i].file, "moves", dapl)) < 0 ||
+            (in[i].ds[1] = H5Dopen2(in[i].file, "positions", dapl)) < 0) {
+            st = h5_fail(err, TV_ERR_IO, inputs[i], "cannot open /moves and /positions");
+            goto done;
+        }
+        if ((st = merge_check_rows(&in[i], inputs[i], err)) != TV_OK)
+            goto done;
+        total += in[i].c.ngames;
     }
     if (!(refs = malloc(sizeof *refs * (size_t)(total ? total : 1)))) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for %lld games", out_path, (long long)total);
         goto done;
     }
     for (int i = 0; i < ninputs; i++)
-        for (int64_t j = 0; j < c[i].ngames; j++)
-            refs[nrefs++] = (MergeRef){c[i].games[j].index, i, j};
+        for (int64_t j = 0; j < in[i].c.ngames; j++)
+            refs[nrefs++] = (MergeRef){in[i].c.games[j].index, i, j};
     qsort(refs, (size_t)nrefs, sizeof *refs, cmp_merge_ref);
     if (!(tmp = tmp_path_of(out_path))) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
         goto done;
     }
-    st = build_store(tmp, out_path, c[0].engines, c[0].nengines, c[0].tournament_ini, c[0].options,
+    st = build_store(tmp, out_path, in[0].c.engines, in[0].c.nengines, in[0].c.tournament_ini, in[0].c.options,
                      H5STORE_PROGRAM_VERSION, &s, err);
     if (st != TV_OK)
         goto done;
-    /* Batches of whole games, each index once, in ascending index. */
+    /* Batches of whole games, each index once, in ascending index, their
+     * rows read from the inputs game by game. */
     int64_t written = 0, k = 0;
     while (k < nrefs && st == TV_OK) {
         int nb = 0;
@@ -1389,7 +1475,7 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
         for (int64_t j = k; j < nrefs && nb < MERGE_BATCH; j++) {
             if (j > 0 && refs[j].index == refs[j - 1].index)
                 continue; /* a game that two inputs hold (a merge cut short): the first one */
-            const StoredGame *g = &c[refs[j].input].games[refs[j].row];
+            const StoredGame *g = &in[refs[j].input].c.games[refs[j].row];
             cap_m += g->move_count;
             cap_p += g->position_count;
             nb++;
@@ -1410,15 +1496,19 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
         for (; k < nrefs && nb < MERGE_BATCH; k++) {
             if (k > 0 && refs[k].index == refs[k - 1].index)
                 continue;
-            const StoreContents *in = &c[refs[k].input];
-            const StoredGame *g = &in->games[refs[k].row];
+            const MergeInput *src = &in[refs[k].input];
+            const StoredGame *g = &src->c.games[refs[k].row];
+            if (!read_range(src->ds[0], types.mem[DS_MOVES], g->move_offset, g->move_count, &bm[nm]) ||
+                !read_range(src->ds[1], types.mem[DS_POSITIONS], g->position_offset, g->position_count, &bp[np])) {
+                st = h5_fail(err, TV_ERR_IO, inputs[refs[k].input], "cannot read a game's moves and positions");
+                break;
+            }
             bg[nb++] = *g;
-            memcpy(&bm[nm], &in->moves[g->move_offset], sizeof *bm * (size_t)g->move_count);
-            memcpy(&bp[np], &in->positions[g->position_offset], sizeof *bp * (size_t)g->position_count);
             nm += g->move_count;
             np += g->position_count;
         }
-        st = h5store_append(s, bg, nb, bm, bp, err);
+        if (st == TV_OK)
+            st = h5store_append(s, bg, nb, bm, bp, err);
         written += nb;
     }
     if (st != TV_OK)
@@ -1435,9 +1525,9 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
     }
     /* An SPRT decision recorded in an input stays with the games. */
     for (int i = 0; i < ninputs; i++)
-        if (c[i].sprt && c[i].sprt_result) {
+        if (in[i].c.sprt && in[i].c.sprt_result) {
             const char *names[2] = {"sprt", "sprt_result"};
-            const char *values[2] = {c[i].sprt, c[i].sprt_result};
+            const char *values[2] = {in[i].c.sprt, in[i].c.sprt_result};
             st = h5store_set_attributes(out_path, names, values, 2, err);
             break;
         }
@@ -1455,9 +1545,16 @@ done:
     free(bm);
     free(bp);
     free(refs);
-    if (c)
-        for (int i = 0; i < ninputs; i++)
-            h5store_contents_free(&c[i]);
-    free(c);
+    if (in)
+        for (int i = 0; i < ninputs; i++) {
+            close_id(&in[i].ds[0], H5Dclose);
+            close_id(&in[i].ds[1], H5Dclose);
+            close_id(&in[i].file, H5Fclose);
+            h5store_contents_free(&in[i].c);
+        }
+    free(in);
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    types_free(&types);
     return st;
 }

@@ -125,7 +125,9 @@ TvStatus h5store_set_attributes(const char *path, const char *const *names, cons
  * and the same engine versions.  The result is built under OUT.tmp and
  * renamed over out_path, so a crash leaves the old file or the new one;
  * the inputs are left alone (the caller removes them).  Keeps an input's
- * sprt/sprt_result attributes.  Everything is read into memory. */
+ * sprt/sprt_result attributes.  Streams: holds the inputs' /games rows and
+ * one batch of games' moves and positions at a time.  Keeps the games a
+ * reader keeps (a torn last append of an input is dropped). */
 TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                        int64_t *ngames_out, TvError *err);
 
