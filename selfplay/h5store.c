@@ -1115,51 +1115,10 @@ static TvStatus config_mismatch(const char *path, TvError *err)
                    path);
 }
 
-/* Rewrites a store left by a crash: everything it holds, into PATH.tmp,
- * renamed over PATH; the result is open for appending. */
-static TvStatus repair_store(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
-{
-    TvStatus st;
-    StoreContents c;
-    H5Store *s = NULL;
-    char *tmp = NULL;
-    if ((st = h5store_read(path, true, true, &c, err)) != TV_OK)
-        return st;
-    if (strcmp(c.tournament_ini, tournament_ini ? tournament_ini : "") != 0) {
-        st = config_mismatch(path, err);
-        goto done;
-    }
-    if (c.ngames > INT32_MAX) {
-        st = tv_fail(err, TV_ERR_LIMIT, "%s: too many games to repair", path);
-        goto done;
-    }
-    if (!(tmp = tmp_path_of(path))) {
-        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
-        goto done;
-    }
-    st = build_store(tmp, path, c.engines, c.nengines, c.tournament_ini, c.options, c.program_version, &s, err);
-    if (st != TV_OK)
-        goto done;
-    if ((st = h5store_append(s, c.games, (int)c.ngames, c.moves, c.positions, err)) != TV_OK)
-        goto done;
-    s->write_seconds = 0;
-    if (rename(tmp, path) != 0) {
-        st = tv_fail(err, TV_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        goto done;
-    }
-    *out = s;
-    s = NULL;
-done:
-    if (s) {
-        store_release(s);
-        remove(tmp);
-    }
-    free(tmp);
-    h5store_contents_free(&c);
-    return st;
-}
-
-TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
+/* may_repair: a store left by a crash is first rewritten (a merge of one
+ * input: the complete games, PATH.tmp renamed over PATH), then opened. */
+static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair, H5Store **out,
+                            TvError *err)
 {
     TvStatus st = TV_ERR_IO;
     H5Store *s = NULL;
@@ -1191,11 +1150,13 @@ TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Sto
          * or not a store at all: h5store_read tells. */
         store_release(s);
         s = NULL;
-        if ((st = repair_store(path, tournament_ini, out, err)) == TV_OK && ((*out)->lock_fd = lock_file(path)) < 0) {
-            st = lock_fail(path, err);
-            store_release(*out);
-            *out = NULL;
+        if (!may_repair) {
+            st = h5_fail(err, TV_ERR_IO, path, "cannot open the repaired store for writing");
+            goto done;
         }
+        const char *inputs[1] = {path};
+        if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
+            st = open_append(path, tournament_ini, false, out, err);
         goto done;
     }
     if ((st = check_store(s->file, path, &schema, err)) != TV_OK || (st = check_weights(s->file, path, err)) != TV_OK)
@@ -1259,6 +1220,11 @@ done:
     if (s)
         store_release(s);
     return st;
+}
+
+TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
+{
+    return open_append(path, tournament_ini, true, out, err);
 }
 
 TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
@@ -1463,7 +1429,7 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
         goto done;
     }
     st = build_store(tmp, out_path, in[0].c.engines, in[0].c.nengines, in[0].c.tournament_ini, in[0].c.options,
-                     H5STORE_PROGRAM_VERSION, &s, err);
+                     in[0].c.program_version, &s, err);
     if (st != TV_OK)
         goto done;
     /* Batches of whole games, each index once, in ascending index, their
