@@ -1,9 +1,9 @@
 /* search.c: the engine's search.  See search.h. */
 #include "search.h"
+#include "status.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bitboard.h"
 #include "movegen.h"
@@ -46,13 +46,6 @@ void search_settings_default(SearchSettings *s)
     s->tt_mb = 16;
     s->check_extension = 1;
     s->qsearch = 1;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 SearchContext *search_alloc(const EvalParams *params, const Options *rules, const SearchSettings *settings)
@@ -107,7 +100,7 @@ static bool out_of_budget(SearchContext *c)
         return true;
     if (c->node_limit && c->nodes >= c->node_limit)
         c->stop = true;
-    else if (c->deadline > 0 && (c->nodes & 1023) == 0 && now_seconds() >= c->deadline)
+    else if (c->deadline > 0 && (c->nodes & 1023) == 0 && tv_now_seconds() >= c->deadline)
         c->stop = true;
     return c->stop;
 }
@@ -391,7 +384,7 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
 void search_run(SearchContext *c, const Position *pos, const uint64_t *history, int nhistory,
                 const SearchLimits *limits, SearchReport report, void *user, SearchResult *out)
 {
-    double t0 = now_seconds();
+    double t0 = tv_now_seconds();
     Position p = *pos;
     memset(out, 0, sizeof *out);
     c->nodes = 0;
@@ -431,7 +424,7 @@ void search_run(SearchContext *c, const Position *pos, const uint64_t *history, 
             memcpy(out->pv, c->pv[0], sizeof(Move) * (size_t)c->pv_len[0]);
         }
         out->nodes = c->nodes;
-        out->seconds = now_seconds() - t0;
+        out->seconds = tv_now_seconds() - t0;
         if (report)
             report(out, user);
         if (c->stop)
@@ -444,5 +437,5 @@ void search_run(SearchContext *c, const Position *pos, const uint64_t *history, 
         }
     }
     out->nodes = c->nodes;
-    out->seconds = now_seconds() - t0;
+    out->seconds = tv_now_seconds() - t0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *tv_status_name(TvStatus s)
 {
@@ -83,4 +84,11 @@ char *tv_read_text(const char *path)
     if (text)
         text[len] = 0;
     return text;
+}
+
+double tv_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -49,4 +49,7 @@ char *tv_read_text(const char *path);
 /* Clears an error record. */
 void tv_error_clear(TvError *err);
 
+/* Seconds on the monotonic clock (for durations). */
+double tv_now_seconds(void);
+
 #endif

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "movegen.h"
@@ -88,13 +87,6 @@ static int named_moves(const Position *p, const Options *o, bool suffix, NamedMo
     }
     qsort(out, (size_t)list.count, sizeof *out, cmp_named);
     return list.count;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ---- perft ------------------------------------------------------------------ */
@@ -449,9 +441,9 @@ int cli_bench(int argc, char **argv)
             cli_error("bench position '%s': %s", b->name, err.msg);
             return CLI_FAIL;
         }
-        double t0 = now_seconds();
+        double t0 = tv_now_seconds();
         uint64_t n = perft(&p, &o, b->depth);
-        double dt = now_seconds() - t0;
+        double dt = tv_now_seconds() - t0;
         printf("%-22s depth %d  %12llu leaves  %7.3f s  %8.1f M leaves/s%s\n", b->name, b->depth,
                (unsigned long long)n, dt, dt > 0 ? (double)n / dt / 1e6 : 0.0,
                n == b->expect ? "" : "  WRONG COUNT");

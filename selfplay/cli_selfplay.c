@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -501,13 +500,6 @@ int cli_bench_selfplay(int argc, char **argv)
 
 /* ---- bench mpi ------------------------------------------------------------------ */
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs argv (stdout and stderr to log); returns its exit status or -1. */
 static int run_logged(char *const *argv, const char *log)
 {
@@ -565,7 +557,6 @@ int cli_bench_mpi(int argc, char **argv)
         i++;
     }
 #ifndef TAVRELI_WITH_MPI
-    (void)wall_now;
     (void)run_logged;
     (void)show_log;
     (void)depth;
@@ -633,9 +624,9 @@ int cli_bench_mpi(int argc, char **argv)
         args[a++] = "1";
         args[a++] = "--quiet";
         args[a] = NULL;
-        double t0 = wall_now();
+        double t0 = tv_now_seconds();
         int status = run_logged(args, log);
-        double wall = wall_now() - t0;
+        double wall = tv_now_seconds() - t0;
         StoreContents c;
         if (status != 0 || h5store_read(out, false, false, &c, &err) != TV_OK) {
             cli_error("bench mpi: '%s -np %d %s selfplay ...' failed (exit %d):", mpirun, np[k], self, status);

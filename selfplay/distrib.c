@@ -165,13 +165,6 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const c
 
 enum { TAG_NEXT = 1, TAG_GAME = 2, TAG_DONE = 3 };
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ---- ranks other than 0: ask rank 0 ------------------------------------------ */
 
 /* A NextGameFn: reports the finished game and asks for the next one.  The
@@ -281,7 +274,7 @@ static TvStatus all_ok(TvStatus st, TvError *err, int rank)
 
 TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, TvError *err)
 {
-    const double t_start = now_seconds();
+    const double t_start = tv_now_seconds();
     const Tournament *t = ro->t;
     memset(stats, 0, sizeof *stats);
     memset(info, 0, sizeof *info);
@@ -383,10 +376,10 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
             if (ok)
                 distrib_part_path(ro->out_path, r, parts[r], sizeof part_path);
         }
-        double m0 = now_seconds();
+        double m0 = tv_now_seconds();
         TvStatus mst = ok ? merge_into(ro->out_path, parts, size, t->text, &info->merged_games, &close_err)
                           : tv_fail(&close_err, TV_ERR_LIMIT, "out of memory");
-        info->merge_seconds = now_seconds() - m0;
+        info->merge_seconds = tv_now_seconds() - m0;
         if (parts)
             for (int r = 0; r < size; r++)
                 free(parts[r]);
@@ -431,7 +424,7 @@ finalize:
         remove(part_path);
     }
     coordinator_free(coord);
-    stats->wall_seconds = now_seconds() - t_start;
+    stats->wall_seconds = tv_now_seconds() - t_start;
     MPI_Finalize();
     return st;
 }

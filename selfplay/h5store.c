@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -227,13 +226,6 @@ static TvStatus h5_fail(TvError *err, TvStatus st, const char *path, const char 
 static void quiet_hdf5(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- the store handle ------------------------------------------------------------------ */
@@ -738,7 +730,7 @@ TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredM
                         const StoredPosition *positions, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
-    double t0 = now_seconds();
+    double t0 = tv_now_seconds();
     int64_t nm = 0, np = 0;
     quiet_hdf5();
     if (ngames < 0 || (ngames > 0 && !games)) {
@@ -784,7 +776,7 @@ TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredM
     s->npositions += np;
     st = TV_OK;
 done:
-    s->write_seconds += now_seconds() - t0;
+    s->write_seconds += tv_now_seconds() - t0;
     return st;
 }
 

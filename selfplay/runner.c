@@ -8,19 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "match.h"
 #include "notation.h"
 #include "ratings.h"
 #include "record.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- finished games waiting for the writer --------------------------------- */
 
@@ -164,7 +156,7 @@ static void print_progress(const RunOptions *ro, const Finished *f, const Sprt *
 static bool play_one(const Tournament *t, const PlannedGame *g, const Position *start, SearchContext **ctx,
                      PlayerSpec *players, PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game)
 {
-    double t0 = now_seconds();
+    double t0 = tv_now_seconds();
     RecordedOutcome oc;
     if (!match_play_recorded(start, &t->rules, &players[g->white], ctx[g->white], &players[g->black],
                              ctx[g->black], g->seed, &t->adjudication, rec, abort_flag, &oc))
@@ -202,7 +194,7 @@ static bool play_one(const Tournament *t, const PlannedGame *g, const Position *
         Undo u;
         pos_make_move(&p, rec[i].move, &u);
     }
-    sg->wall_time = now_seconds() - t0;
+    sg->wall_time = tv_now_seconds() - t0;
     return true;
 }
 
@@ -248,7 +240,7 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **o
     c->ro = ro;
     c->t = t;
     c->total = total;
-    c->t_start = now_seconds();
+    c->t_start = tv_now_seconds();
     c->sp.decision = SPRT_CONTINUE;
     if (t->sprt)
         sprt_bounds(t->sprt_alpha, t->sprt_beta, &c->sp.lower, &c->sp.upper);
@@ -298,7 +290,7 @@ const int64_t *coordinator_missing(const Coordinator *c, int64_t *n)
 
 void coordinator_start(Coordinator *c)
 {
-    c->t_start = now_seconds();
+    c->t_start = tv_now_seconds();
     if (c->ro->progress_tty || c->nmissing > 0)
         print_progress(c->ro, &c->fin, &c->sp, 0, c->nmissing, c->total, 0, false);
 }
@@ -323,7 +315,7 @@ int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more
                 *ro->stop = 1; /* the test decided: games in flight are not needed */
             }
         }
-        double now = now_seconds();
+        double now = tv_now_seconds();
         if (ro->progress_tty ? now - c->last_progress >= 0.5
                              : now - c->last_progress >= (ro->progress_every > 0 ? ro->progress_every : 10)) {
             print_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now - c->t_start, false);
@@ -341,7 +333,7 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     const RunOptions *ro = c->ro;
     pthread_mutex_lock(&c->lock);
     stats->interrupted = ro->stop && *ro->stop && !c->sprt_stopped;
-    print_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now_seconds() - c->t_start, true);
+    print_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
     if (c->t->sprt) {
         const Sprt *sp = &c->sp;
         stats->sprt_decision = sp->decision;
@@ -404,7 +396,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     const double batch_seconds = ro->batch_seconds > 0 ? ro->batch_seconds : 5;
     volatile int abort_games = 0;
     int64_t nplayed = 0, npositions = 0;
-    double last_flush = now_seconds();
+    double last_flush = tv_now_seconds();
     TvStatus write_status = TV_OK;
     TvError write_err;
     tv_error_clear(&write_err);
@@ -478,7 +470,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");
                     abort_games = 1;
                 }
-                double now = now_seconds();
+                double now = tv_now_seconds();
                 if (write_status == TV_OK && (pd.ngames >= batch_games || now - last_flush >= batch_seconds)) {
                     if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) !=
                         TV_OK) {
@@ -518,7 +510,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
-    const double t_start = now_seconds();
+    const double t_start = tv_now_seconds();
     TvStatus st;
     H5Store *store = NULL;
     Coordinator *c = NULL;
@@ -601,7 +593,7 @@ cleanup:
     }
     if (st == TV_OK)
         st = runner_store_sprt(ro, stats, err);
-    stats->wall_seconds = now_seconds() - t_start;
+    stats->wall_seconds = tv_now_seconds() - t_start;
     free(openings);
     free(have_opening);
     coordinator_free(c);

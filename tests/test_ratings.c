@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -537,13 +536,6 @@ static void test_errors(void **state)
 
 /* ---- speed --------------------------------------------------------------- */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void test_speed_million_games(void **state)
 {
     (void)state;
@@ -562,9 +554,9 @@ static void test_speed_million_games(void **state)
         g[k] = (RatedGame){ i, j, draw_result(&s, elo[i], elo[j], 180), k / 2 };
     }
     Ratings r;
-    double t0 = now_seconds();
+    double t0 = tv_now_seconds();
     fit_ok(g, n, N, 0, &r);
-    double dt = now_seconds() - t0;
+    double dt = tv_now_seconds() - t0;
     print_message("1,000,000 games, 10 players: %.3f s, %d iterations\n", dt, r.iterations);
     assert_true(dt < 1.0);
     for (int i = 0; i < N; i++)
