@@ -54,6 +54,12 @@
 /* Chunk cache per dataset: holds the chunk being filled of each dataset. */
 #define CHUNK_CACHE_BYTES (4u << 20)
 #define CHUNK_CACHE_SLOTS 1031
+/* Metadata read attempts in SWMR mode (reading or writing).  HDF5 retries a
+ * metadata block whose checksum fails, doubling a sleep from 1 ns, to wait
+ * for a live writer to finish it; its default of 100 attempts is an endless
+ * wait when the writer was killed.  30 attempts wait at most 2^30 ns, about
+ * a second, then fail with "incorrect metadata checksum". */
+#define SWMR_READ_ATTEMPTS 30
 
 enum { DS_GAMES, DS_MOVES, DS_POSITIONS, DS_ENGINES, DS_COUNT };
 static const char *const DS_NAME[DS_COUNT] = {"games", "moves", "positions", "engines"};
@@ -314,7 +320,8 @@ static hid_t fapl_latest(void)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
         return fapl;
-    if (H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0) {
+    if (H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
+        H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS) < 0) {
         H5Pclose(fapl);
         return H5I_INVALID_HID;
     }
@@ -834,7 +841,13 @@ static TvStatus open_for_read(const char *path, hid_t *file, TvError *err)
 {
     if (access(path, R_OK) != 0)
         return tv_fail(err, TV_ERR_IO, "cannot open store %s: %s", path, strerror(errno));
-    *file = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS) >= 0)
+        *file = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+    else
+        *file = H5I_INVALID_HID;
+    if (fapl >= 0)
+        H5Pclose(fapl);
     if (*file < 0)
         *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (*file >= 0)

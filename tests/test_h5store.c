@@ -468,6 +468,23 @@ static void test_refusals(void **state)
     expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "not a tavreli store");
     expect_error(h5store_open_append(d.path, INI, &s, &err), &err, d.path, "not a tavreli store");
 
+    /* A store whose checksummed metadata is damaged (as a writer killed
+     * mid-flush can leave it): an error, not HDF5's endless SWMR retries. */
+    remove(d.path);
+    s = create_store(d.path, false);
+    append_range(s, 0, 3);
+    close_store(s);
+    s = NULL;
+    FILE *bin = fopen(d.path, "r+b");
+    assert_non_null(bin);
+    assert_int_equal(fseek(bin, 20, SEEK_SET), 0); /* inside the superblock */
+    int byte = fgetc(bin);
+    assert_int_equal(fseek(bin, 20, SEEK_SET), 0);
+    fputc(byte ^ 0xff, bin);
+    fclose(bin);
+    expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "checksum");
+    expect_error(h5store_open_append(d.path, INI, &s, &err), &err, d.path, "checksum");
+
     /* A file that is not HDF5 at all. */
     FILE *txt = fopen(d.path, "w");
     assert_non_null(txt);
