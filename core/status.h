@@ -6,6 +6,8 @@
 #define TAVRELI_STATUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 typedef enum {
     TV_OK = 0,
@@ -48,6 +50,11 @@ char *tv_read_text(const char *path);
 
 /* Clears an error record. */
 void tv_error_clear(TvError *err);
+
+/* FNV-1a over n bytes, continuing from h (start with TV_HASH_START): for
+ * content digests and checks, not for hash tables. */
+#define TV_HASH_START 1469598103934665603ull
+uint64_t tv_hash_bytes(uint64_t h, const void *data, size_t n);
 
 /* Seconds on the monotonic clock (for durations). */
 double tv_now_seconds(void);

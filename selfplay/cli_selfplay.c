@@ -225,14 +225,6 @@ static const char EXPORT_HELP[] =
     "whatever order the games were stored in (wall times and row offsets are left\n"
     "out): e.g. an MPI run against a single-process run.\n";
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 static bool write_digest(const StoreContents *c, const StoredGame *const *order, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -240,21 +232,21 @@ static bool write_digest(const StoreContents *c, const StoredGame *const *order,
         return false;
     for (int64_t i = 0; i < c->ngames; i++) {
         const StoredGame *g = order[i];
-        uint64_t h = fnv(1469598103934665603ull, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
+        uint64_t h = tv_hash_bytes(TV_HASH_START, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
         for (int32_t k = 0; k < g->move_count; k++) {
             const StoredMove *m = &c->moves[g->move_offset + k];
             int64_t v[4] = {m->game, m->ply, m->score, m->depth};
-            h = fnv(h, m->move, strnlen(m->move, sizeof m->move));
-            h = fnv(h, v, sizeof v);
-            h = fnv(h, &m->nodes, sizeof m->nodes);
+            h = tv_hash_bytes(h, m->move, strnlen(m->move, sizeof m->move));
+            h = tv_hash_bytes(h, v, sizeof v);
+            h = tv_hash_bytes(h, &m->nodes, sizeof m->nodes);
         }
         for (int32_t k = 0; k < g->position_count; k++) {
             const StoredPosition *p = &c->positions[g->position_offset + k];
             int64_t v[4] = {p->game, p->ply, p->side, p->score};
             double r = p->result;
-            h = fnv(h, p->tfen, strnlen(p->tfen, sizeof p->tfen));
-            h = fnv(h, v, sizeof v);
-            h = fnv(h, &r, sizeof r);
+            h = tv_hash_bytes(h, p->tfen, strnlen(p->tfen, sizeof p->tfen));
+            h = tv_hash_bytes(h, v, sizeof v);
+            h = tv_hash_bytes(h, &r, sizeof r);
         }
         fprintf(f, "%lld pairing=%d white=%d black=%d opening=%d result=%d termination=%s plies=%d seed=%llu "
                    "moves=%d positions=%d hash=%016llx\n",

@@ -234,17 +234,15 @@ static void *dispatcher_main(void *arg)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
-static uint64_t bytes_hash(uint64_t h, const void *data, size_t n) /* FNV-1a */
+/* Puts "rank R: " before a failure's message (each rank prints its own). */
+static TvStatus name_rank(TvStatus st, TvError *err, int rank)
 {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
-static uint64_t text_hash(const char *s)
-{
-    return bytes_hash(1469598103934665603ull, s, s ? strlen(s) : 0);
+    if (st != TV_OK) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s", err->msg);
+        tv_fail(err, st, "rank %d: %s", rank, m);
+    }
+    return st;
 }
 
 /* Shares rank 0's status and message with every rank: all go on or all stop. */
@@ -299,12 +297,12 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
         goto finalize;
     }
     /* Every rank must run the same configuration and engine versions. */
-    uint64_t h = text_hash(t->text), h0;
+    uint64_t h = tv_hash_bytes(TV_HASH_START, t->text, t->text ? strlen(t->text) : 0), h0;
     for (int i = 0; i < t->nengines; i++) {
         const EngineVersion *e = &t->engines[i].engine;
         int64_t limits[3] = {e->limits.depth, (int64_t)e->limits.nodes, e->limits.movetime_ms};
-        h = bytes_hash(h, e->params.w, sizeof e->params.w);
-        h = bytes_hash(h, limits, sizeof limits);
+        h = tv_hash_bytes(h, e->params.w, sizeof e->params.w);
+        h = tv_hash_bytes(h, limits, sizeof limits);
     }
     h0 = h;
     MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -330,11 +328,7 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
     st = se ? h5store_create(part_path, true, se, t->nengines, t->text, options_str, &part, err)
             : tv_fail(err, TV_ERR_LIMIT, "out of memory");
     free(se);
-    if (st != TV_OK) {
-        char m[sizeof err->msg];
-        snprintf(m, sizeof m, "%s", err->msg);
-        tv_fail(err, st, "rank %d: %s", rank, m);
-    }
+    st = name_rank(st, err, rank);
     if (rank == 0 && st == TV_OK)
         st = coordinator_open(ro, have_store, &coord, stats, err);
     if ((st = all_ok(st, err, rank)) != TV_OK)
@@ -369,20 +363,16 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
         info->ranks_failed += d.failed;
         /* One store: the earlier games and every rank's part, in plan order. */
         char **parts = malloc(sizeof *parts * (size_t)size);
-        bool ok = parts != NULL;
-        for (int r = 0; ok && r < size; r++) {
-            parts[r] = malloc(sizeof part_path);
-            ok = parts[r] != NULL;
-            if (ok)
-                distrib_part_path(ro->out_path, r, parts[r], sizeof part_path);
+        char *names = malloc(sizeof part_path * (size_t)size);
+        for (int r = 0; parts && names && r < size; r++) {
+            parts[r] = names + sizeof part_path * (size_t)r;
+            distrib_part_path(ro->out_path, r, parts[r], sizeof part_path);
         }
         double m0 = tv_now_seconds();
-        TvStatus mst = ok ? merge_into(ro->out_path, parts, size, t->text, &info->merged_games, &close_err)
-                          : tv_fail(&close_err, TV_ERR_LIMIT, "out of memory");
+        TvStatus mst = parts && names ? merge_into(ro->out_path, parts, size, t->text, &info->merged_games, &close_err)
+                                      : tv_fail(&close_err, TV_ERR_LIMIT, "out of memory");
         info->merge_seconds = tv_now_seconds() - m0;
-        if (parts)
-            for (int r = 0; r < size; r++)
-                free(parts[r]);
+        free(names);
         free(parts);
         if (mst == TV_OK)
             mst = runner_store_sprt(ro, stats, &close_err);
@@ -395,12 +385,7 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
                          (long long)info->ranks_failed, ro->out_path);
     } else {
         int64_t played = 0, positions = 0;
-        st = runner_play(ro, part, remote_next, NULL, NULL, &played, &positions, err);
-        if (st != TV_OK) {
-            char m[sizeof err->msg];
-            snprintf(m, sizeof m, "%s", err->msg);
-            tv_fail(err, st, "rank %d: %s", rank, m);
-        }
+        st = name_rank(runner_play(ro, part, remote_next, NULL, NULL, &played, &positions, err), err, rank);
         stats->played = played;
         stats->positions = positions;
         stats->store_seconds = h5store_write_seconds(part);

@@ -1333,6 +1333,11 @@ static TvStatus merge_check_rows(MergeInput *in, const char *path, TvError *err)
     }
     for (int k = 0; k < 2 && st == TV_OK; k++) {
         int64_t block_start = 0, block_n = 0, keep = in->c.ngames;
+        /* the rows end with the last game's (offsets are chained) */
+        const StoredGame *lastg = keep > 0 ? &in->c.games[keep - 1] : NULL;
+        const int64_t end = !lastg ? 0
+                            : k == 0 ? lastg->move_offset + lastg->move_count
+                                     : lastg->position_offset + lastg->position_count;
         for (int64_t i = 0; i < keep; i++) {
             const StoredGame *g = &in->c.games[i];
             int64_t off = k == 0 ? g->move_offset : g->position_offset;
@@ -1340,12 +1345,7 @@ static TvStatus merge_check_rows(MergeInput *in, const char *path, TvError *err)
             for (int64_t r = off; r < off + cnt; r++) {
                 if (r >= block_start + block_n) {
                     block_start = r;
-                    block_n = MERGE_BLOCK_ROWS;
-                    int64_t last = in->c.games[keep - 1].move_offset + in->c.games[keep - 1].move_count;
-                    if (k == 1)
-                        last = in->c.games[keep - 1].position_offset + in->c.games[keep - 1].position_count;
-                    if (block_start + block_n > last)
-                        block_n = last - block_start;
+                    block_n = end - r < MERGE_BLOCK_ROWS ? end - r : MERGE_BLOCK_ROWS;
                     if (!read_range(in->ds[k], t, block_start, block_n, col)) {
                         st = h5_fail(err, TV_ERR_IO, path, k == 0 ? "cannot read /moves" : "cannot read /positions");
                         goto done;
