@@ -144,9 +144,20 @@ int cli_selfplay(int argc, char **argv)
     RunStats stats;
     DistribInfo info = {0, 1, 0, 0, 0, 0.0};
     TvStatus st = TV_OK;
-    bool distributed = false;
     const int launched = distrib_launched_size();
-    if (launched > 0) {
+#ifdef TAVRELI_WITH_MPI
+    const bool distributed = launched > 0; /* started by an MPI launcher */
+#else
+    const bool distributed = false;
+    if (launched > 1) {
+        cli_error("selfplay: started as one of %d MPI ranks, but this tavreli was built without MPI: "
+                  "rebuild with 'cmake -DTAVRELI_MPI=ON' (see README, \"Running on a cluster\")",
+                  launched);
+        tournament_free(&t);
+        return CLI_FAIL;
+    }
+#endif
+    if (distributed) {
 #ifdef TAVRELI_WITH_MPI
         if (!threads) {
             const char *cpus = getenv("SLURM_CPUS_PER_TASK"); /* Slurm's cores per rank */
@@ -154,23 +165,8 @@ int cli_selfplay(int argc, char **argv)
                 ro.threads = atoi(cpus);
         }
         st = distrib_run(&ro, &stats, &info, &err);
-        distributed = true;
-#else
-        if (launched > 1) {
-            cli_error("selfplay: started as one of %d MPI ranks, but this tavreli was built without MPI: "
-                      "rebuild with 'cmake -DTAVRELI_MPI=ON' (see README, \"Running on a cluster\")",
-                      launched);
-            tournament_free(&t);
-            return CLI_FAIL;
-        }
-        st = TV_OK;
 #endif
-    }
-    if (launched == 0
-#ifndef TAVRELI_WITH_MPI
-        || launched == 1
-#endif
-    ) {
+    } else {
         bool have_store;
         if (distrib_prepare_store(out, resume, force, t.text, &have_store, &err) != TV_OK) {
             cli_error("%s", err.msg);
