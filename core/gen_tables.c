@@ -7,16 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
+
 typedef uint64_t U64;
 
-static U64 rng(U64 *state)
-{
-    U64 z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static U64 sparse(U64 *state) { return rng(state) & rng(state) & rng(state); }
+static U64 sparse(U64 *state) { return tv_rng_next(state) & tv_rng_next(state) & tv_rng_next(state); }
 
 static int onb(int f, int r) { return f >= 0 && f < 8 && r >= 0 && r < 8; }
 
@@ -76,7 +71,7 @@ typedef struct {
 static U64 *find_magics(const int (*d)[2], M *ms, unsigned *size)
 {
     U64 occs[4096], atts[4096], used[4096];
-    U64 seed = 0x9E3779B97F4A7C15ull;
+    U64 seed = TV_RNG_GOLDEN;
     unsigned offset = 0;
     U64 *table = malloc(sizeof(U64) * 110000);
     if (!table)

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "match.h"
+#include "rng.h"
 
 static const char STRENGTH_HELP[] =
     "usage: tavreli strength [--check random|depth|all] [--games N] [--seed S]\n"
@@ -48,10 +49,10 @@ static Tally run_pairs(const PlayerSpec *a, const PlayerSpec *b, int games, uint
         for (int pair = 0; pair < pairs; pair++) {
             Position start;
             uint64_t s = seed ^ (0x51ED2701ull * (uint64_t)(pair + 1));
-            match_random_opening(&o, match_rng(&s), opening_plies, &start);
+            match_random_opening(&o, tv_rng_next(&s), opening_plies, &start);
             for (int g = 0; g < 2; g++) {
                 /* g = 0: a plays White; g = 1: colours reversed */
-                uint64_t game_seed = match_rng(&s);
+                uint64_t game_seed = tv_rng_next(&s);
                 GameOutcome out = g == 0 ? match_play_game(&start, &o, a, ca, b, cb, game_seed, 300)
                                          : match_play_game(&start, &o, b, cb, a, ca, game_seed, 300);
                 GameResult r = out.result;

@@ -4,13 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t match_rng(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+#include "rng.h"
 
 void match_random_opening(const Options *o, uint64_t seed, int plies, Position *out)
 {
@@ -24,7 +18,7 @@ void match_random_opening(const Options *o, uint64_t seed, int plies, Position *
             if (list.count == 0)
                 break;
             Undo u;
-            pos_make_move(out, list.moves[match_rng(&rng) % (uint64_t)list.count], &u);
+            pos_make_move(out, list.moves[tv_rng_below(&rng, (uint64_t)list.count)], &u);
         }
         if (i == plies && movegen_count(out, o) > 0)
             return;
@@ -91,7 +85,7 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
         if (who->kind == PLAYER_RANDOM) {
             MoveList list;
             movegen_legal(&p, o, &list);
-            r.move = list.moves[match_rng(&rng) % (uint64_t)list.count];
+            r.move = list.moves[tv_rng_below(&rng, (uint64_t)list.count)];
         } else {
             SearchResult sr;
             search_run(ctx, &p, hist, ply, &who->engine.limits, NULL, NULL, &sr);

@@ -32,9 +32,6 @@ typedef struct {
     int plies;
 } GameOutcome;
 
-/* splitmix64 step: the deterministic random source of openings and movers. */
-uint64_t match_rng(uint64_t *state);
-
 /* Plays `plies` random legal moves from the start position (seeded); retries
  * with the next random numbers when the game ends during the opening. */
 void match_random_opening(const Options *o, uint64_t seed, int plies, Position *out);

@@ -24,6 +24,7 @@
 #include "match.h"
 #include "movegen.h"
 #include "record.h"
+#include "rng.h"
 #include "search.h"
 
 /* Longest engine NAME: "[engine NAME]" must fit inih's section buffer (50). */
@@ -34,12 +35,6 @@
 #define OPENING_ATTEMPTS 1000
 
 /* ---- small helpers ----------------------------------------------------------- */
-
-/* One splitmix64 output for the state x (match_rng advances a copy). */
-static uint64_t mix64(uint64_t x)
-{
-    return match_rng(&x);
-}
 
 /* Copies src into dst (size n), cutting it if needed. */
 static void copy_str(char *dst, size_t n, const char *src)
@@ -751,7 +746,7 @@ void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
         tournament_pairing(t, g->pairing, &first, &second);
     g->white = i % 2 == 0 ? first : second;
     g->black = i % 2 == 0 ? second : first;
-    g->seed = mix64(t->seed + (uint64_t)i * 0x9E3779B97F4A7C15ull);
+    g->seed = tv_rng_mix(t->seed + (uint64_t)i * TV_RNG_GOLDEN);
 }
 
 /* ---- openings -------------------------------------------------------------------- */
@@ -760,9 +755,9 @@ void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
  * splitmix64 seeded with mix(mix(mix(seed ^ "openings") + opening) + attempt). */
 static uint64_t opening_rng_seed(uint64_t seed, int opening, int attempt)
 {
-    uint64_t h = mix64(seed ^ 0x6F70656E696E6773ull); /* "openings" */
-    h = mix64(h + (uint64_t)(uint32_t)opening);
-    return mix64(h + (uint64_t)(uint32_t)attempt);
+    uint64_t h = tv_rng_mix(seed ^ 0x6F70656E696E6773ull); /* "openings" */
+    h = tv_rng_mix(h + (uint64_t)(uint32_t)opening);
+    return tv_rng_mix(h + (uint64_t)(uint32_t)attempt);
 }
 
 TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvError *err)
@@ -802,7 +797,7 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
                 break;
             }
             Undo u;
-            pos_make_move(out, list.moves[match_rng(&rng) % (uint64_t)list.count], &u);
+            pos_make_move(out, list.moves[tv_rng_below(&rng, (uint64_t)list.count)], &u);
         }
         if (!ok || movegen_state(out, &t->rules) != TV_STATE_ONGOING)
             continue;

@@ -23,19 +23,12 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "rng.h"
 #include "eval.h"
 #include "movegen.h"
 #include "notation.h"
 #include "search.h"
 #include "tfen.h"
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 static Position read_tfen(const char *s)
 {
@@ -51,7 +44,7 @@ static void random_params(EvalParams *p, uint64_t *seed)
     for (int d = 0; d < EVAL_NDECLS; d++) {
         const WeightInfo *w = &EVAL_WEIGHT_INFO[d];
         for (int i = 0; i < w->size; i++)
-            p->w[w->offset + i] = w->lo + (int)(rng_next(seed) % (uint64_t)(w->hi - w->lo + 1));
+            p->w[w->offset + i] = w->lo + (int)(tv_rng_next(seed) % (uint64_t)(w->hi - w->lo + 1));
     }
 }
 
@@ -78,7 +71,7 @@ static void for_walk_positions(void (*fn)(const Position *, void *), void *user)
                 if (l.count == 0)
                     break;
                 Undo u;
-                pos_make_move(&p, l.moves[rng_next(&seed) % (uint64_t)l.count], &u);
+                pos_make_move(&p, l.moves[tv_rng_next(&seed) % (uint64_t)l.count], &u);
             }
         }
 }
@@ -428,7 +421,7 @@ static void test_random_weight_games_are_legal(void **state)
             MoveList l;
             movegen_legal(&p, &o, &l);
             Undo u;
-            pos_make_move(&p, l.moves[rng_next(&seed) % (uint64_t)l.count], &u);
+            pos_make_move(&p, l.moves[tv_rng_next(&seed) % (uint64_t)l.count], &u);
         }
         uint64_t hist[64];
         for (int ply = 0; ply < 24; ply++) {

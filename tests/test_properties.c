@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "movegen.h"
+#include "rng.h"
 #include "notation.h"
 #include "perft.h"
 #include "position.h"
@@ -91,14 +92,6 @@ static const char *options_name(const Options *o, char *buf, size_t n)
 }
 
 /* ---- deterministic randomness ---------------------------------------------- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* ---- rules cases ----------------------------------------------------------- */
 
@@ -472,7 +465,7 @@ static void walk(const Position *start, const Options *o, uint64_t seed, int pli
         g_stats.moves_checked += list.count;
         if (list.count == 0 || ply == plies)
             break;
-        Move m = list.moves[rng_next(&rng) % (uint64_t)list.count];
+        Move m = list.moves[tv_rng_next(&rng) % (uint64_t)list.count];
         Undo u;
         pos_make_move(&p, m, &u);
     }

@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "ratings.h"
+#include "rng.h"
 
 #define ELO_PER_NAT (400.0 / 2.302585092994045684) /* 400 / ln 10 */
 
@@ -46,17 +47,9 @@ static void near_check(double a, double b, double tol, const char *expr, const c
         fail_msg("%s:%d: %s = %.12g, expected %.12g (tolerance %g)", file, line, expr, a, b, tol);
 }
 
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t x = (*s += 0x9E3779B97F4A7C15ull);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 static double uniform01(uint64_t *s)
 {
-    return (double)(next_u64(s) >> 11) * 0x1.0p-53;
+    return (double)(tv_rng_next(s) >> 11) * 0x1.0p-53;
 }
 
 static double f_elo(double x)
@@ -232,7 +225,7 @@ static void test_order_independent(void **state)
     memcpy(h, g, (size_t)n * sizeof *g);
     uint64_t s = 5;
     for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = (int64_t)(next_u64(&s) % (uint64_t)(i + 1));
+        int64_t j = (int64_t)(tv_rng_next(&s) % (uint64_t)(i + 1));
         RatedGame t = h[i];
         h[i] = h[j];
         h[j] = t;
@@ -548,7 +541,7 @@ static void test_speed_million_games(void **state)
         elo[i] = 20.0 * i - 90;
     uint64_t s = 77;
     for (int64_t k = 0; k < n; k++) {
-        int i = (int)(next_u64(&s) % N), j = (int)(next_u64(&s) % (N - 1));
+        int i = (int)(tv_rng_next(&s) % N), j = (int)(tv_rng_next(&s) % (N - 1));
         if (j >= i)
             j++;
         g[k] = (RatedGame){ i, j, draw_result(&s, elo[i], elo[j], 180), k / 2 };

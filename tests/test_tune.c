@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "eval.h"
+#include "rng.h"
 #include "search.h"
 #include "tune.h"
 
@@ -42,14 +43,7 @@ typedef struct {
     Options rules;
 } Fixture;
 
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static double unif(uint64_t *s) { return (double)(rnd(s) >> 11) / 9007199254740992.0; }
+static double unif(uint64_t *s) { return (double)(tv_rng_next(s) >> 11) / 9007199254740992.0; }
 
 static int setup(void **state)
 {
@@ -93,7 +87,7 @@ static void synth(const TuneSet *base, int64_t n, const double *w, double K, uin
     tune_set_init(out);
     TvError err;
     for (int64_t i = 0; i < n; i++) {
-        int64_t j = (int64_t)(rnd(&s) % (uint64_t)base->n);
+        int64_t j = (int64_t)(tv_rng_next(&s) % (uint64_t)base->n);
         double p = 1.0 / (1.0 + exp(-K * tune_set_dot(base, j, w)));
         EvalTrace t;
         memset(&t, 0, sizeof t);

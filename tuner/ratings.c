@@ -21,6 +21,7 @@
  * iteration, and the result does not depend on the order of the games (the
  * counts are integers, summed exactly). */
 #include "ratings.h"
+#include "rng.h"
 
 #include <float.h>
 #include <math.h>
@@ -538,14 +539,6 @@ void ratings_free(Ratings *r)
     memset(r, 0, sizeof *r);
 }
 
-static uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* Percentile intervals from `simulations` replays of the schedule drawn from
  * the fitted model (r, theta): each replay keeps the number of games of every
  * pair, draws its W/D/L from the model, and is refitted the same way. */
@@ -564,7 +557,7 @@ static TvStatus simulate_intervals(const Counts *data, const double *r, double t
         st = tv_fail(err, TV_ERR_LIMIT, "ratings: out of memory");
         goto done;
     }
-    gsl_rng_set(rng, (unsigned long)(splitmix64(seed) & 0xffffffffu));
+    gsl_rng_set(rng, (unsigned long)(tv_rng_mix(seed) & 0xffffffffu));
     for (int k = 1; k < n; k++)
         x0[k - 1] = r[k];
     x0[n - 1] = log(theta);

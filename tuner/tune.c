@@ -42,6 +42,7 @@
 #include "h5store.h"
 #include "movegen.h"
 #include "record.h"
+#include "rng.h"
 #include "search.h"
 #include "tfen.h"
 
@@ -51,21 +52,8 @@
 
 /* ---- random numbers (splitmix64, state passed around) ---------------------- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t *s, uint64_t n) { return n ? rng_next(s) % n : 0; }
-
-static uint64_t mix2(uint64_t a, uint64_t b)
-{
-    uint64_t s = a ^ (b * 0x2545f4914f6cdd1dULL);
-    return rng_next(&s);
-}
+/* A seed derived from two numbers. */
+static uint64_t mix2(uint64_t a, uint64_t b) { return tv_rng_mix(a ^ (b * 0x2545f4914f6cdd1dULL)); }
 
 /* ---- the sparse set ---------------------------------------------------- */
 
@@ -1066,7 +1054,7 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
             uint64_t rs = mix2(opt->seed ^ 0xb007b007ULL, (uint64_t)b);
             memset(gw, 0, sizeof *gw * ((size_t)G + 1));
             for (int32_t k = 0; k < ng; k++)
-                gw[games[rng_below(&rs, (uint64_t)ng)]] += 1;
+                gw[games[tv_rng_below(&rs, (uint64_t)ng)]] += 1;
             FitCtx cb = c;
             cb.gw = gw;
             memcpy(cb.base, out->fitted, sizeof cb.base);
@@ -1347,7 +1335,7 @@ void tune_random_walks(int64_t n, uint64_t seed, const Options *rules, Position 
         for (;;) {
             Position p;
             pos_set_start(&p);
-            int plies = 2 + (int)rng_below(&rs, 79);
+            int plies = 2 + (int)tv_rng_below(&rs, 79);
             bool ok = true;
             for (int k = 0; k < plies && ok; k++) {
                 movegen_legal(&p, rules, list);
@@ -1356,7 +1344,7 @@ void tune_random_walks(int64_t n, uint64_t seed, const Options *rules, Position 
                     break;
                 }
                 Undo u;
-                pos_make_move(&p, list->moves[rng_below(&rs, (uint64_t)list->count)], &u);
+                pos_make_move(&p, list->moves[tv_rng_below(&rs, (uint64_t)list->count)], &u);
             }
             if (ok && movegen_state(&p, rules) == TV_STATE_ONGOING) {
                 out[i] = p;
@@ -1403,14 +1391,14 @@ TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError 
     for (int i = 0; i < NW; i++) {
         w0[i] = start.w[i];
         const WeightInfo *wi = eval_weight_info_of(i);
-        double v = start.w[i] + ((double)rng_below(&rs, 2001) / 1000.0 - 1.0) * 20;
+        double v = start.w[i] + ((double)tv_rng_below(&rs, 2001) / 1000.0 - 1.0) * 20;
         truew[i] = v < wi->lo ? wi->lo : v > wi->hi ? wi->hi : v;
     }
     const double K = 0.005;
     for (int64_t i = 0; st == TV_OK && i < n; i++) {
-        int64_t j = (int64_t)rng_below(&rs, (uint64_t)real.n);
+        int64_t j = (int64_t)tv_rng_below(&rs, (uint64_t)real.n);
         double pr = sigmoid(K * tune_set_dot(&real, j, truew));
-        double u = (double)(rng_next(&rs) >> 11) / 9007199254740992.0;
+        double u = (double)(tv_rng_next(&rs) >> 11) / 9007199254740992.0;
         int64_t a = real.row[j], b = real.row[j + 1];
         EvalTrace t;
         memset(&t, 0, sizeof t);
