@@ -3,6 +3,7 @@
  * movetext with every check (including threefold repetition), and writing
  * TGN. */
 #include "record.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,51 +12,6 @@
 #include <string.h>
 
 /* ---- small helpers ------------------------------------------------------ */
-
-/* A growing heap string.  On allocation failure `failed` is set and further
- * appends are ignored. */
-typedef struct {
-    char *data;
-    size_t len;
-    size_t cap;
-    bool failed;
-} RecordBuf;
-
-static void recbuf_add_n(RecordBuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d) {
-            b->failed = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void recbuf_add(RecordBuf *b, const char *s) { recbuf_add_n(b, s, strlen(s)); }
-
-/* Returns the string (possibly empty, never NULL unless allocation failed)
- * and gives up ownership. */
-static char *recbuf_take(RecordBuf *b)
-{
-    if (b->failed) {
-        free(b->data);
-        return NULL;
-    }
-    if (!b->data)
-        return calloc(1, 1);
-    return b->data;
-}
 
 static char *record_strndup(const char *s, size_t n)
 {
@@ -296,7 +252,7 @@ typedef struct {
     const char *name;
     RecordList *out;
     GameRecord game;
-    RecordBuf moves;
+    StrBuf moves;
     bool in_game;
     int games_seen;
 } TgnReader;
@@ -325,7 +281,7 @@ static TvStatus tgn_finish(TgnReader *r, int line, TvError *err)
         snprintf(g->id, sizeof g->id, "%s", event);
     else
         snprintf(g->id, sizeof g->id, "game %d", r->games_seen);
-    g->movetext = recbuf_take(&r->moves);
+    g->movetext = strbuf_take(&r->moves);
     memset(&r->moves, 0, sizeof r->moves);
     if (!g->movetext || !record_list_push(r->out, g)) {
         record_game_free(g);
@@ -357,11 +313,11 @@ static TvStatus tgn_read_tag(TgnReader *r, const char *text, size_t *i, int *lin
     if (text[j] != '"')
         return record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: the value must be in double quotes", key);
     j++;
-    RecordBuf value = {0};
+    StrBuf value = {0};
     for (;;) {
         char c = text[j];
         if (c == '\0' || c == '\n') {
-            free(value.data);
+            strbuf_free(&value);
             return record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: unclosed value", key);
         }
         if (c == '"')
@@ -370,18 +326,18 @@ static TvStatus tgn_read_tag(TgnReader *r, const char *text, size_t *i, int *lin
             j++;
             c = text[j];
         }
-        recbuf_add_n(&value, &c, 1);
+        strbuf_add_n(&value, &c, 1);
         j++;
     }
     j++;
     while (text[j] == ' ' || text[j] == '\t')
         j++;
     if (text[j] != ']') {
-        free(value.data);
+        strbuf_free(&value);
         return record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: expected ']' after the value", key);
     }
     *i = j + 1;
-    char *v = recbuf_take(&value);
+    char *v = strbuf_take(&value);
     if (!v)
         return record_fail(err, TV_ERR_LIMIT, r->name, at, "out of memory");
 
@@ -466,8 +422,8 @@ static TvStatus records_read_tgn(const char *text, const char *name, RecordList 
                 i++;
             tgn_start(&r, line);
             if (r.moves.len)
-                recbuf_add(&r.moves, " ");
-            recbuf_add_n(&r.moves, text + start, i - start);
+                strbuf_add(&r.moves, " ");
+            strbuf_add_n(&r.moves, text + start, i - start);
             has_moves = true;
             if (record_is_result(text + start, i - start)) {
                 st = tgn_finish(&r, line, err);
@@ -478,7 +434,7 @@ static TvStatus records_read_tgn(const char *text, const char *name, RecordList 
     if (st == TV_OK)
         st = tgn_finish(&r, line, err);
     if (st != TV_OK && r.in_game) {
-        free(r.moves.data);
+        strbuf_free(&r.moves);
         record_game_free(&r.game);
     }
     return st;
@@ -524,19 +480,20 @@ TvStatus records_read_file(const char *path, RecordList *out, TvError *err)
             snprintf(err->file, sizeof err->file, "%s", path);
         return st;
     }
-    RecordBuf buf = {0};
+    StrBuf buf = {0};
     char chunk[4096];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        recbuf_add_n(&buf, chunk, n);
+        strbuf_add_n(&buf, chunk, n);
     bool bad = ferror(f) != 0;
     fclose(f);
-    char *text = recbuf_take(&buf);
+    size_t len = buf.len;
+    char *text = strbuf_take(&buf);
     if (bad || !text) {
         free(text);
         return record_fail(err, bad ? TV_ERR_IO : TV_ERR_LIMIT, path, 0, bad ? "read error" : "out of memory");
     }
-    if (strlen(text) != buf.len) {
+    if (strlen(text) != len) {
         free(text);
         return record_fail(err, TV_ERR_PARSE, path, 0, "the file contains a NUL byte");
     }
@@ -810,38 +767,38 @@ TvStatus replay_record(const GameRecord *g, int mode, ReplayResult *res, TvError
 
 /* ---- writing TGN --------------------------------------------------------------- */
 
-static void tgn_write_tag(RecordBuf *b, const char *key, const char *value)
+static void tgn_write_tag(StrBuf *b, const char *key, const char *value)
 {
-    recbuf_add(b, "[");
-    recbuf_add(b, key);
-    recbuf_add(b, " \"");
+    strbuf_add(b, "[");
+    strbuf_add(b, key);
+    strbuf_add(b, " \"");
     for (const char *p = value; *p; p++) {
         if (*p == '"' || *p == '\\')
-            recbuf_add_n(b, "\\", 1);
-        recbuf_add_n(b, p, 1);
+            strbuf_add_n(b, "\\", 1);
+        strbuf_add_n(b, p, 1);
     }
-    recbuf_add(b, "\"]\n");
+    strbuf_add(b, "\"]\n");
 }
 
 /* Appends one unit of movetext, wrapping lines below 80 characters. */
-static void tgn_write_unit(RecordBuf *b, size_t *col, const char *unit)
+static void tgn_write_unit(StrBuf *b, size_t *col, const char *unit)
 {
     size_t n = strlen(unit);
     if (*col > 0 && *col + 1 + n > 79) {
-        recbuf_add(b, "\n");
+        strbuf_add(b, "\n");
         *col = 0;
     } else if (*col > 0) {
-        recbuf_add(b, " ");
+        strbuf_add(b, " ");
         (*col)++;
     }
-    recbuf_add(b, unit);
+    strbuf_add(b, unit);
     *col += n;
 }
 
 char *record_write_tgn(const Position *start, const Options *o, const Move *moves, int nmoves,
                        const RecordTag *tags, int ntags, const char *result)
 {
-    RecordBuf b = {0};
+    StrBuf b = {0};
     char buf[TV_TFEN_MAX];
     if (!result)
         result = "*";
@@ -858,13 +815,13 @@ char *record_write_tgn(const Position *start, const Options *o, const Move *move
     tfen_write(start, buf, sizeof buf);
     if (strcmp(buf, TV_START_TFEN) != 0)
         tgn_write_tag(&b, "TFEN", buf);
-    recbuf_add(&b, "\n");
+    strbuf_add(&b, "\n");
 
     Position pos = *start;
     size_t col = 0;
     for (int i = 0; i < nmoves; i++) {
         if (!movegen_is_legal(&pos, o, moves[i])) {
-            free(b.data);
+            strbuf_free(&b);
             return NULL;
         }
         char mv[TV_MOVE_STR_MAX];
@@ -881,6 +838,6 @@ char *record_write_tgn(const Position *start, const Options *o, const Move *move
         pos_make_move(&pos, moves[i], &u);
     }
     tgn_write_unit(&b, &col, result);
-    recbuf_add(&b, "\n");
-    return recbuf_take(&b);
+    strbuf_add(&b, "\n");
+    return strbuf_take(&b);
 }

@@ -32,78 +32,11 @@
 #include "h5store.h"
 #include "ratings.h"
 #include "report.h"
+#include "strbuf.h"
 
 #define TOP_WEIGHTS 15
 #define NTERM 8 /* the Termination values 0..6, and 7 for anything else */
 
-/* ---- growable strings --------------------------------------------------------- */
-
-typedef struct {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} Str;
-
-static void str_addv(Str *b, const char *fmt, va_list ap)
-{
-    if (b->oom)
-        return;
-    va_list aq;
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    if (n < 0) {
-        b->oom = true;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    b->len += (size_t)n;
-}
-
-static void str_addf(Str *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void str_addf(Str *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    str_addv(b, fmt, ap);
-    va_end(ap);
-}
-
-/* A heap copy of a formatted string (NULL when out of memory). */
-static char *fmt_dup(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static char *fmt_dup(const char *fmt, ...)
-{
-    Str b = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    str_addv(&b, fmt, ap);
-    va_end(ap);
-    if (b.oom || !b.s) {
-        free(b.s);
-        return b.oom ? NULL : calloc(1, 1);
-    }
-    return b.s;
-}
 
 /* ---- the document: blocks rendered as Markdown and as HTML ------------------- */
 
@@ -156,9 +89,9 @@ static void doc_text(Doc *d, BlockKind kind, char *text /* owned */)
     b->text = text;
 }
 
-#define doc_h1(d, ...) doc_text((d), B_H1, fmt_dup(__VA_ARGS__))
-#define doc_h2(d, ...) doc_text((d), B_H2, fmt_dup(__VA_ARGS__))
-#define doc_para(d, ...) doc_text((d), B_PARA, fmt_dup(__VA_ARGS__))
+#define doc_h1(d, ...) doc_text((d), B_H1, tv_strdup_printf(__VA_ARGS__))
+#define doc_h2(d, ...) doc_text((d), B_H2, tv_strdup_printf(__VA_ARGS__))
+#define doc_para(d, ...) doc_text((d), B_PARA, tv_strdup_printf(__VA_ARGS__))
 
 static void doc_img(Doc *d, const char *file, const char *alt)
 {
@@ -194,15 +127,13 @@ static void doc_cell(Doc *d, const char *fmt, ...)
     if (d->oom || d->n == 0 || d->b[d->n - 1].kind != B_TABLE)
         return;
     Block *b = &d->b[d->n - 1];
-    Str s = {0};
+    StrBuf s = {0};
     va_list ap;
     va_start(ap, fmt);
-    str_addv(&s, fmt, ap);
+    strbuf_addv(&s, fmt, ap);
     va_end(ap);
-    if (!s.s && !s.oom)
-        s.s = calloc(1, 1);
-    if (s.oom || !s.s) {
-        free(s.s);
+    char *cell = strbuf_take(&s);
+    if (!cell) {
         d->oom = true;
         return;
     }
@@ -210,14 +141,14 @@ static void doc_cell(Doc *d, const char *fmt, ...)
         int cap = b->capcells ? 2 * b->capcells : 64;
         char **c = realloc(b->cells, (size_t)cap * sizeof *c);
         if (!c) {
-            free(s.s);
+            free(cell);
             d->oom = true;
             return;
         }
         b->cells = c;
         b->capcells = cap;
     }
-    b->cells[b->ncells++] = s.s;
+    b->cells[b->ncells++] = cell;
 }
 
 static void doc_free(Doc *d)
@@ -235,56 +166,56 @@ static void doc_free(Doc *d)
     memset(d, 0, sizeof *d);
 }
 
-static void md_cell(Str *o, const char *s)
+static void md_cell(StrBuf *o, const char *s)
 {
     for (; *s; s++) {
         if (*s == '|')
-            str_addf(o, "\\|");
+            strbuf_addf(o, "\\|");
         else if (*s == '\n')
-            str_addf(o, " ");
+            strbuf_addf(o, " ");
         else
-            str_addf(o, "%c", *s);
+            strbuf_addf(o, "%c", *s);
     }
 }
 
-static void render_md(const Doc *d, Str *o)
+static void render_md(const Doc *d, StrBuf *o)
 {
     for (int i = 0; i < d->n; i++) {
         const Block *b = &d->b[i];
         switch (b->kind) {
-        case B_H1: str_addf(o, "# %s\n\n", b->text); break;
-        case B_H2: str_addf(o, "## %s\n\n", b->text); break;
-        case B_PARA: str_addf(o, "%s\n\n", b->text); break;
-        case B_IMG: str_addf(o, "![%s](%s)\n\n", b->text, b->file); break;
+        case B_H1: strbuf_addf(o, "# %s\n\n", b->text); break;
+        case B_H2: strbuf_addf(o, "## %s\n\n", b->text); break;
+        case B_PARA: strbuf_addf(o, "%s\n\n", b->text); break;
+        case B_IMG: strbuf_addf(o, "![%s](%s)\n\n", b->text, b->file); break;
         case B_TABLE:
             for (int k = 0; k < b->ncells; k++) {
                 int col = k % b->ncols;
-                str_addf(o, col ? " | " : "| ");
+                strbuf_addf(o, col ? " | " : "| ");
                 md_cell(o, b->cells[k]);
                 if (col == b->ncols - 1) {
-                    str_addf(o, " |\n");
+                    strbuf_addf(o, " |\n");
                     if (k == b->ncols - 1) {
                         for (int c = 0; c < b->ncols; c++)
-                            str_addf(o, "|%s", b->align[c] == 'r' ? "---:" : "---");
-                        str_addf(o, "|\n");
+                            strbuf_addf(o, "|%s", b->align[c] == 'r' ? "---:" : "---");
+                        strbuf_addf(o, "|\n");
                     }
                 }
             }
-            str_addf(o, "\n");
+            strbuf_addf(o, "\n");
             break;
         }
     }
 }
 
-static void html_text(Str *o, const char *s)
+static void html_text(StrBuf *o, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '<': str_addf(o, "&lt;"); break;
-        case '>': str_addf(o, "&gt;"); break;
-        case '&': str_addf(o, "&amp;"); break;
-        case '"': str_addf(o, "&quot;"); break;
-        default: str_addf(o, "%c", *s);
+        case '<': strbuf_addf(o, "&lt;"); break;
+        case '>': strbuf_addf(o, "&gt;"); break;
+        case '&': strbuf_addf(o, "&amp;"); break;
+        case '"': strbuf_addf(o, "&quot;"); break;
+        default: strbuf_addf(o, "%c", *s);
         }
     }
 }
@@ -305,12 +236,12 @@ static const char HTML_HEAD[] =
     "img { max-width: 100%%; border: 1px solid #ddd; margin: 0.5em 0; }\n"
     "</style>\n</head>\n<body>\n";
 
-static void render_html(const Doc *d, Str *o)
+static void render_html(const Doc *d, StrBuf *o)
 {
     const char *title = d->n > 0 && d->b[0].kind == B_H1 ? d->b[0].text : "report";
-    Str t = {0};
+    StrBuf t = {0};
     html_text(&t, title);
-    str_addf(o, HTML_HEAD, t.s ? t.s : "report");
+    strbuf_addf(o, HTML_HEAD, t.s ? t.s : "report");
     free(t.s);
     for (int i = 0; i < d->n; i++) {
         const Block *b = &d->b[i];
@@ -319,36 +250,36 @@ static void render_html(const Doc *d, Str *o)
         case B_H2:
         case B_PARA: {
             const char *tag = b->kind == B_H1 ? "h1" : b->kind == B_H2 ? "h2" : "p";
-            str_addf(o, "<%s>", tag);
+            strbuf_addf(o, "<%s>", tag);
             html_text(o, b->text);
-            str_addf(o, "</%s>\n", tag);
+            strbuf_addf(o, "</%s>\n", tag);
             break;
         }
         case B_IMG:
-            str_addf(o, "<p><img src=\"");
+            strbuf_addf(o, "<p><img src=\"");
             html_text(o, b->file);
-            str_addf(o, "\" alt=\"");
+            strbuf_addf(o, "\" alt=\"");
             html_text(o, b->text);
-            str_addf(o, "\"></p>\n");
+            strbuf_addf(o, "\"></p>\n");
             break;
         case B_TABLE:
-            str_addf(o, "<table>\n");
+            strbuf_addf(o, "<table>\n");
             for (int k = 0; k < b->ncells; k++) {
                 int col = k % b->ncols;
                 bool head = k < b->ncols;
                 if (col == 0)
-                    str_addf(o, "<tr>");
-                str_addf(o, head ? "<th>" : b->align[col] == 'r' ? "<td class=\"r\">" : "<td>");
+                    strbuf_addf(o, "<tr>");
+                strbuf_addf(o, head ? "<th>" : b->align[col] == 'r' ? "<td class=\"r\">" : "<td>");
                 html_text(o, b->cells[k]);
-                str_addf(o, head ? "</th>" : "</td>");
+                strbuf_addf(o, head ? "</th>" : "</td>");
                 if (col == b->ncols - 1)
-                    str_addf(o, "</tr>\n");
+                    strbuf_addf(o, "</tr>\n");
             }
-            str_addf(o, "</table>\n");
+            strbuf_addf(o, "</table>\n");
             break;
         }
     }
-    str_addf(o, "</body>\n</html>\n");
+    strbuf_addf(o, "</body>\n</html>\n");
 }
 
 /* ---- files --------------------------------------------------------------------- */
@@ -390,7 +321,7 @@ static TvStatus make_dirs(const char *dir, TvError *err)
 static char *path_join(const char *dir, const char *name)
 {
     size_t n = strlen(dir);
-    return fmt_dup("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return tv_strdup_printf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
 
 /* Writes text to outdir/name. */
@@ -416,9 +347,9 @@ static TvStatus write_file(const char *outdir, const char *name, const char *tex
     return st;
 }
 
-static TvStatus write_str(const char *outdir, const char *name, const Str *s, TvError *err)
+static TvStatus write_str(const char *outdir, const char *name, const StrBuf *s, TvError *err)
 {
-    if (s->oom)
+    if (s->failed)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory writing %s", name);
     return write_file(outdir, name, s->s ? s->s : "", s->len, err);
 }
@@ -1156,17 +1087,17 @@ static const char GP_HEAD[] =
 static TvStatus plots(Report *R, const char *outdir, TvError *err)
 {
     TvStatus st;
-    Str gp = {0}, d = {0};
-    str_addf(&gp, "%s", GP_HEAD);
+    StrBuf gp = {0}, d = {0};
+    strbuf_addf(&gp, "%s", GP_HEAD);
 
     /* Game lengths. */
-    str_addf(&d, "# plies (bin centre)  decisive  drawn\n");
+    strbuf_addf(&d, "# plies (bin centre)  decisive  drawn\n");
     for (int b = 0; b < R->nbins; b++)
-        str_addf(&d, "%g %lld %lld\n", b * R->binw + (R->binw - 1) / 2.0, (long long)R->decisive_by_bin[b],
+        strbuf_addf(&d, "%g %lld %lld\n", b * R->binw + (R->binw - 1) / 2.0, (long long)R->decisive_by_bin[b],
                  (long long)R->drawn_by_bin[b]);
     if ((st = write_str(outdir, "lengths.dat", &d, err)) != TV_OK)
         goto done;
-    str_addf(&gp,
+    strbuf_addf(&gp,
              "\nreset\nset output \"lengths.png\"\n"
              "set title \"Game length: %lld games (bins of %d plies)\"\n"
              "set xlabel \"game length (plies)\"\nset ylabel \"games\"\n"
@@ -1183,14 +1114,14 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
         snprintf(dat, sizeof dat, i ? "sprt_llr_%d.dat" : "sprt_llr.dat", i + 1);
         snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
         d.len = 0;
-        str_addf(&d, "# games (in complete pairs)  LLR\n");
+        strbuf_addf(&d, "# games (in complete pairs)  LLR\n");
         for (int64_t k = 0; k <= s->npairs; k++)
-            str_addf(&d, "%g %.6f\n", s->path_games[k], s->path_llr[k]);
+            strbuf_addf(&d, "%g %.6f\n", s->path_games[k], s->path_llr[k]);
         if ((st = write_str(outdir, dat, &d, err)) != TV_OK)
             goto done;
         const StoreContents *c = &R->c[s->file];
         double lo = fmin(s->lower, s->minllr), hi = fmax(s->upper, s->maxllr), pad = 0.08 * (hi - lo);
-        str_addf(&gp,
+        strbuf_addf(&gp,
                  "\nreset\nset output \"%s\"\n"
                  "set title \"SPRT: %s against %s, H0 nElo <= %g, H1 nElo >= %g (alpha %g, beta %g)\"\n"
                  "set xlabel \"games (complete pairs x 2, in game-index order)\"\n"
@@ -1206,13 +1137,13 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
     /* Tuning. */
     if (R->have_tl && R->tl.niters > 0) {
         d.len = 0;
-        str_addf(&d, "# iteration  fit_loss  holdout_loss\n");
+        strbuf_addf(&d, "# iteration  fit_loss  holdout_loss\n");
         for (int i = 0; i < R->tl.niters; i++)
-            str_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit,
+            strbuf_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit,
                      isfinite(R->tl.iters[i].hold) ? R->tl.iters[i].hold : NAN);
         if ((st = write_str(outdir, "tuning_loss.dat", &d, err)) != TV_OK)
             goto done;
-        str_addf(&gp,
+        strbuf_addf(&gp,
                  "\nreset\nset output \"tuning_loss.png\"\nset title \"Tuning: loss per iteration\"\n"
                  "set xlabel \"iteration\"\nset ylabel \"loss\"\nset key top right\nset grid\n"
                  "plot \"tuning_loss.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"#3182bd\" "
@@ -1224,12 +1155,12 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
     if (R->have_tl && R->tl.nw > 0) {
         int k = R->tl.nw < TOP_WEIGHTS ? R->tl.nw : TOP_WEIGHTS;
         d.len = 0;
-        str_addf(&d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
+        strbuf_addf(&d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
         for (int i = k - 1; i >= 0; i--)
-            str_addf(&d, "%s %.10g %.10g\n", R->tl.w[i].name, R->tl.w[i].move, R->tl.w[i].se);
+            strbuf_addf(&d, "%s %.10g %.10g\n", R->tl.w[i].name, R->tl.w[i].move, R->tl.w[i].se);
         if ((st = write_str(outdir, "tuning_weights.dat", &d, err)) != TV_OK)
             goto done;
-        str_addf(&gp,
+        strbuf_addf(&gp,
                  "\nreset\nset output \"tuning_weights.png\"\n"
                  "set title \"Weights that moved most (top %d of %d by %s)\"\n"
                  "set xlabel \"new - start (error bars: +/- 2 stderr)\"\n"
@@ -1285,9 +1216,9 @@ static void build_doc(const Report *R, Doc *D)
     doc_cell(D, "games");
     doc_cell(D, "engines");
     for (int f = 0; f < R->nfiles; f++) {
-        Str e = {0};
+        StrBuf e = {0};
         for (int i = 0; i < R->c[f].nengines; i++)
-            str_addf(&e, "%s%.64s", i ? ", " : "", R->c[f].engines[i].name);
+            strbuf_addf(&e, "%s%.64s", i ? ", " : "", R->c[f].engines[i].name);
         doc_cell(D, "%s", R->files[f]);
         doc_cell(D, "%lld", (long long)R->c[f].ngames);
         doc_cell(D, "%s", e.s ? e.s : "");
@@ -1537,7 +1468,7 @@ TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuni
     R.tuning_path = tuning_log;
     R.simulations = simulations;
     Doc D = {0};
-    Str md = {0}, html = {0};
+    StrBuf md = {0}, html = {0};
     TvStatus st;
     if ((st = collect(&R, err)) != TV_OK || (st = compute(&R, err)) != TV_OK)
         goto done;

@@ -43,6 +43,7 @@
 #include "movegen.h"
 #include "record.h"
 #include "rng.h"
+#include "strbuf.h"
 #include "search.h"
 #include "tfen.h"
 
@@ -1131,73 +1132,36 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
     return TV_OK;
 }
 
-static void sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static void sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-{
-    if (!*buf)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (*len + (size_t)n + 1 > *cap) {
-        size_t c = (*cap + (size_t)n + 1) * 2;
-        char *q = realloc(*buf, c);
-        if (!q) {
-            free(*buf);
-            *buf = NULL;
-            return;
-        }
-        *buf = q;
-        *cap = c;
-    }
-    va_start(ap, fmt);
-    vsnprintf(*buf + *len, *cap - *len, fmt, ap);
-    va_end(ap);
-    *len += (size_t)n;
-}
-
 char *tune_ini_comment(const TuneResult *r, const char *header)
 {
-    size_t len = 0, cap = 1024;
-    char *b = malloc(cap);
-    if (!b)
-        return NULL;
-    b[0] = 0;
+    StrBuf b = {0};
     if (header)
-        sb_printf(&b, &len, &cap, "%s\n", header);
-    sb_printf(&b, &len, &cap, "K %.6g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree,
+        strbuf_addf(&b, "%s\n", header);
+    strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree,
               r->iterations, r->stop_reason ? r->stop_reason : "", r->seconds);
-    sb_printf(&b, &len, &cap, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
+    strbuf_addf(&b, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
               r->fit_loss0, r->fit_loss1, r->fit_loss_rounded, r->hold_loss0, r->hold_loss1, r->hold_loss_rounded);
-    sb_printf(&b, &len, &cap, "weights: name: start -> new +- standard error%s\n",
+    strbuf_addf(&b, "weights: name: start -> new +- standard error%s\n",
               r->boot_done > 1 ? " (Gauss-Newton; bootstrap sd over games in brackets)" : " (Gauss-Newton)");
     for (int i = 0; i < NW; i++) {
         char name[96];
         eval_weight_element_name(i, name, sizeof name);
         if (r->no_data[i]) {
-            sb_printf(&b, &len, &cap, "%s: %g (no data: kept)\n", name, r->start[i]);
+            strbuf_addf(&b, "%s: %g (no data: kept)\n", name, r->start[i]);
             continue;
         }
         if (!r->free[i])
             continue;
-        sb_printf(&b, &len, &cap, "%s: %g -> %d +- %.3g", name, r->start[i], r->rounded[i], r->se[i]);
+        strbuf_addf(&b, "%s: %g -> %d +- %.3g", name, r->start[i], r->rounded[i], r->se[i]);
         if (isinf(r->se[i]))
-            sb_printf(&b, &len, &cap, " (not identifiable: its feature is collinear with others in the data)");
+            strbuf_addf(&b, " (not identifiable: its feature is collinear with others in the data)");
         if (r->boot_done > 1)
-            sb_printf(&b, &len, &cap, " [%.3g]", r->boot_sd[i]);
+            strbuf_addf(&b, " [%.3g]", r->boot_sd[i]);
         if (r->at_bound[i])
-            sb_printf(&b, &len, &cap, " (at its bound)");
-        sb_printf(&b, &len, &cap, "\n");
+            strbuf_addf(&b, " (at its bound)");
+        strbuf_addf(&b, "\n");
     }
-    return b;
+    return strbuf_take(&b);
 }
 
 /* ---- the whole command ------------------------------------------------------------ */
