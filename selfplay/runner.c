@@ -11,7 +11,7 @@
 
 #include "match.h"
 #include "notation.h"
-#include "ratings.h"
+#include "stats.h"
 #include "record.h"
 
 /* ---- finished games waiting for the writer --------------------------------- */
@@ -95,7 +95,7 @@ static void sprt_advance(Sprt *sp, const Tournament *t, const Finished *f, int64
         }
         sp->penta[(int)(pts * 2 + 0.5)]++;
         sp->next_pair++;
-        sp->llr = sprt_llr_pentanomial(sp->penta, t->sprt_elo0, t->sprt_elo1);
+        sp->llr = sprt_llr_pentanomial(sp->penta, t->sprt_settings.elo0, t->sprt_settings.elo1);
         sp->decision = sprt_decide(sp->llr, sp->lower, sp->upper);
     }
 }
@@ -243,7 +243,7 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **o
     c->t_start = tv_now_seconds();
     c->sp.decision = SPRT_CONTINUE;
     if (t->sprt)
-        sprt_bounds(t->sprt_alpha, t->sprt_beta, &c->sp.lower, &c->sp.upper);
+        sprt_bounds(t->sprt_settings.alpha, t->sprt_settings.beta, &c->sp.lower, &c->sp.upper);
     c->fin.games = calloc(n, sizeof(RatedGame));
     c->fin.result_of = malloc(n);
     c->missing = malloc(sizeof *c->missing * n);
@@ -355,8 +355,7 @@ TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError 
     if (!t->sprt)
         return TV_OK;
     char settings[160];
-    snprintf(settings, sizeof settings, "elo0=%g elo1=%g alpha=%g beta=%g", t->sprt_elo0, t->sprt_elo1,
-             t->sprt_alpha, t->sprt_beta);
+    sprt_settings_format(&t->sprt_settings, settings, sizeof settings);
     const char *names[2] = {"sprt", "sprt_result"};
     const char *values[2] = {settings, stats->sprt_result};
     return h5store_set_attributes(ro->out_path, names, values, 2, err);

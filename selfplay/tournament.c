@@ -376,7 +376,7 @@ static int sprt_key(Reader *r, const char *name, const char *value)
 {
     Tournament *t = r->t;
     static const char *const keys[4] = {"elo0", "elo1", "alpha", "beta"};
-    double *dst[4] = {&t->sprt_elo0, &t->sprt_elo1, &t->sprt_alpha, &t->sprt_beta};
+    double *dst[4] = {&t->sprt_settings.elo0, &t->sprt_settings.elo1, &t->sprt_settings.alpha, &t->sprt_settings.beta};
     for (int k = 0; k < 4; k++)
         if (!strcmp(name, keys[k])) {
             char *end;
@@ -573,10 +573,7 @@ static void set_defaults(Tournament *t, const char *path)
         snprintf(t->name, sizeof t->name, "tournament");
     t->format = FORMAT_ROUND_ROBIN;
     t->pairs = 10;
-    t->sprt_elo0 = 0;
-    t->sprt_elo1 = 5;
-    t->sprt_alpha = 0.05;
-    t->sprt_beta = 0.05;
+    sprt_settings_default(&t->sprt_settings);
     t->seed = 1;
     t->threads = 0;
     t->openings.plies = 6;
@@ -658,9 +655,9 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
     if (headers_ok && t->sprt && t->nengines != 2)
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] tests two engine versions; this tournament has %d",
               t->nengines);
-    if (headers_ok && t->sprt && !(t->sprt_elo0 < t->sprt_elo1))
-        failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_elo0,
-              t->sprt_elo1);
+    if (headers_ok && t->sprt && !(t->sprt_settings.elo0 < t->sprt_settings.elo1))
+        failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_settings.elo0,
+              t->sprt_settings.elo1);
     TvStatus st = TV_OK;
     if (r->failed) {
         if (err) {

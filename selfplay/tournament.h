@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "stats.h"
 #include "status.h"
 #include "tfen.h"
 
@@ -52,8 +53,7 @@ typedef struct {
     OpeningSettings openings;
     Adjudication adjudication;
     bool sprt;             /* an [sprt] section: stop when the test decides (2 engines only) */
-    double sprt_elo0, sprt_elo1; /* bounds in normalized Elo of the first engine over the second */
-    double sprt_alpha, sprt_beta;
+    SprtSettings sprt_settings; /* bounds in normalized Elo of the first engine over the second, error rates */
     int sprt_line;         /* line of the first [sprt] key (for messages) */
     char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used */
     int nopening_tfens;

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* test_ratings.c: ratings (BayesElo by maximum likelihood), pairing
- * statistics and the SPRT (tuner/ratings.c).
+ * statistics and the SPRT (tuner/ratings.c, selfplay/stats.c).
  *
  *  - SPRT: fishtest's LLR for pentanomial [39, 2226, 31451, 2412, 40] with
  *    normalized-Elo bounds [0.764, 3.439] is 2.16294087; bounds for
@@ -18,6 +18,8 @@
  *    score, Elo, normalized Elo as fishtest;
  *  - LOS: los_ij + los_ji = 1, and the stronger player is favoured;
  *  - errors: no games, one player, bad indices and results;
+ *  - the SPRT settings attribute: what sprt_settings_format writes,
+ *    sprt_settings_parse reads back exactly; bad texts are refused;
  *  - speed: 1,000,000 games among 10 players in well under a second. */
 #include <math.h>
 #include <setjmp.h>
@@ -529,6 +531,36 @@ static void test_errors(void **state)
 
 /* ---- speed --------------------------------------------------------------- */
 
+static void test_sprt_settings_round_trip(void **state)
+{
+    (void)state;
+    const SprtSettings cases[] = {{0, 5, 0.05, 0.05}, {0.764, 3.439, 0.05, 0.1}, {-1.5, 2, 0.001, 0.2},
+                                  {0.1 + 0.2, 1.0 / 3.0, 1e-7, 0.3333333333333333}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[160];
+        sprt_settings_format(&cases[i], text, sizeof text);
+        SprtSettings back;
+        TvError err;
+        assert_int_equal(sprt_settings_parse(text, &back, &err), TV_OK);
+        assert_true(back.elo0 == cases[i].elo0 && back.elo1 == cases[i].elo1);
+        assert_true(back.alpha == cases[i].alpha && back.beta == cases[i].beta);
+    }
+    char text[160];
+    SprtSettings d;
+    sprt_settings_default(&d);
+    assert_string_equal(sprt_settings_format(&d, text, sizeof text), "elo0=0 elo1=5 alpha=0.05 beta=0.05");
+    const char *bad[] = {"", "elo0=0 elo1=5 alpha=0.05", "elo0=5 elo1=0 alpha=0.05 beta=0.05",
+                         "elo0=0 elo1=5 alpha=0 beta=0.05", "elo0=0 elo1=5 alpha=0.05 beta=0.05 elo0=1",
+                         "elo0=0 elo1=inf alpha=0.05 beta=0.05", "elo0=0 elo1=5 alpha=0.05 gamma=1",
+                         "elo0=0x elo1=5 alpha=0.05 beta=0.05"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        SprtSettings s;
+        TvError err;
+        assert_int_equal(sprt_settings_parse(bad[i], &s, &err), TV_ERR_PARSE);
+        assert_non_null(strstr(err.msg, "bad sprt attribute"));
+    }
+}
+
 static void test_speed_million_games(void **state)
 {
     (void)state;
@@ -573,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_pentanomial_counting),
         cmocka_unit_test(test_nelo_fishtest),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_sprt_settings_round_trip),
         cmocka_unit_test(test_speed_million_games),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include <gsl/gsl_blas.h>
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_math.h>
@@ -43,7 +42,6 @@
 
 #define ELO_PER_NAT (400.0 / M_LN10) /* 173.717... */
 #define MAX_PLAYERS 1024
-#define Z975 1.959963984540054 /* Phi^-1(0.975) */
 
 /* The weak prior, used only when the plain maximum-likelihood solution may
  * not be finite.  A finite ML solution needs (at least) that every player
@@ -81,17 +79,6 @@ static double log_sigmoid(double x)
     if (x >= 0)
         return -log1p(exp(-x));
     return x - log1p(exp(x));
-}
-
-static double phi_cdf(double x)
-{
-    return gsl_cdf_ugaussian_P(x);
-}
-
-double elo_from_score(double score)
-{
-    /* f(elo) = score  <=>  elo = -400 log10(1/score - 1); +-inf at 1 and 0. */
-    return -400.0 * log10(1.0 / score - 1.0);
 }
 
 /* ---- aggregated results ---------------------------------------------------- */
@@ -712,8 +699,8 @@ TvStatus ratings_fit(const RatedGame *games, int64_t ngames, int nplayers, int s
         goto done;
     for (int i = 0; i < n; i++) {
         double sd = sqrt(fmax(out->cov[(size_t)i * m + (size_t)i], 0));
-        out->lo[i] = out->elo[i] - Z975 * sd;
-        out->hi[i] = out->elo[i] + Z975 * sd;
+        out->lo[i] = out->elo[i] - STATS_Z975 * sd;
+        out->hi[i] = out->elo[i] + STATS_Z975 * sd;
     }
     /* LOS(i > j) = Phi((e_i - e_j) / sd(e_i - e_j)), from the covariance. */
     for (int i = 0; i < n; i++)
@@ -722,7 +709,7 @@ TvStatus ratings_fit(const RatedGame *games, int64_t ngames, int nplayers, int s
                        2 * out->cov[(size_t)i * m + (size_t)j];
             double los = 0.5;
             if (i != j && v > 0)
-                los = phi_cdf((out->elo[i] - out->elo[j]) / sqrt(v));
+                los = stats_normal_cdf((out->elo[i] - out->elo[j]) / sqrt(v));
             out->los[(size_t)i * m + (size_t)j] = los;
         }
     /* Make los_ij + los_ji = 1 exact (Phi(-x) = 1 - Phi(x) up to rounding). */
@@ -744,274 +731,4 @@ done:
     free(r);
     free(played);
     return st;
-}
-
-/* ---- one pairing --------------------------------------------------------- */
-
-typedef struct {
-    int64_t pair;
-    int points; /* half-points for a: 0, 1, 2 */
-} PairedGame;
-
-static int cmp_paired(const void *pa, const void *pb)
-{
-    const PairedGame *a = pa, *b = pb;
-    if (a->pair != b->pair)
-        return a->pair < b->pair ? -1 : 1;
-    return (a->points > b->points) - (a->points < b->points);
-}
-
-/* fishtest's regularisation (LLRcalc.regularize): an empty cell counts 1e-3. */
-static double regularize(int64_t count)
-{
-    return count == 0 ? 1e-3 : (double)count;
-}
-
-void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, PairingStats *out)
-{
-    memset(out, 0, sizeof *out);
-    out->score = out->draw_rate = out->elo = out->elo_err95 = NAN;
-    out->nelo = out->nelo_err95 = out->los = NAN;
-    if (!games || ngames <= 0 || a == b)
-        return;
-    int64_t npaired = 0;
-    for (int64_t g = 0; g < ngames; g++) {
-        const RatedGame *gm = &games[g];
-        int res; /* from a's view */
-        if (gm->white == a && gm->black == b)
-            res = gm->result;
-        else if (gm->white == b && gm->black == a)
-            res = -gm->result;
-        else
-            continue;
-        if (res > 0)
-            out->wins++;
-        else if (res < 0)
-            out->losses++;
-        else
-            out->draws++;
-        if (gm->pair >= 0)
-            npaired++;
-    }
-    int64_t n = out->wins + out->draws + out->losses;
-    if (n == 0)
-        return;
-
-    /* Trinomial: score, Elo, its 95% half-width by the delta method
-     * (d elo / d score = 400 / (ln 10 * s (1 - s))), and the LOS as fishtest's
-     * get_elo: Phi((s - 1/2) / (sd / sqrt(N))). */
-    double N = (double)n;
-    double s = ((double)out->wins + 0.5 * (double)out->draws) / N;
-    out->score = s;
-    out->draw_rate = (double)out->draws / N;
-    out->elo = elo_from_score(s);
-    double var = ((double)out->wins * (1 - s) * (1 - s) + (double)out->draws * (0.5 - s) * (0.5 - s) +
-                  (double)out->losses * s * s) /
-                 N;
-    double se = sqrt(var / N);
-    if (s > 0 && s < 1)
-        out->elo_err95 = Z975 * se * ELO_PER_NAT / (s * (1 - s));
-    else
-        out->elo_err95 = INFINITY;
-    out->los = se > 0 ? phi_cdf((s - 0.5) / se) : (s > 0.5 ? 1.0 : s < 0.5 ? 0.0 : 0.5);
-
-    /* Pentanomial: games sharing a pair id; pairs with exactly two games
-     * between a and b. */
-    if (npaired >= 2) {
-        PairedGame *pg = malloc((size_t)npaired * sizeof *pg);
-        if (pg) {
-            int64_t k = 0;
-            for (int64_t g = 0; g < ngames; g++) {
-                const RatedGame *gm = &games[g];
-                if (gm->pair < 0)
-                    continue;
-                int res;
-                if (gm->white == a && gm->black == b)
-                    res = gm->result;
-                else if (gm->white == b && gm->black == a)
-                    res = -gm->result;
-                else
-                    continue;
-                pg[k].pair = gm->pair;
-                pg[k].points = res + 1;
-                k++;
-            }
-            qsort(pg, (size_t)k, sizeof *pg, cmp_paired);
-            for (int64_t i = 0; i < k;) {
-                int64_t j = i;
-                while (j < k && pg[j].pair == pg[i].pair)
-                    j++;
-                if (j - i == 2)
-                    out->penta[pg[i].points + pg[i + 1].points]++;
-                i = j;
-            }
-            free(pg);
-        }
-    }
-    int64_t pairs = 0;
-    for (int i = 0; i < 5; i++)
-        pairs += out->penta[i];
-    if (pairs > 0) {
-        /* Normalized Elo as fishtest (LLRcalc.results_to_pdf, stats_ex, and
-         * the t_conf of its views): pair scores x_i = i/4 per game with
-         * regularized frequencies p_i; mu, var, skewness, excess kurtosis
-         * of that distribution; t = (mu - 1/2) / sqrt(var) per pair;
-         * nElo = t * (800 / ln 10) / sqrt(2);
-         * var_t = 1 - t skew + t^2 (exkurt + 2) / 4 (variance of t's
-         * estimate per pair, delta method);
-         * half-width = (800 / ln 10) / sqrt(2) * z_0.975 * sqrt(var_t / N). */
-        double c[5], tot = 0;
-        for (int i = 0; i < 5; i++) {
-            c[i] = regularize(out->penta[i]);
-            tot += c[i];
-        }
-        double mu = 0, m2 = 0, m3 = 0, m4 = 0;
-        for (int i = 0; i < 5; i++)
-            mu += c[i] / tot * (i / 4.0);
-        for (int i = 0; i < 5; i++) {
-            double dv = i / 4.0 - mu, p = c[i] / tot;
-            m2 += p * dv * dv;
-            m3 += p * dv * dv * dv;
-            m4 += p * dv * dv * dv * dv;
-        }
-        double skew = m3 / pow(m2, 1.5), exkurt = m4 / (m2 * m2) - 3;
-        double t = (mu - 0.5) / sqrt(m2);
-        double var_t = fmax(1 - t * skew + 0.25 * t * t * (exkurt + 2), 0);
-        const double coeff = 800.0 / M_LN10 / M_SQRT2;
-        out->nelo = coeff * t;
-        out->nelo_err95 = coeff * Z975 * sqrt(var_t / tot);
-    }
-}
-
-/* ---- SPRT ---------------------------------------------------------------- */
-
-void sprt_bounds(double alpha, double beta, double *lower, double *upper)
-{
-    *lower = log(beta / (1 - alpha));
-    *upper = log((1 - beta) / alpha);
-}
-
-const char *sprt_decision_name(SprtDecision d)
-{
-    switch (d) {
-    case SPRT_CONTINUE: return "continue";
-    case SPRT_ACCEPT_H0: return "H0 accepted";
-    case SPRT_ACCEPT_H1: return "H1 accepted";
-    }
-    return "unknown";
-}
-
-SprtDecision sprt_decide(double llr, double lower, double upper)
-{
-    /* fishtest (stat_util.update_SPRT, without the overshoot correction):
-     * strictly below the lower bound rejects, strictly above the upper
-     * accepts. */
-    if (llr < lower)
-        return SPRT_ACCEPT_H0;
-    if (llr > upper)
-        return SPRT_ACCEPT_H1;
-    return SPRT_CONTINUE;
-}
-
-/* The root x of sum_i p_i b_i / (1 + x b_i) = 0 on (-1/max b, -1/min b)
- * (fishtest LLRcalc.secular; the function is strictly decreasing there).
- * Safeguarded Newton; NAN when the b_i do not change sign. */
-static double secular(const double *p, const double *bv, int k)
-{
-    double vmin = bv[0], vmax = bv[0];
-    for (int i = 1; i < k; i++) {
-        vmin = fmin(vmin, bv[i]);
-        vmax = fmax(vmax, bv[i]);
-    }
-    if (!(vmin < 0 && vmax > 0))
-        return NAN;
-    const double eps = 1e-9; /* fishtest's margin from the poles */
-    double lo = -1 / vmax + eps, hi = -1 / vmin - eps;
-    double x = 0; /* f(0) = sum p b: a fine start */
-    if (x <= lo || x >= hi)
-        x = 0.5 * (lo + hi);
-    for (int it = 0; it < 200; it++) {
-        double f = 0, df = 0;
-        for (int i = 0; i < k; i++) {
-            double den = 1 + x * bv[i];
-            f += p[i] * bv[i] / den;
-            df -= p[i] * bv[i] * bv[i] / (den * den);
-        }
-        if (f > 0)
-            lo = x; /* decreasing: root is to the right */
-        else if (f < 0)
-            hi = x;
-        else
-            return x;
-        double nx = df < 0 ? x - f / df : 0.5 * (lo + hi);
-        if (!(nx > lo && nx < hi))
-            nx = 0.5 * (lo + hi);
-        if (fabs(nx - x) <= 1e-16 * fmax(1.0, fabs(x)) || hi - lo <= 1e-16 * fmax(1.0, fabs(x)))
-            return nx;
-        x = nx;
-    }
-    return x;
-}
-
-/* fishtest LLRcalc.MLE_t_value: the maximum-likelihood distribution on the
- * values a_i (observed frequencies phat_i) whose t-value (mu - ref) / sigma
- * equals s.  Fixed-point iteration from the uniform distribution: with mu,
- * sigma of the current estimate, b_i = a_i - ref - s sigma (1 + ((mu - a_i) /
- * sigma)^2) / 2, x solves the secular equation, p_i = phat_i / (1 + x b_i);
- * until the largest change is below 1e-9.  (The method is in
- * https://www.cantate.be/Fishtest/normalized_elo_practical.pdf, section 4.1.) */
-static bool mle_t_value(const double *a, const double *phat, int k, double ref, double s, double *p)
-{
-    for (int i = 0; i < k; i++)
-        p[i] = 1.0 / k;
-    for (int it = 0; it < 100; it++) {
-        double mu = 0, var = 0;
-        for (int i = 0; i < k; i++)
-            mu += p[i] * a[i];
-        for (int i = 0; i < k; i++)
-            var += p[i] * (a[i] - mu) * (a[i] - mu);
-        double sigma = sqrt(var);
-        double bv[5];
-        for (int i = 0; i < k; i++) {
-            double z = (mu - a[i]) / sigma;
-            bv[i] = a[i] - ref - s * sigma * (1 + z * z) / 2;
-        }
-        double x = secular(phat, bv, k);
-        if (!isfinite(x))
-            return false;
-        double change = 0;
-        for (int i = 0; i < k; i++) {
-            double np = phat[i] / (1 + x * bv[i]);
-            change = fmax(change, fabs(np - p[i]));
-            p[i] = np;
-        }
-        if (change < 1e-9)
-            break;
-    }
-    return true;
-}
-
-double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
-{
-    /* fishtest LLRcalc.LLR_normalized for 5 results: t-value bounds
-     * t = nelo / (800 / ln 10) * sqrt(2) (per pair), regularized counts,
-     * pair scores a_i = i/4, and LLR = N * sum_i phat_i log(p1_i / p0_i) with
-     * p0, p1 the constrained maximum-likelihood distributions (generalised
-     * SPRT). */
-    double a[5], phat[5], p0[5], p1[5], N = 0;
-    for (int i = 0; i < 5; i++) {
-        a[i] = i / 4.0;
-        phat[i] = regularize(penta[i]);
-        N += phat[i];
-    }
-    for (int i = 0; i < 5; i++)
-        phat[i] /= N;
-    const double nelo_per_nt = 800.0 / M_LN10;
-    double t0 = nelo0 / nelo_per_nt * M_SQRT2, t1 = nelo1 / nelo_per_nt * M_SQRT2;
-    if (!mle_t_value(a, phat, 5, 0.5, t0, p0) || !mle_t_value(a, phat, 5, 0.5, t1, p1))
-        return NAN;
-    double llr = 0;
-    for (int i = 0; i < 5; i++)
-        llr += phat[i] * (log(p1[i]) - log(p0[i]));
-    return N * llr;
 }

@@ -656,46 +656,20 @@ static const char *store_sprt_result(const StoreContents *c)
     return c->sprt_result;
 }
 
-/* Parses "elo0=E0 elo1=E1 alpha=A beta=B" (any order). */
+/* Reads the store's "sprt" attribute into s (stats.h's reader) and sets the
+ * LLR bounds. */
 static TvStatus parse_sprt(const char *file, const char *text, SprtInfo *s, TvError *err)
 {
-    bool have[4] = {false, false, false, false};
-    const char *keys[4] = {"elo0", "elo1", "alpha", "beta"};
-    double *vals[4] = {&s->elo0, &s->elo1, &s->alpha, &s->beta};
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (!*p)
-            break;
-        size_t klen = strcspn(p, "= \t,");
-        int k = -1;
-        for (int i = 0; i < 4; i++)
-            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen))
-                k = i;
-        if (k < 0 || p[klen] != '=')
-            goto bad;
-        char *end;
-        errno = 0;
-        double v = strtod(p + klen + 1, &end);
-        if (end == p + klen + 1 || errno || !isfinite(v) || (*end && *end != ' ' && *end != '\t' && *end != ','))
-            goto bad;
-        *vals[k] = v;
-        have[k] = true;
-        p = end;
-    }
-    for (int i = 0; i < 4; i++)
-        if (!have[i])
-            goto bad;
-    if (!(s->alpha > 0 && s->alpha < 1 && s->beta > 0 && s->beta < 1 && s->elo0 < s->elo1))
-        goto bad;
+    SprtSettings set;
+    TvError e;
+    if (sprt_settings_parse(text, &set, &e) != TV_OK)
+        return tv_fail(err, TV_ERR_PARSE, "%s: %s", file, e.msg);
+    s->elo0 = set.elo0;
+    s->elo1 = set.elo1;
+    s->alpha = set.alpha;
+    s->beta = set.beta;
     sprt_bounds(s->alpha, s->beta, &s->lower, &s->upper);
     return TV_OK;
-bad:
-    return tv_fail(err, TV_ERR_PARSE,
-                   "%s: bad sprt attribute '%s': expected 'elo0=E0 elo1=E1 alpha=A beta=B' with elo0 < elo1 and "
-                   "0 < alpha, beta < 1",
-                   file, text);
 }
 
 static int cmp_game_index(const void *a, const void *b)

@@ -1,0 +1,91 @@
+/* stats.h: the statistics a running tournament needs, below the runner:
+ * the results of one pairing (W/D/L, pentanomial counts, Elo and normalized
+ * Elo with their 95% half-widths, LOS), fishtest's generalised SPRT on
+ * pentanomial counts, and the SPRT settings as a text attribute of a store
+ * (written and read here, side by side).
+ *
+ * The rating of many versions together (maximum likelihood over every game)
+ * is the tuner's (tuner/ratings.h); it builds on these types. */
+#ifndef TAVRELI_STATS_H
+#define TAVRELI_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* Phi^-1(0.975): the half-width of a 95% interval in standard errors. */
+#define STATS_Z975 1.959963984540054
+
+/* One game for the statistics. */
+typedef struct {
+    int white, black; /* player indices */
+    int result;       /* 1 White won, 0 draw, -1 Black won */
+    int64_t pair;     /* games of one opening pair share this id (-1: not paired) */
+} RatedGame;
+
+/* Results of one pairing (a against b), from a's view. */
+typedef struct {
+    int64_t wins, draws, losses;
+    int64_t penta[5];   /* pairs scoring 0, 0.5, 1, 1.5, 2 points for a (pairs with both games only) */
+    double score;       /* (wins + draws/2) / games */
+    double draw_rate;
+    double elo, elo_err95;   /* logistic Elo from the score, and its 95% half-width (trinomial) */
+    double nelo, nelo_err95; /* normalized Elo from the pentanomial counts, and its 95% half-width */
+    double los;              /* likelihood of superiority of a over b */
+} PairingStats;
+
+/* The statistics of a against b over the games between them (either
+ * colour).  Fields without data are NAN; a perfect score has elo +-INFINITY
+ * and elo_err95 INFINITY (see stats_elo_bound for what to print instead). */
+void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, PairingStats *out);
+
+/* The closed form: Elo difference of a score (0 < score < 1; +-INFINITY at 1
+ * and 0). */
+double elo_from_score(double score);
+
+/* The standard normal distribution function Phi(x). */
+double stats_normal_cdf(double x);
+
+/* ---- SPRT ------------------------------------------------------------------- */
+
+/* An SPRT of the first engine against the second: H0 "normalized Elo is
+ * elo0", H1 "... is elo1", error rates alpha and beta. */
+typedef struct {
+    double elo0, elo1;
+    double alpha, beta;
+} SprtSettings;
+
+/* The defaults: elo0 0, elo1 5, alpha 0.05, beta 0.05. */
+void sprt_settings_default(SprtSettings *s);
+
+/* Writes s as "elo0=E0 elo1=E1 alpha=A beta=B" (the store's root attribute
+ * "sprt"), each number in the shortest form that reads back exactly.
+ * Returns buf (size n >= 128). */
+char *sprt_settings_format(const SprtSettings *s, char *buf, size_t n);
+
+/* Reads what sprt_settings_format writes (keys in any order, separated by
+ * blanks or commas).  Errors (TV_ERR_PARSE): a missing, unknown or repeated
+ * key, a number that is not finite, elo0 >= elo1, alpha or beta outside
+ * (0, 1). */
+TvStatus sprt_settings_parse(const char *text, SprtSettings *s, TvError *err);
+
+/* SPRT bounds for error rates alpha, beta: lower = log(beta / (1 - alpha)),
+ * upper = log((1 - beta) / alpha). */
+void sprt_bounds(double alpha, double beta, double *lower, double *upper);
+
+/* fishtest's generalised SPRT log-likelihood ratio for pentanomial counts
+ * penta[0..4] (pairs scoring 0, 0.5, 1, 1.5, 2), testing normalized Elo nelo0
+ * against nelo1.  For [39, 2226, 31451, 2412, 40] and [0.764, 3.439] it is
+ * 2.16294087. */
+double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1);
+
+typedef enum { SPRT_CONTINUE = 0, SPRT_ACCEPT_H0 = 1, SPRT_ACCEPT_H1 = 2 } SprtDecision;
+
+const char *sprt_decision_name(SprtDecision d);
+
+/* LLR against the bounds. */
+SprtDecision sprt_decide(double llr, double lower, double upper);
+
+#endif
