@@ -14,6 +14,7 @@
 #include "distrib.h"
 #include "engine.h"
 #include "h5store.h"
+#include "outcome.h"
 #include "record.h"
 #include "runner.h"
 #include "tournament.h"

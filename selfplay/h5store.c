@@ -64,20 +64,6 @@
 enum { DS_GAMES, DS_MOVES, DS_POSITIONS, DS_ENGINES, DS_COUNT };
 static const char *const DS_NAME[DS_COUNT] = {"games", "moves", "positions", "engines"};
 
-const char *termination_name(Termination t)
-{
-    switch (t) {
-    case TERM_CHECKMATE: return "checkmate";
-    case TERM_STALEMATE: return "stalemate";
-    case TERM_REPETITION: return "repetition";
-    case TERM_ADJ_MAX_PLIES: return "max_plies";
-    case TERM_ADJ_RESIGN: return "resign";
-    case TERM_ADJ_DRAW: return "draw";
-    case TERM_WIZARD_CAPTURED: return "wizard_captured";
-    }
-    return "unknown";
-}
-
 /* ---- HDF5 types ----------------------------------------------------------------- */
 
 typedef struct {

@@ -16,26 +16,11 @@
 #include <stdint.h>
 
 #include "eval.h"
-#include "search.h"
 #include "status.h"
-#include "tfen.h"
 
 #define H5STORE_SCHEMA_VERSION 1
 #define H5STORE_TFEN_LEN 192 /* fixed-length TFEN strings (NUL-padded) */
 #define H5STORE_MOVE_LEN 16
-
-/* Termination of a game. */
-typedef enum {
-    TERM_CHECKMATE = 0,
-    TERM_STALEMATE = 1,
-    TERM_REPETITION = 2,
-    TERM_ADJ_MAX_PLIES = 3, /* adjudicated draw: ply limit */
-    TERM_ADJ_RESIGN = 4,    /* adjudicated win: both engines agreed the score was decisive */
-    TERM_ADJ_DRAW = 5,      /* adjudicated draw: both engines saw a score near zero */
-    TERM_WIZARD_CAPTURED = 6 /* ending=capture */
-} Termination;
-
-const char *termination_name(Termination t);
 
 /* /games: one row per game. */
 typedef struct {
@@ -46,7 +31,7 @@ typedef struct {
     int32_t opening;
     char start_tfen[H5STORE_TFEN_LEN];
     int8_t result;      /* 1 White won, 0 draw, -1 Black won */
-    int8_t termination; /* Termination */
+    int8_t termination; /* Termination (outcome.h) */
     int32_t plies;
     uint64_t seed;
     double wall_time;   /* seconds */

@@ -34,7 +34,7 @@ typedef struct {
 
 bool match_play_recorded(const Position *start, const Options *o, const PlayerSpec *white, SearchContext *ctx_white,
                          const PlayerSpec *black, SearchContext *ctx_black, uint64_t seed, const Adjudication *adj,
-                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, RecordedOutcome *out)
+                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, GameOutcome *out)
 {
     const int max_plies = adj ? adj->max_plies : 1000;
     Position p = *start;
@@ -136,15 +136,7 @@ GameOutcome match_play_game(const Position *start, const Options *o, const Playe
                             uint64_t seed, int max_plies)
 {
     Adjudication adj = {max_plies, 0, 0, 0, 0, 0};
-    RecordedOutcome r;
-    match_play_recorded(start, o, white, ctx_white, black, ctx_black, seed, &adj, NULL, NULL, &r);
-    GameOutcome out = {r.result, TV_STATE_ONGOING, r.plies};
-    switch (r.termination) {
-    case TERM_CHECKMATE: out.termination = TV_STATE_CHECKMATE; break;
-    case TERM_STALEMATE: out.termination = TV_STATE_STALEMATE; break;
-    case TERM_REPETITION: out.termination = TV_STATE_REPETITION; break;
-    case TERM_WIZARD_CAPTURED: out.termination = TV_STATE_WIZARD_CAPTURED; break;
-    default: break;
-    }
+    GameOutcome out;
+    match_play_recorded(start, o, white, ctx_white, black, ctx_black, seed, &adj, NULL, NULL, &out);
     return out;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "h5store.h"
+#include "outcome.h"
 #include "movegen.h"
 #include "search.h"
 #include "tournament.h"
@@ -24,14 +24,6 @@ typedef struct {
     char label[80];
 } PlayerSpec;
 
-typedef enum { RESULT_WHITE = 0, RESULT_DRAW = 1, RESULT_BLACK = 2 } GameResult;
-
-typedef struct {
-    GameResult result;
-    GameState termination; /* checkmate, stalemate, repetition, or ongoing = ply limit */
-    int plies;
-} GameOutcome;
-
 /* Plays `plies` random legal moves from the start position (seeded); retries
  * with the next random numbers when the game ends during the opening. */
 void match_random_opening(const Options *o, uint64_t seed, int plies, Position *out);
@@ -44,12 +36,6 @@ typedef struct {
     uint64_t nodes;
 } PlyRecord;
 
-typedef struct {
-    GameResult result;
-    Termination termination;
-    int plies;
-} RecordedOutcome;
-
 /* Plays one game from start with adjudication (adj may be NULL: only the
  * rules end the game, and max_plies of 1000).  When rec is not NULL it
  * receives one entry per ply (room for adj->max_plies entries).  The game is
@@ -58,7 +44,7 @@ typedef struct {
  * inputs. */
 bool match_play_recorded(const Position *start, const Options *o, const PlayerSpec *white, SearchContext *ctx_white,
                          const PlayerSpec *black, SearchContext *ctx_black, uint64_t seed, const Adjudication *adj,
-                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, RecordedOutcome *out);
+                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, GameOutcome *out);
 
 /* Plays one game from start.  ctx_white/ctx_black are search contexts for
  * engine players (NULL for random movers); they are cleared first so that

@@ -157,7 +157,7 @@ static bool play_one(const Tournament *t, const PlannedGame *g, const Position *
                      PlayerSpec *players, PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game)
 {
     double t0 = tv_now_seconds();
-    RecordedOutcome oc;
+    GameOutcome oc;
     if (!match_play_recorded(start, &t->rules, &players[g->white], ctx[g->white], &players[g->black],
                              ctx[g->black], g->seed, &t->adjudication, rec, abort_flag, &oc))
         return false;
@@ -170,7 +170,7 @@ static bool play_one(const Tournament *t, const PlannedGame *g, const Position *
     sg->opening = g->opening;
     char buf[TV_TFEN_MAX];
     snprintf(sg->start_tfen, sizeof sg->start_tfen, "%s", tfen_write(start, buf, sizeof buf));
-    sg->result = oc.result == RESULT_WHITE ? 1 : oc.result == RESULT_BLACK ? -1 : 0;
+    sg->result = (int8_t)game_result_sign(oc.result);
     sg->termination = (int8_t)oc.termination;
     sg->plies = oc.plies;
     sg->seed = g->seed;

@@ -26,6 +26,7 @@
 #include <hdf5.h>
 
 #include "h5store.h"
+#include "outcome.h"
 #include "report.h"
 
 static const char *INI = "[tournament]\nname = synth\npairs = 20\n";

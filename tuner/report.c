@@ -30,12 +30,13 @@
 #include <unistd.h>
 
 #include "h5store.h"
+#include "outcome.h"
 #include "ratings.h"
 #include "report.h"
 #include "strbuf.h"
 
 #define TOP_WEIGHTS 15
-#define NTERM 8 /* the Termination values 0..6, and 7 for anything else */
+#define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
 
 
 /* ---- the document: blocks rendered as Markdown and as HTML ------------------- */
@@ -1167,17 +1168,6 @@ done:
     return st;
 }
 
-static const char *const TERM_MEANING[NTERM] = {
-    "checkmate (by the rules)",
-    "stalemate: draw (by the rules)",
-    "threefold repetition: draw",
-    "adjudicated draw at the ply limit",
-    "adjudicated win: both engines agreed the score was decisive",
-    "adjudicated draw: both engines saw a score near zero",
-    "the Wizard was captured (ending=capture)",
-    "a termination code this program does not know",
-};
-
 /* Stage 4: the document. */
 static void build_doc(const Report *R, Doc *D)
 {
@@ -1312,7 +1302,7 @@ static void build_doc(const Report *R, Doc *D)
         if (!n)
             continue;
         doc_cell(D, "%s", t < NTERM - 1 ? termination_name((Termination)t) : "other");
-        doc_cell(D, "%s", TERM_MEANING[t]);
+        doc_cell(D, "%s", termination_meaning((Termination)t));
         doc_cell(D, "%lld", (long long)n);
         fmt_pct(a, sizeof a, (double)n / (double)R->ngames);
         doc_cell(D, "%s", a);

@@ -1,0 +1,30 @@
+/* outcome.c: see outcome.h. */
+#include "outcome.h"
+
+const char *termination_name(Termination t)
+{
+    switch (t) {
+    case TERM_CHECKMATE: return "checkmate";
+    case TERM_STALEMATE: return "stalemate";
+    case TERM_REPETITION: return "repetition";
+    case TERM_ADJ_MAX_PLIES: return "max_plies";
+    case TERM_ADJ_RESIGN: return "resign";
+    case TERM_ADJ_DRAW: return "draw";
+    case TERM_WIZARD_CAPTURED: return "wizard_captured";
+    }
+    return "unknown";
+}
+
+const char *termination_meaning(Termination t)
+{
+    switch (t) {
+    case TERM_CHECKMATE: return "checkmate (by the rules)";
+    case TERM_STALEMATE: return "stalemate: draw (by the rules)";
+    case TERM_REPETITION: return "threefold repetition: draw";
+    case TERM_ADJ_MAX_PLIES: return "adjudicated draw at the ply limit";
+    case TERM_ADJ_RESIGN: return "adjudicated win: both engines agreed the score was decisive";
+    case TERM_ADJ_DRAW: return "adjudicated draw: both engines saw a score near zero";
+    case TERM_WIZARD_CAPTURED: return "the Wizard was captured (ending=capture)";
+    }
+    return "a termination code this program does not know";
+}

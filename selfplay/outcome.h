@@ -1,0 +1,41 @@
+/* outcome.h: how a game ended: its result and termination, the vocabulary
+ * shared by the games (match.h), the store (h5store.h stores a Termination
+ * in /games.termination) and the reports. */
+#ifndef TAVRELI_OUTCOME_H
+#define TAVRELI_OUTCOME_H
+
+typedef enum { RESULT_WHITE = 0, RESULT_DRAW = 1, RESULT_BLACK = 2 } GameResult;
+
+/* Termination of a game, as stored (the numbers are part of the store's
+ * schema: never renumber them). */
+typedef enum {
+    TERM_CHECKMATE = 0,
+    TERM_STALEMATE = 1,
+    TERM_REPETITION = 2,
+    TERM_ADJ_MAX_PLIES = 3, /* adjudicated draw: ply limit */
+    TERM_ADJ_RESIGN = 4,    /* adjudicated win: both engines agreed the score was decisive */
+    TERM_ADJ_DRAW = 5,      /* adjudicated draw: both engines saw a score near zero */
+    TERM_WIZARD_CAPTURED = 6 /* ending=capture */
+} Termination;
+
+#define TERM_COUNT 7
+
+/* How one game ended. */
+typedef struct {
+    GameResult result;
+    Termination termination;
+    int plies;
+} GameOutcome;
+
+/* The short name of a termination ("checkmate", "max_plies", ...; "unknown"
+ * for a number that is not a Termination). */
+const char *termination_name(Termination t);
+
+/* One line saying what a termination means ("a termination code this
+ * program does not know" for a number that is not one). */
+const char *termination_meaning(Termination t);
+
+/* The stored form of a result: 1 White won, 0 draw, -1 Black won. */
+static inline int game_result_sign(GameResult r) { return r == RESULT_WHITE ? 1 : r == RESULT_BLACK ? -1 : 0; }
+
+#endif
