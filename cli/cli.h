@@ -1,35 +1,80 @@
-/* cli.h: the command-line front ends.  Each parses its arguments, calls the
- * library and turns the outcome into an exit code: 0 success, 1 bad input or
- * a failed check (illegal move, unreadable file), 2 bad usage. */
+/* cli.h: the command-line front ends of `tavreli`.
+ *
+ * Each command is a CliCommand: its name, its --help text, a table of the
+ * flags it accepts and the function that runs it.  A front end parses its
+ * arguments with cli_parse (getopt_long underneath: `--flag value` and
+ * `--flag=value` both work, flags and positional arguments may be mixed),
+ * calls one library function, prints, and returns an exit code: 0 success,
+ * 1 bad input or a failed check (illegal move, unreadable file), 2 bad
+ * usage.  The libraries never print; what they report reaches the front end
+ * through callbacks. */
 #ifndef TAVRELI_CLI_H
 #define TAVRELI_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "types.h"
+
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
-int cli_perft(int argc, char **argv);
-int cli_moves(int argc, char **argv);
-int cli_replay(int argc, char **argv);
-int cli_bench(int argc, char **argv);
-int cli_analyse(int argc, char **argv);
-int cli_play(int argc, char **argv);
-int cli_bench_search(int argc, char **argv);
-int cli_weights(int argc, char **argv);
-int cli_strength(int argc, char **argv);
-int cli_selfplay(int argc, char **argv);
-int cli_export(int argc, char **argv);
-int cli_bench_selfplay(int argc, char **argv);
-int cli_bench_mpi(int argc, char **argv);
-int cli_report(int argc, char **argv);
-int cli_sprt(int argc, char **argv);
-int cli_tune(int argc, char **argv);
-int cli_bench_tune(int argc, char **argv);
+/* What a flag's value is. */
+typedef enum {
+    CLI_BOOL,        /* no value: sets a bool to true */
+    CLI_STRING,      /* a string: const char * (the last one given wins) */
+    CLI_LONG,        /* a whole number in [lo, hi]: long */
+    CLI_U64,         /* a whole number in [lo, hi], up to 2^64 - 1: unsigned long long */
+    CLI_DOUBLE,      /* a finite number in [lo, hi]: double */
+    CLI_RULE_OPTION  /* NAME=VALUE, a variant option (docs/rules.md section 10), repeatable: Options */
+} CliFlagKind;
 
-/* Reads "--option NAME=VALUE" / "--option=NAME=VALUE" (a variant option of
- * RULES.md section 10) at argv[*i] into o; returns 1 when consumed (i moved
- * past the value), 0 when argv[*i] is something else, -1 after printing an
- * error. */
-#include "types.h"
-int cli_take_option(int argc, char **argv, int *i, Options *o);
+/* One flag of a command: `--name` (and `-c` when short_name is not 0).  The
+ * value is stored at `offset` bytes into the command's own arguments struct
+ * (give it with offsetof).  For CLI_LONG and CLI_U64, lo and hi are whole
+ * numbers (written as doubles). */
+typedef struct {
+    const char *name;
+    char short_name;
+    CliFlagKind kind;
+    size_t offset;
+    double lo, hi;
+} CliFlag;
+
+typedef struct CliCommand CliCommand;
+struct CliCommand {
+    const char *name;     /* "perft", or "bench search" for a benchmark */
+    const char *help;     /* the whole --help text: it names every flag of `flags` */
+    const CliFlag *flags; /* ends with an entry whose name is NULL */
+    int (*run)(const CliCommand *cmd, int argc, char **argv); /* argv[0] is the command's last word */
+};
+
+/* Every command, in the order of `tavreli --help` (for the dispatcher and
+ * the test that every --help lists exactly the flags its parser accepts). */
+const CliCommand *const *cli_commands(int *n);
+
+/* The commands, each defined in its front end's file. */
+extern const CliCommand CLI_PERFT, CLI_MOVES, CLI_REPLAY, CLI_ANALYSE, CLI_PLAY, CLI_WEIGHTS, CLI_STRENGTH,
+    CLI_SELFPLAY, CLI_EXPORT, CLI_REPORT, CLI_SPRT, CLI_TUNE, CLI_BENCH, CLI_BENCH_PERFT, CLI_BENCH_SEARCH,
+    CLI_BENCH_SELFPLAY, CLI_BENCH_TUNE, CLI_BENCH_MPI;
+
+/* The result of cli_parse besides the flags' values. */
+typedef enum { CLI_PARSED = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 } CliParse;
+
+/* Parses argv[1 .. argc-1] against cmd->flags into `args` (the command's
+ * own struct, already holding the defaults).  Positional arguments are
+ * collected in order into `pos` (room for argc entries; may be NULL when the
+ * command takes none) and counted in *npos.  `--help` or `-h` prints
+ * cmd->help on stdout and returns CLI_PARSE_HELP.  An unknown flag, a
+ * missing value, or a value that is not of its kind or outside its range is
+ * reported on stderr ("error: selfplay: --threads must be a whole number
+ * from 0 to 1024, not 'x'") and returns CLI_PARSE_ERROR.  "--" ends the
+ * flags. */
+CliParse cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, char **pos, int *npos);
+
+/* cli_parse for a command's run function: returns -1 when parsing succeeded
+ * (carry on), else the exit code to return (CLI_OK after --help, CLI_USAGE
+ * after an error). */
+int cli_parse_or_exit(const CliCommand *cmd, int argc, char **argv, void *args, char **pos, int *npos);
 
 /* Joins words with single spaces into buf (a TFEN given unquoted arrives as
  * words); stops at the last word that fits. */
@@ -37,6 +82,13 @@ void cli_join_words(char **words, int n, char *buf, size_t size);
 
 /* Prints "error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Prints "warning: <msg>" on stderr. */
+void cli_warning(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif

@@ -1,6 +1,6 @@
 /* cli_engine.c: `tavreli analyse`, `play` and `bench search`. */
-#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +13,6 @@
 #include "record.h"
 #include "search.h"
 #include "tfen.h"
-
-static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
 /* Writes a principal variation in notation (with suffixes) into buf. */
 static void pv_to_str(const Position *start, const Options *o, const Move *pv, int n, char *buf, size_t size)
@@ -62,19 +60,6 @@ static void print_iteration(const SearchResult *r, void *user)
     fflush(stdout);
 }
 
-/* Parses a positive limit value; returns false with a message on error. */
-static bool parse_limit(const char *flag, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (!*v || *end || x < lo || x > hi) {
-        cli_error("%s must be a whole number from %ld to %ld, not '%s'", flag, lo, hi, v);
-        return false;
-    }
-    *out = x;
-    return true;
-}
-
 static bool load_engine(const char *path, EngineVersion *e)
 {
     if (!path) {
@@ -104,55 +89,33 @@ static const char ANALYSE_HELP[] =
     "  --nodes N       stop after about N nodes (deterministic)\n"
     "  --movetime MS   stop after MS milliseconds\n";
 
-int cli_analyse(int argc, char **argv)
+typedef struct {
+    const char *engine;
+    long depth, nodes, movetime;
+    Options rules;
+} AnalyseArgs;
+
+static const CliFlag ANALYSE_FLAGS[] = {
+    {"engine", 0, CLI_STRING, offsetof(AnalyseArgs, engine), 0, 0},
+    {"depth", 0, CLI_LONG, offsetof(AnalyseArgs, depth), 1, SEARCH_MAX_PLY / 2},
+    {"nodes", 0, CLI_LONG, offsetof(AnalyseArgs, nodes), 1, 2000000000},
+    {"movetime", 0, CLI_LONG, offsetof(AnalyseArgs, movetime), 1, 86400000},
+    {"option", 0, CLI_RULE_OPTION, offsetof(AnalyseArgs, rules), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_analyse(const CliCommand *cmd, int argc, char **argv)
 {
-    const char *engine_path = NULL;
-    SearchLimits limits = {0, 0, 0};
-    bool limit_given = false;
-    Options o = {0};
-    char *words[16];
-    int nwords = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (is_help(a)) {
-            fputs(ANALYSE_HELP, stdout);
-            return CLI_OK;
-        }
-        int taken = cli_take_option(argc, argv, &i, &o);
-        if (taken < 0)
-            return CLI_USAGE;
-        if (taken > 0)
-            continue;
-        bool takes = !strcmp(a, "--engine") || !strcmp(a, "--depth") || !strcmp(a, "--nodes") ||
-                     !strcmp(a, "--movetime");
-        if (takes && i + 1 >= argc) {
-            cli_error("analyse: %s needs a value (see 'tavreli analyse --help')", a);
-            return CLI_USAGE;
-        }
-        long v;
-        if (!strcmp(a, "--engine"))
-            engine_path = argv[++i];
-        else if (!strcmp(a, "--depth")) {
-            if (!parse_limit("--depth", argv[++i], 1, SEARCH_MAX_PLY / 2, &v))
-                return CLI_USAGE;
-            limits.depth = (int)v;
-            limit_given = true;
-        } else if (!strcmp(a, "--nodes")) {
-            if (!parse_limit("--nodes", argv[++i], 1, 2000000000L, &v))
-                return CLI_USAGE;
-            limits.nodes = (uint64_t)v;
-            limit_given = true;
-        } else if (!strcmp(a, "--movetime")) {
-            if (!parse_limit("--movetime", argv[++i], 1, 86400000L, &v))
-                return CLI_USAGE;
-            limits.movetime_ms = (int)v;
-            limit_given = true;
-        } else if (a[0] == '-' && a[1] == '-') {
-            cli_error("analyse: unknown flag '%s' (see 'tavreli analyse --help')", a);
-            return CLI_USAGE;
-        } else if (nwords < 16)
-            words[nwords++] = argv[i];
-    }
+    AnalyseArgs a = {0};
+    char *words[argc];
+    int nwords;
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, words, &nwords);
+    if (rc >= 0)
+        return rc;
+    const char *engine_path = a.engine;
+    const Options o = a.rules;
+    SearchLimits limits = {(int)a.depth, (uint64_t)a.nodes, (int)a.movetime};
+    const bool limit_given = a.depth || a.nodes || a.movetime;
     if (nwords == 0) {
         cli_error("analyse: expected a TFEN (see 'tavreli analyse --help')");
         return CLI_USAGE;
@@ -175,9 +138,9 @@ int cli_analyse(int argc, char **argv)
         cli_error("analyse: out of memory for a %d MiB hash table", e.settings.tt_mb);
         return CLI_FAIL;
     }
-    ReportCtx rc = {&pos, &o};
+    ReportCtx report_ctx = {&pos, &o};
     SearchResult r;
-    search_run(ctx, &pos, NULL, 0, &limits, print_iteration, &rc, &r);
+    search_run(ctx, &pos, NULL, 0, &limits, print_iteration, &report_ctx, &r);
     search_free(ctx);
     if (r.best == TV_MOVE_NONE) {
         printf("bestmove (none): %s\n", game_state_name(movegen_state(&pos, &o)));
@@ -187,6 +150,8 @@ int cli_analyse(int argc, char **argv)
     printf("bestmove %s\n", move_to_str(&pos, &o, r.best, true, m, sizeof m));
     return CLI_OK;
 }
+
+const CliCommand CLI_ANALYSE = {"analyse", ANALYSE_HELP, ANALYSE_FLAGS, run_analyse};
 
 /* ---- bench search ----------------------------------------------------------- */
 
@@ -208,20 +173,30 @@ static const struct {
 
 #define BENCH_SEARCH_DEPTH 5
 
-int cli_bench_search(int argc, char **argv)
+static const char BENCH_SEARCH_HELP[] =
+    "usage: tavreli bench search [--depth N]\n"
+    "\n"
+    "Searches fixed positions to a fixed depth (5, or N from 1 to 20) with the\n"
+    "default engine and a fresh context each, and prints each position's nodes,\n"
+    "the total 'nodes N' (a signature that changes only when the search or the\n"
+    "evaluation change) and the nodes per second on one thread.\n";
+
+typedef struct {
+    long depth;
+} BenchSearchArgs;
+
+static const CliFlag BENCH_SEARCH_FLAGS[] = {
+    {"depth", 0, CLI_LONG, offsetof(BenchSearchArgs, depth), 1, 20},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_bench_search(const CliCommand *cmd, int argc, char **argv)
 {
-    int depth = BENCH_SEARCH_DEPTH;
-    for (int i = 2; i < argc; i++) {
-        long v;
-        if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
-            if (!parse_limit("--depth", argv[++i], 1, 20, &v))
-                return CLI_USAGE;
-            depth = (int)v;
-        } else {
-            cli_error("bench search: unknown argument '%s' (usage: tavreli bench search [--depth N])", argv[i]);
-            return CLI_USAGE;
-        }
-    }
+    BenchSearchArgs a = {BENCH_SEARCH_DEPTH};
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    const int depth = (int)a.depth;
     EngineVersion e;
     engine_default(&e);
     Options o = {0};
@@ -257,6 +232,8 @@ int cli_bench_search(int argc, char **argv)
     return CLI_OK;
 }
 
+const CliCommand CLI_BENCH_SEARCH = {"bench search", BENCH_SEARCH_HELP, BENCH_SEARCH_FLAGS, run_bench_search};
+
 /* ---- weights -------------------------------------------------------------------- */
 
 static const char WEIGHTS_HELP[] =
@@ -266,25 +243,30 @@ static const char WEIGHTS_HELP[] =
     "meaning), or with --ini writes the default engine version to FILE (this is\n"
     "how configs/engines/default.ini is made).\n";
 
-int cli_weights(int argc, char **argv)
+typedef struct {
+    const char *ini;
+} WeightsArgs;
+
+static const CliFlag WEIGHTS_FLAGS[] = {
+    {"ini", 0, CLI_STRING, offsetof(WeightsArgs, ini), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_weights(const CliCommand *cmd, int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(WEIGHTS_HELP, stdout);
-        return CLI_OK;
-    }
+    WeightsArgs a = {0};
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (rc >= 0)
+        return rc;
     EngineVersion e;
     engine_default(&e);
-    if (argc == 3 && !strcmp(argv[1], "--ini")) {
+    if (a.ini) {
         TvError err;
-        if (engine_write(argv[2], &e, "Written by 'tavreli weights --ini' from core/weights.def.", &err) != TV_OK) {
+        if (engine_write(a.ini, &e, "Written by 'tavreli weights --ini' from core/weights.def.", &err) != TV_OK) {
             cli_error("%s", err.msg);
             return CLI_FAIL;
         }
         return CLI_OK;
-    }
-    if (argc != 1) {
-        cli_error("weights: unexpected arguments (see 'tavreli weights --help')");
-        return CLI_USAGE;
     }
     printf("%-22s %4s  %-30s %13s  %-9s %s\n", "name", "size", "default", "bounds", "group", "meaning");
     for (int d = 0; d < EVAL_NDECLS; d++) {
@@ -303,3 +285,5 @@ int cli_weights(int argc, char **argv)
     printf("%d weights in %d declarations\n", EVAL_NWEIGHTS, EVAL_NDECLS);
     return CLI_OK;
 }
+
+const CliCommand CLI_WEIGHTS = {"weights", WEIGHTS_HELP, WEIGHTS_FLAGS, run_weights};

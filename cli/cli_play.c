@@ -1,6 +1,6 @@
 /* cli_play.c: `tavreli play`: a person plays the engine in a terminal. */
-#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,67 +169,45 @@ static void print_moves(const PlayGame *g)
     free(names);
 }
 
-int cli_play(int argc, char **argv)
+typedef struct {
+    const char *engine, *tfen;
+    bool white, black;
+    long depth, nodes, movetime;
+    Options rules;
+} PlayArgs;
+
+static const CliFlag PLAY_FLAGS[] = {
+    {"engine", 0, CLI_STRING, offsetof(PlayArgs, engine), 0, 0},
+    {"white", 0, CLI_BOOL, offsetof(PlayArgs, white), 0, 0},
+    {"black", 0, CLI_BOOL, offsetof(PlayArgs, black), 0, 0},
+    {"depth", 0, CLI_LONG, offsetof(PlayArgs, depth), 1, SEARCH_MAX_PLY / 2},
+    {"nodes", 0, CLI_LONG, offsetof(PlayArgs, nodes), 1, 2000000000},
+    {"movetime", 0, CLI_LONG, offsetof(PlayArgs, movetime), 1, 86400000},
+    {"tfen", 0, CLI_STRING, offsetof(PlayArgs, tfen), 0, 0},
+    {"option", 0, CLI_RULE_OPTION, offsetof(PlayArgs, rules), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_play(const CliCommand *cmd, int argc, char **argv)
 {
-    const char *engine_path = NULL, *tfen = "startpos";
-    int human = TV_WHITE;
-    SearchLimits limits = {0, 0, 0};
-    bool limit_given = false;
+    PlayArgs a = {0};
+    a.tfen = "startpos";
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    if (a.white && a.black) {
+        cli_error("play: --white and --black contradict each other");
+        return CLI_USAGE;
+    }
+    const char *engine_path = a.engine, *tfen = a.tfen;
+    const int human = a.black ? TV_BLACK : TV_WHITE;
+    SearchLimits limits = {(int)a.depth, (uint64_t)a.nodes, (int)a.movetime};
+    const bool limit_given = a.depth || a.nodes || a.movetime;
     PlayGame *g = calloc(1, sizeof *g);
     if (!g)
         return CLI_FAIL;
-    int rc = CLI_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(PLAY_HELP, stdout);
-            goto done;
-        }
-        int taken = cli_take_option(argc, argv, &i, &g->rules);
-        if (taken < 0) {
-            rc = CLI_USAGE;
-            goto done;
-        }
-        if (taken > 0)
-            continue;
-        if (!strcmp(a, "--white") || !strcmp(a, "--black")) {
-            human = a[2] == 'w' ? TV_WHITE : TV_BLACK;
-            continue;
-        }
-        bool takes = !strcmp(a, "--engine") || !strcmp(a, "--depth") || !strcmp(a, "--nodes") ||
-                     !strcmp(a, "--movetime") || !strcmp(a, "--tfen");
-        if (!takes) {
-            cli_error("play: unknown argument '%s' (see 'tavreli play --help')", a);
-            rc = CLI_USAGE;
-            goto done;
-        }
-        if (i + 1 >= argc) {
-            cli_error("play: %s needs a value (see 'tavreli play --help')", a);
-            rc = CLI_USAGE;
-            goto done;
-        }
-        const char *v = argv[++i];
-        char *end;
-        long x = strtol(v, &end, 10);
-        bool number_ok = *v && !*end && x > 0;
-        if (!strcmp(a, "--engine"))
-            engine_path = v;
-        else if (!strcmp(a, "--tfen"))
-            tfen = v;
-        else if (!number_ok || (!strcmp(a, "--depth") && x > SEARCH_MAX_PLY / 2)) {
-            cli_error("play: %s needs a positive whole number, not '%s'", a, v);
-            rc = CLI_USAGE;
-            goto done;
-        } else {
-            limit_given = true;
-            if (!strcmp(a, "--depth"))
-                limits.depth = (int)x;
-            else if (!strcmp(a, "--nodes"))
-                limits.nodes = (uint64_t)x;
-            else
-                limits.movetime_ms = (int)x;
-        }
-    }
+    g->rules = a.rules;
+    rc = CLI_OK;
     TvError err;
     if (tfen_read_arg(tfen, &g->start, &err) != TV_OK) {
         cli_error("%s", err.msg);
@@ -340,3 +318,5 @@ done:
     free(g);
     return rc;
 }
+
+const CliCommand CLI_PLAY = {"play", PLAY_HELP, PLAY_FLAGS, run_play};

@@ -1,5 +1,5 @@
 /* cli_rules.c: `tavreli perft`, `moves`, `replay` and `bench perft`. */
-#define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,50 +10,6 @@
 #include "perft.h"
 #include "record.h"
 #include "tfen.h"
-
-static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
-
-int cli_take_option(int argc, char **argv, int *i, Options *o)
-{
-    const char *a = argv[*i], *v = NULL;
-    if (!strcmp(a, "--option")) {
-        if (*i + 1 >= argc) {
-            cli_error("--option needs NAME=VALUE (for example --option slide_over_own=yes)");
-            return -1;
-        }
-        v = argv[++*i];
-    } else if (!strncmp(a, "--option=", 9)) {
-        v = a + 9;
-    } else {
-        return 0;
-    }
-    char name[64];
-    const char *eq = strchr(v, '=');
-    if (!eq || (size_t)(eq - v) >= sizeof name) {
-        cli_error("--option '%s': expected NAME=VALUE (for example slide_over_own=yes)", v);
-        return -1;
-    }
-    memcpy(name, v, (size_t)(eq - v));
-    name[eq - v] = 0;
-    TvError err;
-    if (options_set(o, name, eq + 1, &err) != TV_OK) {
-        cli_error("--option '%s': %s", v, err.msg);
-        return -1;
-    }
-    return 1;
-}
-
-void cli_join_words(char **words, int n, char *buf, size_t size)
-{
-    buf[0] = 0;
-    size_t len = 0;
-    for (int i = 0; i < n; i++) {
-        int w = snprintf(buf + len, size - len, "%s%s", i ? " " : "", words[i]);
-        if (w < 0 || (size_t)w >= size - len)
-            break;
-        len += (size_t)w;
-    }
-}
 
 static bool read_position(const char *tfen, Position *p)
 {
@@ -105,36 +61,28 @@ static const char PERFT_HELP[] =
     "\n"
     "Example: tavreli perft startpos 3 --divide\n";
 
-int cli_perft(int argc, char **argv)
+typedef struct {
+    Options rules;
+    bool divide, plain;
+} PerftArgs;
+
+static const CliFlag PERFT_FLAGS[] = {
+    {"option", 0, CLI_RULE_OPTION, offsetof(PerftArgs, rules), 0, 0},
+    {"divide", 0, CLI_BOOL, offsetof(PerftArgs, divide), 0, 0},
+    {"plain", 0, CLI_BOOL, offsetof(PerftArgs, plain), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_perft(const CliCommand *cmd, int argc, char **argv)
 {
-    Options o = {0};
-    bool divide = false, suffix = true;
-    char *pos_args[16];
-    int npos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (is_help(argv[i])) {
-            fputs(PERFT_HELP, stdout);
-            return CLI_OK;
-        }
-        int r = cli_take_option(argc, argv, &i, &o);
-        if (r < 0)
-            return CLI_USAGE;
-        if (r > 0)
-            continue;
-        if (!strcmp(argv[i], "--divide"))
-            divide = true;
-        else if (!strcmp(argv[i], "--plain"))
-            suffix = false;
-        else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            cli_error("perft: unknown flag '%s' (see 'tavreli perft --help')", argv[i]);
-            return CLI_USAGE;
-        } else if (npos < 16)
-            pos_args[npos++] = argv[i];
-        else {
-            cli_error("perft: too many arguments (see 'tavreli perft --help')");
-            return CLI_USAGE;
-        }
-    }
+    PerftArgs a = {0};
+    char *pos_args[argc];
+    int npos;
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, pos_args, &npos);
+    if (rc >= 0)
+        return rc;
+    const Options o = a.rules;
+    const bool divide = a.divide, suffix = !a.plain;
     if (npos < 2) {
         cli_error("perft: expected TFEN and DEPTH (see 'tavreli perft --help')");
         return CLI_USAGE;
@@ -170,6 +118,8 @@ int cli_perft(int argc, char **argv)
     return CLI_OK;
 }
 
+const CliCommand CLI_PERFT = {"perft", PERFT_HELP, PERFT_FLAGS, run_perft};
+
 /* ---- moves ------------------------------------------------------------------ */
 
 static const char MOVES_HELP[] =
@@ -180,30 +130,26 @@ static const char MOVES_HELP[] =
     "a split of the top k tavrels, 0-0 / 0-0-0, with '+' after a checking move and\n"
     "'x' after a mating one (--plain leaves the suffixes out).\n";
 
-int cli_moves(int argc, char **argv)
+typedef struct {
+    Options rules;
+    bool plain;
+} MovesArgs;
+
+static const CliFlag MOVES_FLAGS[] = {
+    {"option", 0, CLI_RULE_OPTION, offsetof(MovesArgs, rules), 0, 0},
+    {"plain", 0, CLI_BOOL, offsetof(MovesArgs, plain), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_moves(const CliCommand *cmd, int argc, char **argv)
 {
-    Options o = {0};
-    bool suffix = true;
-    char *pos_args[16];
-    int npos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (is_help(argv[i])) {
-            fputs(MOVES_HELP, stdout);
-            return CLI_OK;
-        }
-        int r = cli_take_option(argc, argv, &i, &o);
-        if (r < 0)
-            return CLI_USAGE;
-        if (r > 0)
-            continue;
-        if (!strcmp(argv[i], "--plain"))
-            suffix = false;
-        else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            cli_error("moves: unknown flag '%s' (see 'tavreli moves --help')", argv[i]);
-            return CLI_USAGE;
-        } else if (npos < 16)
-            pos_args[npos++] = argv[i];
-    }
+    MovesArgs a = {0};
+    char *pos_args[argc];
+    int npos;
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, pos_args, &npos);
+    if (rc >= 0)
+        return rc;
+    const Options o = a.rules;
     if (npos < 1) {
         cli_error("moves: expected a TFEN (see 'tavreli moves --help')");
         return CLI_USAGE;
@@ -214,11 +160,13 @@ int cli_moves(int argc, char **argv)
     if (!read_position(tfen, &p))
         return CLI_FAIL;
     static NamedMove moves[TV_MAX_MOVES];
-    int n = named_moves(&p, &o, suffix, moves);
+    int n = named_moves(&p, &o, !a.plain, moves);
     for (int i = 0; i < n; i++)
         puts(moves[i].text);
     return CLI_OK;
 }
+
+const CliCommand CLI_MOVES = {"moves", MOVES_HELP, MOVES_FLAGS, run_moves};
 
 /* ---- replay ----------------------------------------------------------------- */
 
@@ -253,47 +201,36 @@ static void print_result(const ReplayResult *res)
     puts(game_state_name(res->state));
 }
 
-int cli_replay(int argc, char **argv)
+typedef struct {
+    Options rules;
+    bool lenient;
+    const char *tfen, *file;
+} ReplayArgs;
+
+static const CliFlag REPLAY_FLAGS[] = {
+    {"option", 0, CLI_RULE_OPTION, offsetof(ReplayArgs, rules), 0, 0},
+    {"tfen", 0, CLI_STRING, offsetof(ReplayArgs, tfen), 0, 0},
+    {"lenient", 0, CLI_BOOL, offsetof(ReplayArgs, lenient), 0, 0},
+    {"file", 0, CLI_STRING, offsetof(ReplayArgs, file), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_replay(const CliCommand *cmd, int argc, char **argv)
 {
-    Options o = {0};
-    bool lenient = false;
-    const char *tfen = NULL, *file = NULL;
+    ReplayArgs a = {0};
     char **words = calloc((size_t)argc + 1, sizeof *words);
     int nwords = 0;
     if (!words)
         return CLI_FAIL;
-    int rc = CLI_OK;
-    for (int i = 1; i < argc; i++) {
-        if (is_help(argv[i])) {
-            fputs(REPLAY_HELP, stdout);
-            goto done;
-        }
-        int r = cli_take_option(argc, argv, &i, &o);
-        if (r < 0) {
-            rc = CLI_USAGE;
-            goto done;
-        }
-        if (r > 0)
-            continue;
-        if (!strcmp(argv[i], "--lenient"))
-            lenient = true;
-        else if (!strcmp(argv[i], "--tfen") || !strcmp(argv[i], "--file")) {
-            if (i + 1 >= argc) {
-                cli_error("replay: %s needs a value (see 'tavreli replay --help')", argv[i]);
-                rc = CLI_USAGE;
-                goto done;
-            }
-            if (argv[i][2] == 't')
-                tfen = argv[++i];
-            else
-                file = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            cli_error("replay: unknown flag '%s' (see 'tavreli replay --help')", argv[i]);
-            rc = CLI_USAGE;
-            goto done;
-        } else
-            words[nwords++] = argv[i];
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, words, &nwords);
+    if (rc >= 0) {
+        free(words);
+        return rc;
     }
+    rc = CLI_OK;
+    const Options o = a.rules;
+    const char *tfen = a.tfen, *file = a.file;
+    const bool lenient = a.lenient;
     int mode = lenient ? TV_PARSE_LENIENT : TV_PARSE_STRICT;
     TvError err;
     if (file) {
@@ -358,6 +295,8 @@ done:
     return rc;
 }
 
+const CliCommand CLI_REPLAY = {"replay", REPLAY_HELP, REPLAY_FLAGS, run_replay};
+
 /* ---- bench ------------------------------------------------------------------ */
 
 static const char BENCH_HELP[] =
@@ -411,28 +350,35 @@ static const BenchPosition BENCH_PERFT[] = {
     {"two tall towers", "8/1k6/2(nPRbPNrPBq)5/8/3(RBNQprpn)4/8/8/4K3 b - - 0 1", 4, 8551090ull},
 };
 
-int cli_bench(int argc, char **argv)
+/* `tavreli bench NAME ...`: runs the benchmark NAME (argv[1]). */
+static int run_bench(const CliCommand *cmd, int argc, char **argv)
 {
-    if (argc < 2 || is_help(argv[1])) {
-        fputs(BENCH_HELP, argc < 2 ? stderr : stdout);
+    static const CliCommand *const BENCHES[] = {&CLI_BENCH_PERFT, &CLI_BENCH_SEARCH, &CLI_BENCH_SELFPLAY,
+                                                &CLI_BENCH_TUNE, &CLI_BENCH_MPI};
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(cmd->help, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
-    if (!strcmp(argv[1], "search"))
-        return cli_bench_search(argc, argv);
-    if (!strcmp(argv[1], "selfplay"))
-        return cli_bench_selfplay(argc, argv);
-    if (!strcmp(argv[1], "tune"))
-        return cli_bench_tune(argc, argv);
-    if (!strcmp(argv[1], "mpi"))
-        return cli_bench_mpi(argc, argv);
-    if (strcmp(argv[1], "perft") != 0) {
-        cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi)", argv[1]);
-        return CLI_USAGE;
-    }
+    for (size_t i = 0; i < sizeof BENCHES / sizeof BENCHES[0]; i++)
+        if (!strcmp(argv[1], BENCHES[i]->name + strlen("bench ")))
+            return BENCHES[i]->run(BENCHES[i], argc - 1, argv + 1);
+    cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi)", argv[1]);
+    return CLI_USAGE;
+}
+
+const CliCommand CLI_BENCH = {"bench", BENCH_HELP, NULL, run_bench};
+
+static const CliFlag NO_FLAGS[] = {{NULL, 0, 0, 0, 0, 0}};
+
+static int run_bench_perft(const CliCommand *cmd, int argc, char **argv)
+{
+    int rc = cli_parse_or_exit(cmd, argc, argv, NULL, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    rc = CLI_OK;
     Options o = {0};
     uint64_t total = 0;
     double total_time = 0;
-    int rc = CLI_OK;
     for (size_t i = 0; i < sizeof BENCH_PERFT / sizeof BENCH_PERFT[0]; i++) {
         const BenchPosition *b = &BENCH_PERFT[i];
         Position p;
@@ -460,3 +406,13 @@ int cli_bench(int argc, char **argv)
            total_time, total_time > 0 ? (double)total / total_time / 1e6 : 0.0);
     return rc;
 }
+
+static const char BENCH_PERFT_HELP[] =
+    "usage: tavreli bench perft\n"
+    "\n"
+    "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
+    "middlegames at depth 4) on one thread and prints the leaves per second of each\n"
+    "and of all together (the figure to quote). The leaf counts are checked against\n"
+    "known totals, so a fast but wrong generator fails the benchmark.\n";
+
+const CliCommand CLI_BENCH_PERFT = {"bench perft", BENCH_PERFT_HELP, NO_FLAGS, run_bench_perft};

@@ -1,8 +1,8 @@
 /* cli_selfplay.c: `tavreli selfplay` and `tavreli export`. */
-#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,53 +57,37 @@ static const char SELFPLAY_HELP[] =
     "the end. --threads is per rank (default: Slurm's SLURM_CPUS_PER_TASK, else\n"
     "the INI's threads, else the cores the rank may use).\n";
 
-int cli_selfplay(int argc, char **argv)
+typedef struct {
+    const char *out;
+    long threads, games;
+    bool resume, force, quiet;
+} SelfplayArgs;
+
+static const CliFlag SELFPLAY_FLAGS[] = {
+    {"out", 0, CLI_STRING, offsetof(SelfplayArgs, out), 0, 0},
+    {"threads", 0, CLI_LONG, offsetof(SelfplayArgs, threads), 1, 100000000},
+    {"games", 0, CLI_LONG, offsetof(SelfplayArgs, games), 1, 100000000},
+    {"resume", 0, CLI_BOOL, offsetof(SelfplayArgs, resume), 0, 0},
+    {"force", 0, CLI_BOOL, offsetof(SelfplayArgs, force), 0, 0},
+    {"quiet", 0, CLI_BOOL, offsetof(SelfplayArgs, quiet), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
 {
-    const char *config = NULL, *out = NULL;
-    long threads = 0, games = 0;
-    bool resume = false, force = false, quiet = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(SELFPLAY_HELP, stdout);
-            return CLI_OK;
-        }
-        if (!strcmp(a, "--resume"))
-            resume = true;
-        else if (!strcmp(a, "--force"))
-            force = true;
-        else if (!strcmp(a, "--quiet"))
-            quiet = true;
-        else if (!strcmp(a, "--out") || !strcmp(a, "--threads") || !strcmp(a, "--games")) {
-            if (i + 1 >= argc) {
-                cli_error("selfplay: %s needs a value (see 'tavreli selfplay --help')", a);
-                return CLI_USAGE;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--out"))
-                out = v;
-            else {
-                char *end;
-                long x = strtol(v, &end, 10);
-                if (!*v || *end || x < 1 || x > 100000000) {
-                    cli_error("selfplay: %s must be a positive whole number, not '%s'", a, v);
-                    return CLI_USAGE;
-                }
-                if (a[2] == 't')
-                    threads = x;
-                else
-                    games = x;
-            }
-        } else if (a[0] == '-' && a[1] == '-') {
-            cli_error("selfplay: unknown flag '%s' (see 'tavreli selfplay --help')", a);
-            return CLI_USAGE;
-        } else if (!config)
-            config = a;
-        else {
-            cli_error("selfplay: one CONFIG.ini only ('%s' is extra)", a);
-            return CLI_USAGE;
-        }
+    SelfplayArgs a = {0};
+    char *pos[argc];
+    int npos;
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
+    if (parsed >= 0)
+        return parsed;
+    if (npos > 1) {
+        cli_error("selfplay: one CONFIG.ini only ('%s' is extra)", pos[1]);
+        return CLI_USAGE;
     }
+    const char *config = npos ? pos[0] : NULL, *out = a.out;
+    const long threads = a.threads, games = a.games;
+    const bool resume = a.resume, force = a.force, quiet = a.quiet;
     if (!config) {
         cli_error("selfplay: expected CONFIG.ini (for example configs/tournaments/quick.ini)");
         return CLI_USAGE;
@@ -206,6 +190,8 @@ int cli_selfplay(int argc, char **argv)
     return rc;
 }
 
+const CliCommand CLI_SELFPLAY = {"selfplay", SELFPLAY_HELP, SELFPLAY_FLAGS, run_selfplay};
+
 /* ---- export ------------------------------------------------------------------- */
 
 static const char EXPORT_HELP[] =
@@ -260,25 +246,29 @@ static int cmp_game_index(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-int cli_export(int argc, char **argv)
+typedef struct {
+    const char *tgn, *digest;
+} ExportArgs;
+
+static const CliFlag EXPORT_FLAGS[] = {
+    {"tgn", 0, CLI_STRING, offsetof(ExportArgs, tgn), 0, 0},
+    {"digest", 0, CLI_STRING, offsetof(ExportArgs, digest), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_export(const CliCommand *cmd, int argc, char **argv)
 {
-    const char *in = NULL, *tgn = NULL, *digest = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(EXPORT_HELP, stdout);
-            return CLI_OK;
-        }
-        if (!strcmp(argv[i], "--tgn") && i + 1 < argc)
-            tgn = argv[++i];
-        else if (!strcmp(argv[i], "--digest") && i + 1 < argc)
-            digest = argv[++i];
-        else if (argv[i][0] != '-' && !in)
-            in = argv[i];
-        else {
-            cli_error("export: unexpected argument '%s' (see 'tavreli export --help')", argv[i]);
-            return CLI_USAGE;
-        }
+    ExportArgs a = {0};
+    char *pos[argc];
+    int npos;
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
+    if (parsed >= 0)
+        return parsed;
+    if (npos > 1) {
+        cli_error("export: one FILE.h5 only ('%s' is extra)", pos[1]);
+        return CLI_USAGE;
     }
+    const char *in = npos ? pos[0] : NULL, *tgn = a.tgn, *digest = a.digest;
     if (!in || (!tgn && !digest)) {
         cli_error("export: expected FILE.h5 --tgn OUT.tgn and/or --digest OUT.txt");
         return CLI_USAGE;
@@ -396,6 +386,8 @@ done:
     return rc;
 }
 
+const CliCommand CLI_EXPORT = {"export", EXPORT_HELP, EXPORT_FLAGS, run_export};
+
 /* ---- bench selfplay ------------------------------------------------------------ */
 
 /* A fixed tournament: the default engine against itself at a fixed depth,
@@ -421,24 +413,31 @@ static void bench_tournament(Tournament *t, int depth, int games)
     t->adjudication = (Adjudication){400, 1000, 4, 10, 8, 80};
 }
 
-int cli_bench_selfplay(int argc, char **argv)
+static const char BENCH_SELFPLAY_HELP[] =
+    "usage: tavreli bench selfplay [--depth N] [--games N]\n"
+    "\n"
+    "Runs a fixed tournament (the default engine against itself at depth N, 3 by\n"
+    "default, 1 to 20; N games, 40 by default) on 1 and then 2 threads and prints\n"
+    "games per hour, the speed-up, the share of wall time spent writing HDF5 and\n"
+    "the bytes per stored position.\n";
+
+typedef struct {
+    long depth, games;
+} BenchSelfplayArgs;
+
+static const CliFlag BENCH_SELFPLAY_FLAGS[] = {
+    {"depth", 0, CLI_LONG, offsetof(BenchSelfplayArgs, depth), 1, 20},
+    {"games", 0, CLI_LONG, offsetof(BenchSelfplayArgs, games), 2, 100000},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_bench_selfplay(const CliCommand *cmd, int argc, char **argv)
 {
-    int depth = 3, games = 40;
-    for (int i = 2; i < argc; i++) {
-        char *end;
-        long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-        if (!strcmp(argv[i], "--depth") && i + 1 < argc && !*end && v >= 1 && v <= 20) {
-            depth = (int)v;
-            i++;
-        } else if (!strcmp(argv[i], "--games") && i + 1 < argc && !*end && v >= 2 && v <= 100000) {
-            games = (int)v;
-            i++;
-        } else {
-            cli_error("bench selfplay: bad argument '%s' (usage: tavreli bench selfplay [--depth N] [--games N])",
-                      argv[i]);
-            return CLI_USAGE;
-        }
-    }
+    BenchSelfplayArgs a = {3, 40};
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (parsed >= 0)
+        return parsed;
+    const int depth = (int)a.depth, games = (int)a.games;
     char dir[] = "/tmp/tavreli-bench-XXXXXX";
     if (!mkdtemp(dir)) {
         cli_error("bench selfplay: cannot make a temporary directory");
@@ -487,6 +486,8 @@ int cli_bench_selfplay(int argc, char **argv)
     return rc;
 }
 
+const CliCommand CLI_BENCH_SELFPLAY = {"bench selfplay", BENCH_SELFPLAY_HELP, BENCH_SELFPLAY_FLAGS, run_bench_selfplay};
+
 /* ---- bench mpi ------------------------------------------------------------------ */
 
 /* Runs argv (stdout and stderr to log); returns its exit status or -1. */
@@ -522,29 +523,36 @@ static void show_log(const char *log)
         fclose(f);
 }
 
-int cli_bench_mpi(int argc, char **argv)
+static const char BENCH_MPI_HELP[] =
+    "usage: tavreli bench mpi [--ranks N] [--depth N] [--games N] [--mpirun CMD]\n"
+    "\n"
+    "In a build with -DTAVRELI_MPI=ON: runs the 'bench selfplay' tournament through\n"
+    "mpirun (or CMD, or $TAVRELI_MPIRUN), with 1 rank and then N ranks (default 2,\n"
+    "2 to 4096) of one thread each, and prints games per hour over mpirun's whole\n"
+    "wall time (MPI start-up and the final merge included) and the speed-up.\n";
+
+typedef struct {
+    long ranks, depth, games;
+    const char *mpirun;
+} BenchMpiArgs;
+
+static const CliFlag BENCH_MPI_FLAGS[] = {
+    {"ranks", 0, CLI_LONG, offsetof(BenchMpiArgs, ranks), 2, 4096},
+    {"depth", 0, CLI_LONG, offsetof(BenchMpiArgs, depth), 1, 20},
+    {"games", 0, CLI_LONG, offsetof(BenchMpiArgs, games), 2, 100000},
+    {"mpirun", 0, CLI_STRING, offsetof(BenchMpiArgs, mpirun), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_bench_mpi(const CliCommand *cmd, int argc, char **argv)
 {
-    int depth = 3, games = 40, ranks = 2;
-    const char *mpirun = getenv("TAVRELI_MPIRUN") ? getenv("TAVRELI_MPIRUN") : "mpirun";
-    for (int i = 2; i < argc; i++) {
-        char *end;
-        long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-        if (!strcmp(argv[i], "--depth") && i + 1 < argc && !*end && v >= 1 && v <= 20)
-            depth = (int)v;
-        else if (!strcmp(argv[i], "--games") && i + 1 < argc && !*end && v >= 2 && v <= 100000)
-            games = (int)v;
-        else if (!strcmp(argv[i], "--ranks") && i + 1 < argc && !*end && v >= 2 && v <= 4096)
-            ranks = (int)v;
-        else if (!strcmp(argv[i], "--mpirun") && i + 1 < argc) {
-            mpirun = argv[i + 1];
-        } else {
-            cli_error("bench mpi: bad argument '%s' (usage: tavreli bench mpi [--ranks N] [--depth N] [--games N] "
-                      "[--mpirun CMD])",
-                      argv[i]);
-            return CLI_USAGE;
-        }
-        i++;
-    }
+    BenchMpiArgs a = {2, 3, 40, NULL};
+    a.mpirun = getenv("TAVRELI_MPIRUN") ? getenv("TAVRELI_MPIRUN") : "mpirun";
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (parsed >= 0)
+        return parsed;
+    const int depth = (int)a.depth, games = (int)a.games, ranks = (int)a.ranks;
+    const char *mpirun = a.mpirun;
 #ifndef TAVRELI_WITH_MPI
     (void)run_logged;
     (void)show_log;
@@ -642,3 +650,5 @@ done:
     return rc;
 #endif
 }
+
+const CliCommand CLI_BENCH_MPI = {"bench mpi", BENCH_MPI_HELP, BENCH_MPI_FLAGS, run_bench_mpi};

@@ -5,6 +5,7 @@
  *           clearly above 50%: the lower end of the 95% interval above 50%). */
 #include <math.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,50 +101,30 @@ static double report(const char *title, const Tally *t, double *se)
     return score;
 }
 
-int cli_strength(int argc, char **argv)
+typedef struct {
+    const char *check, *engine;
+    long games, threads;
+    unsigned long long seed;
+} StrengthArgs;
+
+static const CliFlag STRENGTH_FLAGS[] = {
+    {"check", 0, CLI_STRING, offsetof(StrengthArgs, check), 0, 0},
+    {"games", 0, CLI_LONG, offsetof(StrengthArgs, games), 2, 1000000},
+    {"seed", 0, CLI_U64, offsetof(StrengthArgs, seed), 0, 18446744073709551615.0},
+    {"threads", 0, CLI_LONG, offsetof(StrengthArgs, threads), 1, 1024},
+    {"engine", 0, CLI_STRING, offsetof(StrengthArgs, engine), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_strength(const CliCommand *cmd, int argc, char **argv)
 {
-    const char *check = "all", *engine_path = NULL;
-    long games = 200, threads = omp_get_max_threads();
-    unsigned long long seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(STRENGTH_HELP, stdout);
-            return CLI_OK;
-        }
-        if (i + 1 >= argc) {
-            cli_error("strength: %s needs a value or is unknown (see 'tavreli strength --help')", a);
-            return CLI_USAGE;
-        }
-        const char *v = argv[++i];
-        char *end;
-        if (!strcmp(a, "--check"))
-            check = v;
-        else if (!strcmp(a, "--engine"))
-            engine_path = v;
-        else if (!strcmp(a, "--games")) {
-            games = strtol(v, &end, 10);
-            if (*end || games < 2 || games > 1000000) {
-                cli_error("strength: --games must be from 2 to 1000000, not '%s'", v);
-                return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--threads")) {
-            threads = strtol(v, &end, 10);
-            if (*end || threads < 1 || threads > 1024) {
-                cli_error("strength: --threads must be from 1 to 1024, not '%s'", v);
-                return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--seed")) {
-            seed = strtoull(v, &end, 10);
-            if (*end || !*v) {
-                cli_error("strength: --seed must be a whole number, not '%s'", v);
-                return CLI_USAGE;
-            }
-        } else {
-            cli_error("strength: unknown flag '%s' (see 'tavreli strength --help')", a);
-            return CLI_USAGE;
-        }
-    }
+    StrengthArgs a = {"all", NULL, 200, omp_get_max_threads(), 1};
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (parsed >= 0)
+        return parsed;
+    const char *check = a.check, *engine_path = a.engine;
+    const long games = a.games, threads = a.threads;
+    const unsigned long long seed = a.seed;
     bool do_random = !strcmp(check, "random") || !strcmp(check, "all");
     bool do_depth = !strcmp(check, "depth") || !strcmp(check, "all");
     if (!do_random && !do_depth) {
@@ -183,3 +164,5 @@ int cli_strength(int argc, char **argv)
     }
     return rc;
 }
+
+const CliCommand CLI_STRENGTH = {"strength", STRENGTH_HELP, STRENGTH_FLAGS, run_strength};

@@ -2,6 +2,7 @@
  * the work). */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,100 +41,64 @@ static const char BENCH_TUNE_HELP[] =
     "from the model. Prints loss + gradient positions per second, bytes per\n"
     "position in memory, and the time of a full fit of all weights.\n";
 
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-        cli_error("tune: %s must be a number from %g to %g, not '%s'", opt, lo, hi, s);
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
+typedef struct {
+    const char *data, *engine, *out, *log, *groups;
+    double holdout, l2;
+    unsigned long long seed;
+    long bootstrap, max_iter;
+} TuneCliArgs;
 
-static int parse_u64(const char *opt, const char *s, unsigned long long lo, unsigned long long hi,
-                     unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    if (!*s || *s == '-') {
-        cli_error("tune: %s must be a whole number from %llu to %llu, not '%s'", opt, lo, hi, s);
-        return 0;
-    }
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno || v < lo || v > hi) {
-        cli_error("tune: %s must be a whole number from %llu to %llu, not '%s'", opt, lo, hi, s);
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
+static const CliFlag TUNE_FLAGS[] = {
+    {"data", 0, CLI_STRING, offsetof(TuneCliArgs, data), 0, 0},
+    {"engine", 0, CLI_STRING, offsetof(TuneCliArgs, engine), 0, 0},
+    {"out", 0, CLI_STRING, offsetof(TuneCliArgs, out), 0, 0},
+    {"groups", 0, CLI_STRING, offsetof(TuneCliArgs, groups), 0, 0},
+    {"holdout", 0, CLI_DOUBLE, offsetof(TuneCliArgs, holdout), 0, 0.9},
+    {"seed", 0, CLI_U64, offsetof(TuneCliArgs, seed), 0, 18446744073709551615.0},
+    {"l2", 0, CLI_DOUBLE, offsetof(TuneCliArgs, l2), 0, 1e6},
+    {"bootstrap", 0, CLI_LONG, offsetof(TuneCliArgs, bootstrap), 0, 100000},
+    {"max-iter", 0, CLI_LONG, offsetof(TuneCliArgs, max_iter), 1, 100000},
+    {"log", 0, CLI_STRING, offsetof(TuneCliArgs, log), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
 
-int cli_tune(int argc, char **argv)
+static int run_tune(const CliCommand *cmd, int argc, char **argv)
 {
     TuneArgs a;
     tune_args_default(&a);
+    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, a.holdout, a.l2, a.seed, a.bootstrap, a.max_iter};
+    /* --data takes one or more files: the first is its value, the rest
+     * arrive as positional arguments. */
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     if (!files)
         return CLI_FAIL;
-    int nfiles = 0, rc = CLI_OK;
-    a.msg = stdout;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        unsigned long long u;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            fputs(TUNE_HELP, stdout);
-            goto done;
-        }
-        if (!strcmp(o, "--data")) {
-            while (i + 1 < argc && argv[i + 1][0] != '-')
-                files[nfiles++] = argv[++i];
-            continue;
-        }
-        if (i + 1 >= argc) {
-            cli_error("tune: unknown or incomplete option '%s' (see 'tavreli tune --help')", o);
-            rc = CLI_USAGE;
-            goto done;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(o, "--engine"))
-            a.engine = v;
-        else if (!strcmp(o, "--out"))
-            a.out = v;
-        else if (!strcmp(o, "--log"))
-            a.log = v;
-        else if (!strcmp(o, "--groups"))
-            a.groups = v;
-        else if (!strcmp(o, "--holdout")) {
-            if (!parse_double(o, v, 0, 0.9, &a.holdout))
-                rc = CLI_USAGE;
-        } else if (!strcmp(o, "--l2")) {
-            if (!parse_double(o, v, 0, 1e6, &a.l2))
-                rc = CLI_USAGE;
-        } else if (!strcmp(o, "--seed")) {
-            if (parse_u64(o, v, 0, ~0ULL, &u))
-                a.seed = u;
-            else
-                rc = CLI_USAGE;
-        } else if (!strcmp(o, "--bootstrap")) {
-            if (parse_u64(o, v, 0, 100000, &u))
-                a.bootstrap = (int)u;
-            else
-                rc = CLI_USAGE;
-        } else if (!strcmp(o, "--max-iter")) {
-            if (parse_u64(o, v, 1, 100000, &u))
-                a.max_iter = (int)u;
-            else
-                rc = CLI_USAGE;
-        } else {
-            cli_error("tune: unknown option '%s' (see 'tavreli tune --help')", o);
-            rc = CLI_USAGE;
-        }
-        if (rc != CLI_OK)
-            goto done;
+    int nfiles = 0;
+    int rc = cli_parse_or_exit(cmd, argc, argv, &c, (char **)files + 1, &nfiles);
+    if (rc >= 0) {
+        free(files);
+        return rc;
     }
+    rc = CLI_OK;
+    if (nfiles && !c.data) {
+        cli_error("tune: unexpected argument '%s' (stores are given with --data; see 'tavreli tune --help')",
+                  files[1]);
+        rc = CLI_USAGE;
+        goto done;
+    }
+    if (c.data) {
+        files[0] = c.data;
+        nfiles++;
+    }
+    a.msg = stdout;
+    a.engine = c.engine;
+    a.out = c.out;
+    a.log = c.log;
+    a.groups = c.groups;
+    a.holdout = c.holdout;
+    a.l2 = c.l2;
+    a.seed = c.seed;
+    a.bootstrap = (int)c.bootstrap;
+    a.max_iter = (int)c.max_iter;
     if (!nfiles || !a.engine || !a.out) {
         cli_error("tune: expected --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini "
                   "(see 'tavreli tune --help')");
@@ -152,30 +117,26 @@ done:
     return rc;
 }
 
-/* argv[0] is "bench", argv[1] "tune". */
-int cli_bench_tune(int argc, char **argv)
+const CliCommand CLI_TUNE = {"tune", TUNE_HELP, TUNE_FLAGS, run_tune};
+
+typedef struct {
+    unsigned long long positions, base, seed;
+} BenchTuneArgs;
+
+static const CliFlag BENCH_TUNE_FLAGS[] = {
+    {"positions", 0, CLI_U64, offsetof(BenchTuneArgs, positions), 1, 1000000000},
+    {"base", 0, CLI_U64, offsetof(BenchTuneArgs, base), 1, 10000000},
+    {"seed", 0, CLI_U64, offsetof(BenchTuneArgs, seed), 0, 18446744073709551615.0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static int run_bench_tune(const CliCommand *cmd, int argc, char **argv)
 {
-    unsigned long long n = 1000000, base = 5000, seed = 1;
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            fputs(BENCH_TUNE_HELP, stdout);
-            return CLI_OK;
-        }
-        if (i + 1 < argc && !strcmp(o, "--positions")) {
-            if (!parse_u64(o, argv[++i], 1, 1000000000ULL, &n))
-                return CLI_USAGE;
-        } else if (i + 1 < argc && !strcmp(o, "--base")) {
-            if (!parse_u64(o, argv[++i], 1, 10000000ULL, &base))
-                return CLI_USAGE;
-        } else if (i + 1 < argc && !strcmp(o, "--seed")) {
-            if (!parse_u64(o, argv[++i], 0, ~0ULL, &seed))
-                return CLI_USAGE;
-        } else {
-            cli_error("bench tune: unknown or incomplete option '%s' (see 'tavreli bench tune --help')", o);
-            return CLI_USAGE;
-        }
-    }
+    BenchTuneArgs a = {1000000, 5000, 1};
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    const unsigned long long n = a.positions, base = a.base, seed = a.seed;
     TuneBench b;
     TvError err;
     if (tune_bench((int64_t)n, (int)base, seed, &b, &err) != TV_OK) {
@@ -190,3 +151,5 @@ int cli_bench_tune(int argc, char **argv)
            b.fit_loss0, b.fit_loss1);
     return CLI_OK;
 }
+
+const CliCommand CLI_BENCH_TUNE = {"bench tune", BENCH_TUNE_HELP, BENCH_TUNE_FLAGS, run_bench_tune};

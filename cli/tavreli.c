@@ -1,10 +1,10 @@
 /* tavreli.c: the `tavreli` program: one command family for the rules, the
  * engine, self-play and the tuner.  Dispatches to the front ends. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "status.h"
 
 static const char USAGE[] =
     "usage: tavreli COMMAND [ARGS]\n"
@@ -50,36 +50,8 @@ static const char USAGE[] =
     "\n"
     "Run 'tavreli COMMAND --help' for a command's details.\n";
 
-void cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("error: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        int (*run)(int, char **);
-    } commands[] = {
-        {"perft", cli_perft},
-        {"moves", cli_moves},
-        {"replay", cli_replay},
-        {"bench", cli_bench},
-        {"analyse", cli_analyse},
-        {"play", cli_play},
-        {"weights", cli_weights},
-        {"strength", cli_strength},
-        {"selfplay", cli_selfplay},
-        {"export", cli_export},
-        {"report", cli_report},
-        {"sprt", cli_sprt},
-        {"tune", cli_tune},
-    };
     if (argc < 2) {
         fputs(USAGE, stderr);
         return CLI_USAGE;
@@ -92,9 +64,12 @@ int main(int argc, char **argv)
         printf("tavreli %s\n", TAVRELI_VERSION);
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (run 'tavreli --help' for the list)", argv[1]);
+    int n;
+    const CliCommand *const *cmds = cli_commands(&n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(argv[1], cmds[i]->name))
+            return cmds[i]->run(cmds[i], argc - 1, argv + 1);
+    char shown[160];
+    cli_error("unknown command '%s' (run 'tavreli --help' for the list)", tv_escape(argv[1], shown, sizeof shown));
     return CLI_USAGE;
 }

@@ -100,3 +100,51 @@ uint64_t tv_hash_bytes(uint64_t h, const void *data, size_t n)
         h = (h ^ p[i]) * 1099511628211ull;
     return h;
 }
+
+/* Length of the valid UTF-8 sequence at p (2 to 4), or 0.  Overlong forms,
+ * surrogates and code points above U+10FFFF are not valid. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+    if (c >= 0xF5 || n == 0)
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) || (c == 0xF0 && p[1] < 0x90) ||
+        (c == 0xF4 && p[1] >= 0x90))
+        return 0;
+    if (c == 0xC2 && p[1] < 0xA0) /* U+0080..U+009F: the C1 controls */
+        return 0;
+    return n;
+}
+
+char *tv_escape(const char *s, char *buf, size_t n)
+{
+    size_t len = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    buf[0] = 0;
+    while (*p) {
+        char piece[8];
+        size_t plen;
+        int u = *p >= 0x80 ? utf8_len(p) : 0;
+        if (*p >= 0x20 && *p < 0x7f) {
+            piece[0] = (char)*p;
+            plen = 1;
+        } else if (u > 0) {
+            memcpy(piece, p, (size_t)u);
+            plen = (size_t)u;
+        } else {
+            snprintf(piece, sizeof piece, "\\x%02X", *p);
+            plen = 4;
+        }
+        if (len + plen + 1 > n)
+            break;
+        memcpy(buf + len, piece, plen);
+        len += plen;
+        buf[len] = 0;
+        p += u > 0 ? (size_t)u : 1;
+    }
+    return buf;
+}

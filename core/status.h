@@ -56,6 +56,13 @@ void tv_error_clear(TvError *err);
 #define TV_HASH_START 1469598103934665603ull
 uint64_t tv_hash_bytes(uint64_t h, const void *data, size_t n);
 
+/* A printable copy of untrusted text for messages: printable ASCII and valid
+ * UTF-8 characters are kept; control characters (ESC, NUL-free C0 and C1
+ * controls, DEL) and bytes that are not valid UTF-8 become \xNN, so that an
+ * error message never sends raw control bytes to a terminal.  Cut to fit n
+ * (at least 8); returns buf. */
+char *tv_escape(const char *s, char *buf, size_t n);
+
 /* Seconds on the monotonic clock (for durations). */
 double tv_now_seconds(void);
 

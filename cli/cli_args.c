@@ -1,0 +1,214 @@
+/* cli_args.c: the one argument parser of the front ends (getopt_long over a
+ * command's flag table), and the messages they share.  See cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "status.h"
+
+#define MAX_FLAGS 40
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void cli_warning(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void cli_join_words(char **words, int n, char *buf, size_t size)
+{
+    buf[0] = 0;
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        int w = snprintf(buf + len, size - len, "%s%s", i ? " " : "", words[i]);
+        if (w < 0 || (size_t)w >= size - len)
+            break;
+        len += (size_t)w;
+    }
+}
+
+/* Stores one flag's value; false (after a message) when it is not valid. */
+static bool store_value(const CliCommand *cmd, const CliFlag *f, const char *v, void *args)
+{
+    char *dst = (char *)args + f->offset;
+    char shown[160];
+    tv_escape(v ? v : "", shown, sizeof shown);
+    switch (f->kind) {
+    case CLI_BOOL:
+        *(bool *)dst = true;
+        return true;
+    case CLI_STRING:
+        *(const char **)dst = v;
+        return true;
+    case CLI_LONG:
+    case CLI_U64: {
+        char *end;
+        errno = 0;
+        bool neg = strchr(v, '-') != NULL;
+        unsigned long long u = neg ? 0 : strtoull(v, &end, 10);
+        long long s = neg ? strtoll(v, &end, 10) : 0;
+        double x = neg ? (double)s : (double)u;
+        if (!*v || *end || errno || (f->kind == CLI_U64 && neg) || x < f->lo || x > f->hi ||
+            (f->kind == CLI_LONG && !neg && u > (unsigned long long)INT64_MAX)) {
+            cli_error("%s: --%s must be a whole number from %.0f to %.0f, not '%s'", cmd->name, f->name, f->lo,
+                      f->hi, shown);
+            return false;
+        }
+        if (f->kind == CLI_LONG)
+            *(long *)dst = neg ? (long)s : (long)u;
+        else
+            *(unsigned long long *)dst = u;
+        return true;
+    }
+    case CLI_DOUBLE: {
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (!*v || *end || errno || !isfinite(x) || x < f->lo || x > f->hi) {
+            cli_error("%s: --%s must be a number from %g to %g, not '%s'", cmd->name, f->name, f->lo, f->hi,
+                      shown);
+            return false;
+        }
+        *(double *)dst = x;
+        return true;
+    }
+    case CLI_RULE_OPTION: {
+        const char *eq = strchr(v, '=');
+        char name[64];
+        if (!eq || (size_t)(eq - v) >= sizeof name) {
+            cli_error("%s: --%s '%s': expected NAME=VALUE (for example slide_over_own=yes)", cmd->name, f->name,
+                      shown);
+            return false;
+        }
+        memcpy(name, v, (size_t)(eq - v));
+        name[eq - v] = 0;
+        TvError err;
+        if (options_set((Options *)dst, name, eq + 1, &err) != TV_OK) {
+            cli_error("%s: --%s '%s': %s", cmd->name, f->name, shown, err.msg);
+            return false;
+        }
+        return true;
+    }
+    }
+    return false;
+}
+
+CliParse cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, char **pos, int *npos)
+{
+    struct option longopts[MAX_FLAGS + 2];
+    char shortopts[3 * MAX_FLAGS + 8];
+    size_t ns = 0;
+    int n = 0;
+    /* '-': positional arguments come back in order as code 1; ':': a
+     * missing value is reported as ':' rather than '?'. */
+    shortopts[ns++] = '-';
+    shortopts[ns++] = ':';
+    shortopts[ns++] = 'h';
+    for (; cmd->flags && cmd->flags[n].name; n++) {
+        const CliFlag *f = &cmd->flags[n];
+        longopts[n] = (struct option){f->name, f->kind == CLI_BOOL ? no_argument : required_argument, NULL, 256 + n};
+        if (f->short_name) {
+            shortopts[ns++] = f->short_name;
+            if (f->kind != CLI_BOOL)
+                shortopts[ns++] = ':';
+        }
+    }
+    longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
+    shortopts[ns] = 0;
+
+    if (npos)
+        *npos = 0;
+    optind = 0; /* glibc: a full re-initialisation (a command may parse twice) */
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        if (c == -1)
+            break;
+        if (c == 'h') {
+            fputs(cmd->help, stdout);
+            return CLI_PARSE_HELP;
+        }
+        if (c == 1) {
+            if (!pos) {
+                char shown[160];
+                cli_error("%s: unexpected argument '%s' (see 'tavreli %s --help')", cmd->name,
+                          tv_escape(optarg, shown, sizeof shown), cmd->name);
+                return CLI_PARSE_ERROR;
+            }
+            pos[(*npos)++] = optarg;
+            continue;
+        }
+        const CliFlag *f = NULL;
+        if (c >= 256)
+            f = &cmd->flags[c - 256];
+        else if (c != '?' && c != ':')
+            for (int i = 0; cmd->flags[i].name && !f; i++)
+                if (cmd->flags[i].short_name == c)
+                    f = &cmd->flags[i];
+        if (!f) {
+            char shown[160];
+            const char *what = argv[optind - 1];
+            const char *eq = strchr(what, '=');
+            bool valued_bool = false;
+            for (int i = 0; eq && cmd->flags[i].name; i++)
+                valued_bool |= cmd->flags[i].kind == CLI_BOOL && !strncmp(what, "--", 2) &&
+                               strlen(cmd->flags[i].name) == (size_t)(eq - what - 2) &&
+                               !strncmp(what + 2, cmd->flags[i].name, (size_t)(eq - what - 2));
+            if (c == ':')
+                cli_error("%s: %s needs a value (see 'tavreli %s --help')", cmd->name,
+                          tv_escape(what, shown, sizeof shown), cmd->name);
+            else if (valued_bool)
+                cli_error("%s: %.*s takes no value ('%s')", cmd->name, (int)(eq - what), what,
+                          tv_escape(what, shown, sizeof shown));
+            else
+                cli_error("%s: unknown flag '%s' (see 'tavreli %s --help')", cmd->name,
+                          tv_escape(what, shown, sizeof shown), cmd->name);
+            return CLI_PARSE_ERROR;
+        }
+        if (!store_value(cmd, f, optarg, args))
+            return CLI_PARSE_ERROR;
+    }
+    /* After "--", getopt leaves the rest in argv[optind..]. */
+    for (int i = optind; i < argc; i++) {
+        if (!pos) {
+            char shown[160];
+            cli_error("%s: unexpected argument '%s' (see 'tavreli %s --help')", cmd->name,
+                      tv_escape(argv[i], shown, sizeof shown), cmd->name);
+            return CLI_PARSE_ERROR;
+        }
+        pos[(*npos)++] = argv[i];
+    }
+    return CLI_PARSED;
+}
+
+int cli_parse_or_exit(const CliCommand *cmd, int argc, char **argv, void *args, char **pos, int *npos)
+{
+    switch (cli_parse(cmd, argc, argv, args, pos, npos)) {
+    case CLI_PARSED: return -1;
+    case CLI_PARSE_HELP: return CLI_OK;
+    case CLI_PARSE_ERROR: break;
+    }
+    return CLI_USAGE;
+}
