@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "h5store.h"
 #include "outcome.h"
+#include "progress.h"
 #include "record.h"
 #include "runner.h"
 #include "tournament.h"
@@ -123,9 +124,10 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     ro.threads = (int)threads;
     ro.max_games = games;
     ro.stop = &g_stop;
-    ro.progress_tty = !quiet && isatty(STDERR_FILENO);
-    ro.progress_every = 10;
-    ro.quiet = quiet;
+    CliProgress progress = {isatty(STDERR_FILENO)};
+    ro.progress = quiet ? NULL : cli_progress_line;
+    ro.progress_user = &progress;
+    ro.progress_every = progress.tty ? 0.5 : 10;
     RunStats stats;
     DistribInfo info = {0, 1, 0, 0, 0, 0.0};
     TvStatus st = TV_OK;
@@ -456,7 +458,6 @@ static int run_bench_selfplay(const CliCommand *cmd, int argc, char **argv)
         ro.out_path = path;
         ro.threads = th;
         ro.force = true;
-        ro.quiet = true;
         RunStats s;
         TvError err;
         if (runner_run(&ro, &s, &err) != TV_OK) {

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "runner.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <omp.h>
 #include <stdio.h>
@@ -100,54 +99,15 @@ static void sprt_advance(Sprt *sp, const Tournament *t, const Finished *f, int64
     }
 }
 
-static void format_duration(double s, char *buf, size_t n)
+/* Reports where the run stands to ro->progress. */
+static void report_progress(const RunOptions *ro, const Finished *f, const Sprt *sp, int64_t done, int64_t todo,
+                            int64_t total, double elapsed, bool final)
 {
-    if (!isfinite(s) || s < 0)
-        snprintf(buf, n, "?");
-    else if (s < 60)
-        snprintf(buf, n, "%.0fs", s);
-    else if (s < 3600)
-        snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
-    else
-        snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
-}
-
-static void print_progress(const RunOptions *ro, const Finished *f, const Sprt *sp, int64_t done, int64_t todo,
-                           int64_t total, double elapsed, bool final)
-{
-    const Tournament *t = ro->t;
-    if (ro->quiet)
+    if (!ro->progress)
         return;
-    char line[1024];
-    size_t len = 0;
-    double rate = elapsed > 0 ? done / elapsed * 60.0 : 0; /* games per minute */
-    char eta[32];
-    format_duration(rate > 0 ? (todo - done) / rate * 60.0 : INFINITY, eta, sizeof eta);
-    len += (size_t)snprintf(line + len, sizeof line - len, "games %lld/%lld", (long long)f->n, (long long)total);
-    int npairings = tournament_pairings(t);
-    for (int p = 0; p < npairings && len < sizeof line - 160; p++) {
-        int a, b;
-        tournament_pairing(t, p, &a, &b);
-        PairingStats ps;
-        pairing_stats(f->games, f->n, a, b, &ps);
-        char e[48];
-        if (ps.wins + ps.draws + ps.losses > 1 && isfinite(ps.elo_err95))
-            snprintf(e, sizeof e, "%+.0f±%.0f", ps.elo, ps.elo_err95);
-        else
-            snprintf(e, sizeof e, "-");
-        len += (size_t)snprintf(line + len, sizeof line - len, " | %s-%s +%lld=%lld-%lld Elo %s",
-                                t->engines[a].engine.name, t->engines[b].engine.name, (long long)ps.wins,
-                                (long long)ps.draws, (long long)ps.losses, e);
-    }
-    if (t->sprt)
-        len += (size_t)snprintf(line + len, sizeof line - len, " | LLR %.2f [%.2f, %.2f]", sp->llr, sp->lower,
-                                sp->upper);
-    snprintf(line + len, sizeof line - len, " | %.1f games/min | ETA %s", rate, final ? "done" : eta);
-    if (ro->progress_tty)
-        fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
-    else
-        fprintf(stderr, "%s\n", line);
-    fflush(stderr);
+    const RunProgress p = {ro->t,       total,         f->n,     done,     todo,     elapsed, f->games, f->n,
+                           ro->t->sprt, sp->llr, sp->lower, sp->upper, final};
+    ro->progress(&p, ro->progress_user);
 }
 
 /* ---- one game ---------------------------------------------------------------- */
@@ -291,8 +251,7 @@ const int64_t *coordinator_missing(const Coordinator *c, int64_t *n)
 void coordinator_start(Coordinator *c)
 {
     c->t_start = tv_now_seconds();
-    if (c->ro->progress_tty || c->nmissing > 0)
-        print_progress(c->ro, &c->fin, &c->sp, 0, c->nmissing, c->total, 0, false);
+    report_progress(c->ro, &c->fin, &c->sp, 0, c->nmissing, c->total, 0, false);
 }
 
 int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more)
@@ -316,9 +275,8 @@ int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more
             }
         }
         double now = tv_now_seconds();
-        if (ro->progress_tty ? now - c->last_progress >= 0.5
-                             : now - c->last_progress >= (ro->progress_every > 0 ? ro->progress_every : 10)) {
-            print_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now - c->t_start, false);
+        if (now - c->last_progress >= (ro->progress_every > 0 ? ro->progress_every : 10)) {
+            report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now - c->t_start, false);
             c->last_progress = now;
         }
     }
@@ -333,7 +291,7 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     const RunOptions *ro = c->ro;
     pthread_mutex_lock(&c->lock);
     stats->interrupted = ro->stop && *ro->stop && !c->sprt_stopped;
-    print_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
+    report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
     if (c->t->sprt) {
         const Sprt *sp = &c->sp;
         stats->sprt_decision = sp->decision;

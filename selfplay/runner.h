@@ -11,7 +11,29 @@
 #include <signal.h>
 
 #include "h5store.h"
+#include "stats.h"
 #include "tournament.h"
+
+/* Where a run stands, for a progress display.  Pointers are valid only
+ * during the callback. */
+typedef struct {
+    const Tournament *t;
+    int64_t total;          /* games of the whole tournament */
+    int64_t finished;       /* games finished so far, stored before this run or by it */
+    int64_t done;           /* games finished by this run */
+    int64_t todo;           /* games this run set out to play */
+    double elapsed;         /* seconds since this run started playing */
+    const RatedGame *games; /* every finished game (players are engine indices; pair = index / 2) */
+    int64_t ngames;
+    bool sprt;              /* the tournament runs an SPRT: */
+    double llr, lower, upper; /* ... its LLR over the pairs completed in plan order, and its bounds */
+    bool final;             /* the last report of the run */
+} RunProgress;
+
+/* Called by the run with its progress (from whichever thread finished a
+ * game; calls never overlap).  The library never prints: the front end
+ * draws the progress line from this. */
+typedef void (*RunProgressFn)(const RunProgress *p, void *user);
 
 typedef struct {
     const Tournament *t;
@@ -23,9 +45,10 @@ typedef struct {
     int batch_games;           /* flush after this many games (default 16) ... */
     double batch_seconds;      /* ... or this many seconds (default 5) */
     volatile sig_atomic_t *stop; /* set by a signal handler: abandon games in flight, flush, close */
-    bool progress_tty;         /* draw a progress line with \r (else plain lines) */
-    bool quiet;                /* no progress output at all */
-    double progress_every;     /* seconds between plain progress lines (default 10) */
+    RunProgressFn progress;    /* may be NULL: no progress reports */
+    void *progress_user;
+    double progress_every;     /* seconds between progress reports (default 10); the first and the
+                                  last are always made */
 } RunOptions;
 
 typedef struct {
