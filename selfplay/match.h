@@ -14,8 +14,6 @@
 #include "search.h"
 #include "tournament.h"
 
-typedef enum { PLAYER_ENGINE = 0, PLAYER_RANDOM = 1 } PlayerKind;
-
 /* What a player is: an engine version with its limits, or a mover that picks
  * uniformly among the legal moves. */
 typedef struct {

@@ -291,6 +291,11 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     const RunOptions *ro = c->ro;
     pthread_mutex_lock(&c->lock);
     stats->interrupted = ro->stop && *ro->stop && !c->sprt_stopped;
+    free(stats->games);
+    stats->games = malloc(sizeof *stats->games * (size_t)(c->fin.n ? c->fin.n : 1));
+    stats->ngames = stats->games ? c->fin.n : 0;
+    if (stats->games)
+        memcpy(stats->games, c->fin.games, sizeof *stats->games * (size_t)stats->ngames);
     report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
     if (c->t->sprt) {
         const Sprt *sp = &c->sp;
@@ -305,6 +310,13 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
                  sp->lower, sp->upper);
     }
     pthread_mutex_unlock(&c->lock);
+}
+
+void run_stats_free(RunStats *stats)
+{
+    free(stats->games);
+    stats->games = NULL;
+    stats->ngames = 0;
 }
 
 TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err)
@@ -365,11 +377,13 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         PlayerSpec players[TOURNAMENT_MAX_ENGINES];
         bool ok = true;
         for (int i = 0; i < t->nengines; i++) {
-            players[i].kind = PLAYER_ENGINE;
+            players[i].kind = t->engines[i].kind;
             players[i].engine = t->engines[i].engine;
             snprintf(players[i].label, sizeof players[i].label, "%s", t->engines[i].engine.name);
-            ctx[i] = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
-            ok = ok && ctx[i];
+            if (players[i].kind == PLAYER_ENGINE) {
+                ctx[i] = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
+                ok = ok && ctx[i];
+            }
         }
         PlyRecord *rec = malloc(sizeof *rec * (size_t)(max_plies + 1));
         Pending one = {0};
@@ -409,7 +423,12 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (!play_one(t, &g, openings ? &openings[g.opening] : &opening, ctx, players, rec, ro->stop, &one))
                 continue; /* abandoned: --resume plays it */
 #pragma omp critical(store)
-            {
+            if (!store) { /* no store: only the result matters */
+                nplayed++;
+                npositions += one.games[0].plies;
+                done = (GameDone){g.index, one.games[0].result, one.games[0].plies};
+                last = &done;
+            } else {
                 int n = one.games[0].plies;
                 if (grow((void **)&pd.games, &pd.cap_games, pd.ngames + 1, sizeof *pd.games) &&
                     grow((void **)&pd.moves, &pd.cap_moves, pd.nmoves + n, sizeof *pd.moves) &&
@@ -451,7 +470,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     }
 
     /* The last batch. */
-    if (write_status == TV_OK && pd.ngames > 0 &&
+    if (write_status == TV_OK && store && pd.ngames > 0 &&
         h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK)
         write_status = write_err.status ? write_err.status : TV_ERR_IO;
     pending_free(&pd);
@@ -476,8 +495,10 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK)
         return st;
 
-    /* The store: new, or the one to resume. */
-    if (ro->resume) {
+    /* The store: new, or the one to resume (none without a path). */
+    if (!ro->out_path) {
+        st = TV_OK;
+    } else if (ro->resume) {
         st = h5store_open_append(ro->out_path, t->text, &store, err);
     } else {
         char options_str[128];
@@ -548,7 +569,7 @@ cleanup:
             st = close_err.status;
         }
     }
-    if (st == TV_OK)
+    if (st == TV_OK && ro->out_path)
         st = runner_store_sprt(ro, stats, err);
     stats->wall_seconds = tv_now_seconds() - t_start;
     free(openings);

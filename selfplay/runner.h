@@ -37,7 +37,7 @@ typedef void (*RunProgressFn)(const RunProgress *p, void *user);
 
 typedef struct {
     const Tournament *t;
-    const char *out_path;
+    const char *out_path;      /* the store; NULL: keep no store */
     bool resume;               /* continue an existing store of the same configuration */
     bool force;                /* overwrite an existing store */
     int threads;               /* 0: the tournament's setting, else all cores */
@@ -64,10 +64,17 @@ typedef struct {
     double sprt_llr, sprt_lower, sprt_upper;
     int64_t sprt_pairs;
     char sprt_result[256];     /* also stored as the store's "sprt_result" attribute */
+    RatedGame *games;          /* every finished game known at the end (stored before or now; heap,
+                                  freed by run_stats_free): for the final standings */
+    int64_t ngames;
 } RunStats;
 
-/* Runs (or resumes) the tournament.  Errors: store errors, unreadable
- * openings.  On interruption (*stop set) the games in flight are abandoned,
+/* Frees what runner_run left in stats. */
+void run_stats_free(RunStats *stats);
+
+/* Runs (or resumes) the tournament.  With ro->out_path NULL the games are
+ * played but not stored (their results reach stats->games and the progress
+ * reports only).  Errors: store errors, unreadable openings.  On interruption (*stop set) the games in flight are abandoned,
  * the finished ones flushed, and TV_OK is returned with interrupted set. */
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err);
 

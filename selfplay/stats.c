@@ -290,6 +290,29 @@ double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
     return N * llr;
 }
 
+/* ---- Elo for people ----------------------------------------------------------- */
+
+double stats_perfect_score_bound(int64_t n)
+{
+    return elo_from_score(pow(0.05, 1.0 / (double)(n > 0 ? n : 1)));
+}
+
+char *stats_format_elo(const PairingStats *ps, char *buf, size_t n)
+{
+    int64_t games = ps->wins + ps->draws + ps->losses;
+    if (games == 0)
+        snprintf(buf, n, "-");
+    else if (ps->losses == 0 && ps->draws == 0)
+        snprintf(buf, n, "> %+.0f", stats_perfect_score_bound(games));
+    else if (ps->wins == 0 && ps->draws == 0)
+        snprintf(buf, n, "< %+.0f", -stats_perfect_score_bound(games));
+    else if (!isfinite(ps->elo_err95))
+        snprintf(buf, n, "%+.0f", ps->elo);
+    else
+        snprintf(buf, n, "%+.0f ± %.0f", ps->elo, ps->elo_err95);
+    return buf;
+}
+
 /* ---- the SPRT settings attribute -------------------------------------------- */
 
 void sprt_settings_default(SprtSettings *s)

@@ -41,6 +41,19 @@ typedef struct {
  * and elo_err95 INFINITY (see stats_elo_bound for what to print instead). */
 void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, PairingStats *out);
 
+/* Writes the pairing's Elo for people: "+57 ± 31" (the 95% half-width);
+ * with a perfect score, where the estimate is infinite, the one-sided 95%
+ * bound the games support instead: "> +312" when every game was won, "< -312"
+ * when every game was lost (see stats_perfect_score_bound); "-" without
+ * games.  Returns buf (size n >= 32). */
+char *stats_format_elo(const PairingStats *ps, char *buf, size_t n);
+
+/* The 95% lower bound on the Elo difference after n games that were all won
+ * (n >= 1): the Elo of the score p whose chance of winning all n games, p^n,
+ * is 5% (draws would count as half a win, so a player who won every game
+ * cannot be weaker than that at 95% confidence).  Negate it for n losses. */
+double stats_perfect_score_bound(int64_t n);
+
 /* The closed form: Elo difference of a score (0 < score < 1; +-INFINITY at 1
  * and 0). */
 double elo_from_score(double score);

@@ -557,20 +557,10 @@ static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
 
 /* ---- reading ----------------------------------------------------------------- */
 
-static void set_defaults(Tournament *t, const char *path)
+void tournament_defaults(Tournament *t, const char *name)
 {
     memset(t, 0, sizeof *t);
-    snprintf(t->source, sizeof t->source, "%s", path);
-    /* name: the file's stem, made safe */
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t n = strcspn(base, ".");
-    if (n >= sizeof t->name)
-        n = sizeof t->name - 1;
-    for (size_t i = 0; i < n; i++)
-        t->name[i] = name_char_ok(base[i]) ? base[i] : '_';
-    if (!t->name[0])
-        snprintf(t->name, sizeof t->name, "tournament");
+    snprintf(t->name, sizeof t->name, "%s", name);
     t->format = FORMAT_ROUND_ROBIN;
     t->pairs = 10;
     sprt_settings_default(&t->sprt_settings);
@@ -585,6 +575,23 @@ static void set_defaults(Tournament *t, const char *path)
     t->adjudication.draw_score = 10;
     t->adjudication.draw_moves = 8;
     t->adjudication.draw_after_ply = 80;
+}
+
+static void set_defaults(Tournament *t, const char *path)
+{
+    tournament_defaults(t, "tournament");
+    snprintf(t->source, sizeof t->source, "%s", path);
+    /* name: the file's stem, made safe */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strcspn(base, ".");
+    if (n >= sizeof t->name)
+        n = sizeof t->name - 1;
+    if (n > 0) {
+        for (size_t i = 0; i < n; i++)
+            t->name[i] = name_char_ok(base[i]) ? base[i] : '_';
+        t->name[n] = 0;
+    }
 }
 
 static int count_lines(const char *text)

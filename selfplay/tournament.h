@@ -18,7 +18,14 @@
 
 typedef enum { FORMAT_ROUND_ROBIN = 0, FORMAT_GAUNTLET = 1 } TournamentFormat;
 
+/* How a tournament's player makes its moves. */
+typedef enum {
+    PLAYER_ENGINE = 0, /* the built-in engine with an engine version's weights, settings and limits */
+    PLAYER_RANDOM = 1  /* uniformly among the legal moves, from the game's seed (a sanity baseline) */
+} PlayerKind;
+
 typedef struct {
+    PlayerKind kind;
     char path[512];        /* the engine INI as given (resolved relative to the tournament file) */
     EngineVersion engine;  /* read from it; its limits may be overridden in the tournament */
 } TournamentEngine;
@@ -58,6 +65,14 @@ typedef struct {
     char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used */
     int nopening_tfens;
 } Tournament;
+
+/* Fills t with every default of a tournament INI (documented in
+ * docs/tournaments.md): round-robin, 10 pairs, seed 1, random 6-ply
+ * openings balanced at depth 2 within 150 cp, adjudication 400 plies /
+ * resign 1000 cp for 4 moves / draw 10 cp for 8 moves after ply 80, no
+ * engines, and the given name.  The INI reader starts from this; so does a
+ * tournament built in code (benchmarks, the strength check). */
+void tournament_defaults(Tournament *t, const char *name);
 
 /* Reads a tournament INI.  Sections and keys (all documented in README):
  *   [tournament] name, format = round-robin | gauntlet, pairs, seed, threads
