@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "distrib.h"
+#include "export.h"
 #include "engine.h"
 #include "h5store.h"
 #include "outcome.h"
@@ -129,6 +130,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     ro.progress_user = &progress;
     ro.progress_every = progress.tty ? 0.5 : 10;
     RunStats stats;
+    memset(&stats, 0, sizeof stats);
     DistribInfo info = {0, 1, 0, 0, 0, 0.0};
     TvStatus st = TV_OK;
     const int launched = distrib_launched_size();
@@ -168,6 +170,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         rc = CLI_FAIL;
     }
     if (info.rank != 0) { /* rank 0 speaks for the run */
+        run_stats_free(&stats);
         tournament_free(&t);
         return rc != CLI_OK ? rc : stats.interrupted ? 130 : CLI_OK;
     }
@@ -188,6 +191,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                out, (long long)(stats.planned - stats.already - stats.played));
         rc = rc == CLI_OK ? 130 : rc;
     }
+    run_stats_free(&stats);
     tournament_free(&t);
     return rc;
 }
@@ -209,44 +213,6 @@ static const char EXPORT_HELP[] =
     "result). Two stores hold the same games exactly when their digests are equal,\n"
     "whatever order the games were stored in (wall times and row offsets are left\n"
     "out): e.g. an MPI run against a single-process run.\n";
-
-static bool write_digest(const StoreContents *c, const StoredGame *const *order, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return false;
-    for (int64_t i = 0; i < c->ngames; i++) {
-        const StoredGame *g = order[i];
-        uint64_t h = tv_hash_bytes(TV_HASH_START, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
-        for (int32_t k = 0; k < g->move_count; k++) {
-            const StoredMove *m = &c->moves[g->move_offset + k];
-            int64_t v[4] = {m->game, m->ply, m->score, m->depth};
-            h = tv_hash_bytes(h, m->move, strnlen(m->move, sizeof m->move));
-            h = tv_hash_bytes(h, v, sizeof v);
-            h = tv_hash_bytes(h, &m->nodes, sizeof m->nodes);
-        }
-        for (int32_t k = 0; k < g->position_count; k++) {
-            const StoredPosition *p = &c->positions[g->position_offset + k];
-            int64_t v[4] = {p->game, p->ply, p->side, p->score};
-            double r = p->result;
-            h = tv_hash_bytes(h, p->tfen, strnlen(p->tfen, sizeof p->tfen));
-            h = tv_hash_bytes(h, v, sizeof v);
-            h = tv_hash_bytes(h, &r, sizeof r);
-        }
-        fprintf(f, "%lld pairing=%d white=%d black=%d opening=%d result=%d termination=%s plies=%d seed=%llu "
-                   "moves=%d positions=%d hash=%016llx\n",
-                (long long)g->index, g->pairing, g->white, g->black, g->opening, g->result,
-                termination_name((Termination)g->termination), g->plies, (unsigned long long)g->seed, g->move_count,
-                g->position_count, (unsigned long long)h);
-    }
-    return fclose(f) == 0;
-}
-
-static int cmp_game_index(const void *a, const void *b)
-{
-    const StoredGame *x = *(const StoredGame *const *)a, *y = *(const StoredGame *const *)b;
-    return (x->index > y->index) - (x->index < y->index);
-}
 
 typedef struct {
     const char *tgn, *digest;
@@ -282,108 +248,20 @@ static int run_export(const CliCommand *cmd, int argc, char **argv)
         return CLI_FAIL;
     }
     int rc = CLI_OK;
-    FILE *f = NULL;
-    const StoredGame **order = malloc(sizeof *order * (size_t)(c.ngames ? c.ngames : 1));
-    Move *moves = NULL;
-    if (!order) {
-        cli_error("export: out of memory");
-        rc = CLI_FAIL;
-        goto done;
-    }
-    for (int64_t i = 0; i < c.ngames; i++)
-        order[i] = &c.games[i];
-    qsort(order, (size_t)c.ngames, sizeof *order, cmp_game_index);
     if (digest) {
-        if (!write_digest(&c, order, digest)) {
-            cli_error("export: cannot write %s: %s", digest, strerror(errno));
+        if (export_digest(&c, digest, &err) != TV_OK) {
+            cli_error("%s", err.msg);
             rc = CLI_FAIL;
-            goto done;
-        }
-        printf("%s: %lld games\n", digest, (long long)c.ngames);
+        } else
+            printf("%s: %lld games\n", digest, (long long)c.ngames);
     }
-    if (!tgn)
-        goto done;
-    if (!(f = fopen(tgn, "w"))) {
-        cli_error("export: cannot write %s: %s", tgn, strerror(errno));
-        rc = CLI_FAIL;
-        goto done;
-    }
-    Options o = {0};
-    options_parse(c.options ? c.options : "", &o, NULL);
-    char event[128] = "tavreli self-play";
-    if (c.tournament_ini) {
-        const char *n = strstr(c.tournament_ini, "name");
-        if (n) {
-            n = strchr(n, '=');
-            if (n) {
-                n++;
-                while (*n == ' ')
-                    n++;
-                size_t len = strcspn(n, "\r\n;#");
-                while (len && n[len - 1] == ' ')
-                    len--;
-                snprintf(event, sizeof event, "%.*s", (int)len, n);
-            }
-        }
-    }
-    for (int64_t gi = 0; gi < c.ngames; gi++) {
-        const StoredGame *g = order[gi];
-        Position start, p;
-        if (tfen_read(g->start_tfen, &start, &err) != TV_OK) {
-            cli_error("%s: game %lld: bad start TFEN: %s", in, (long long)g->index, err.msg);
+    if (tgn && rc == CLI_OK) {
+        if (export_tgn(&c, in, tgn, &err) != TV_OK) {
+            cli_error("%s", err.msg);
             rc = CLI_FAIL;
-            continue;
-        }
-        p = start;
-        Move *m2 = realloc(moves, sizeof *moves * (size_t)(g->move_count + 1));
-        if (!m2) {
-            rc = CLI_FAIL;
-            break;
-        }
-        moves = m2;
-        bool ok = true;
-        for (int32_t k = 0; k < g->move_count && ok; k++) {
-            const StoredMove *sm = &c.moves[g->move_offset + k];
-            if (move_parse(&p, &o, sm->move, TV_PARSE_STRICT, &moves[k], NULL, &err) != TV_OK) {
-                cli_error("%s: game %lld ply %d: %s", in, (long long)g->index, k + 1, err.msg);
-                ok = false;
-                rc = CLI_FAIL;
-                break;
-            }
-            Undo u;
-            pos_make_move(&p, moves[k], &u);
-        }
-        if (!ok)
-            continue;
-        char round[32], white[80], black[80];
-        snprintf(round, sizeof round, "%lld", (long long)g->index);
-        snprintf(white, sizeof white, "%s", g->white >= 0 && g->white < c.nengines ? c.engines[g->white].name : "?");
-        snprintf(black, sizeof black, "%s", g->black >= 0 && g->black < c.nengines ? c.engines[g->black].name : "?");
-        RecordTag tags[5] = {{"Event", event}, {"Round", round}, {"White", white}, {"Black", black},
-                             {"Termination", (char *)termination_name((Termination)g->termination)}};
-        const char *result = g->result > 0 ? "1-0" : g->result < 0 ? "0-1" : "1/2-1/2";
-        char *text = record_write_tgn(&start, &o, moves, g->move_count, tags, 5, result);
-        if (!text) {
-            cli_error("%s: game %lld could not be written", in, (long long)g->index);
-            rc = CLI_FAIL;
-            continue;
-        }
-        fputs(text, f);
-        fputs("\n", f);
-        free(text);
+        } else
+            printf("%s: %lld games\n", tgn, (long long)c.ngames);
     }
-    if (fclose(f) != 0) {
-        cli_error("export: writing %s failed", tgn);
-        rc = CLI_FAIL;
-    }
-    f = NULL;
-    if (rc == CLI_OK)
-        printf("%s: %lld games\n", tgn, (long long)c.ngames);
-done:
-    if (f)
-        fclose(f);
-    free(order);
-    free(moves);
     h5store_contents_free(&c);
     return rc;
 }
@@ -396,10 +274,8 @@ const CliCommand CLI_EXPORT = {"export", EXPORT_HELP, EXPORT_FLAGS, run_export};
  * random balanced openings, played once on 1 thread and once on 2. */
 static void bench_tournament(Tournament *t, int depth, int games)
 {
-    memset(t, 0, sizeof *t);
-    snprintf(t->name, sizeof t->name, "bench");
+    tournament_defaults(t, "bench");
     t->text = "[tournament]\nname = bench\n; built in: tavreli bench selfplay\n";
-    t->format = FORMAT_ROUND_ROBIN;
     t->nengines = 2;
     for (int i = 0; i < 2; i++) {
         engine_default(&t->engines[i].engine);
@@ -409,10 +285,6 @@ static void bench_tournament(Tournament *t, int depth, int games)
     }
     t->pairs = (games + 1) / 2;
     t->seed = 2026;
-    t->openings.plies = 6;
-    t->openings.balance_depth = 2;
-    t->openings.balance_cp = 150;
-    t->adjudication = (Adjudication){400, 1000, 4, 10, 8, 80};
 }
 
 static const char BENCH_SELFPLAY_HELP[] =
@@ -460,7 +332,9 @@ static int run_bench_selfplay(const CliCommand *cmd, int argc, char **argv)
         ro.force = true;
         RunStats s;
         TvError err;
-        if (runner_run(&ro, &s, &err) != TV_OK) {
+        TvStatus st = runner_run(&ro, &s, &err);
+        run_stats_free(&s);
+        if (st != TV_OK) {
             cli_error("bench selfplay: %s", err.msg);
             rc = CLI_FAIL;
             break;
@@ -591,10 +465,9 @@ static int run_bench_mpi(const CliCommand *cmd, int argc, char **argv)
         rc = CLI_FAIL;
         goto done;
     }
+    /* bench selfplay's tournament: every setting not given is the default */
     fprintf(f,
-            "[tournament]\nname = bench-mpi\npairs = %d\nseed = 2026\n[openings]\nplies = 6\nbalance_depth = 2\n"
-            "balance_cp = 150\n[adjudication]\nmax_plies = 400\nresign_score = 1000\nresign_moves = 4\n"
-            "draw_score = 10\ndraw_moves = 8\ndraw_after_ply = 80\n"
+            "[tournament]\nname = bench-mpi\npairs = %d\nseed = 2026\n"
             "[engine default-a]\npath = default.ini\ndepth = %d\n[engine default-b]\npath = default.ini\ndepth = %d\n",
             (games + 1) / 2, depth, depth);
     fclose(f);

@@ -1,0 +1,163 @@
+/* export.c: digests and TGN records of a store.  See export.h. */
+#include "export.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "notation.h"
+#include "outcome.h"
+#include "record.h"
+#include "tfen.h"
+
+static int cmp_game_index(const void *a, const void *b)
+{
+    const StoredGame *x = *(const StoredGame *const *)a, *y = *(const StoredGame *const *)b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The games of c in ascending game index (heap; NULL when out of memory). */
+static const StoredGame **index_order(const StoreContents *c)
+{
+    const StoredGame **order = malloc(sizeof *order * (size_t)(c->ngames ? c->ngames : 1));
+    if (!order)
+        return NULL;
+    for (int64_t i = 0; i < c->ngames; i++)
+        order[i] = &c->games[i];
+    qsort(order, (size_t)c->ngames, sizeof *order, cmp_game_index);
+    return order;
+}
+
+TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
+{
+    const StoredGame **order = index_order(c);
+    if (!order)
+        return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(order);
+        return tv_fail(err, TV_ERR_IO, "export: cannot write %s: %s", path, strerror(errno));
+    }
+    for (int64_t i = 0; i < c->ngames; i++) {
+        const StoredGame *g = order[i];
+        uint64_t h = tv_hash_bytes(TV_HASH_START, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
+        for (int32_t k = 0; k < g->move_count; k++) {
+            const StoredMove *m = &c->moves[g->move_offset + k];
+            int64_t v[4] = {m->game, m->ply, m->score, m->depth};
+            h = tv_hash_bytes(h, m->move, strnlen(m->move, sizeof m->move));
+            h = tv_hash_bytes(h, v, sizeof v);
+            h = tv_hash_bytes(h, &m->nodes, sizeof m->nodes);
+        }
+        for (int32_t k = 0; k < g->position_count; k++) {
+            const StoredPosition *p = &c->positions[g->position_offset + k];
+            int64_t v[4] = {p->game, p->ply, p->side, p->score};
+            double r = p->result;
+            h = tv_hash_bytes(h, p->tfen, strnlen(p->tfen, sizeof p->tfen));
+            h = tv_hash_bytes(h, v, sizeof v);
+            h = tv_hash_bytes(h, &r, sizeof r);
+        }
+        fprintf(f, "%lld pairing=%d white=%d black=%d opening=%d result=%d termination=%s plies=%d seed=%llu "
+                   "moves=%d positions=%d hash=%016llx\n",
+                (long long)g->index, g->pairing, g->white, g->black, g->opening, g->result,
+                termination_name((Termination)g->termination), g->plies, (unsigned long long)g->seed, g->move_count,
+                g->position_count, (unsigned long long)h);
+    }
+    free(order);
+    if (fclose(f) != 0)
+        return tv_fail(err, TV_ERR_IO, "export: writing %s failed: %s", path, strerror(errno));
+    return TV_OK;
+}
+
+typedef struct {
+    char *buf;
+    size_t n;
+    bool found;
+} NameReader;
+
+static int name_handler(void *user, const char *section, const char *name, const char *value)
+{
+    NameReader *r = user;
+    if (!strcmp(section, "tournament") && !strcmp(name, "name") && !r->found) {
+        snprintf(r->buf, r->n, "%s", value);
+        r->found = true;
+    }
+    return 1;
+}
+
+void export_tournament_name(const char *ini_text, const char *fallback, char *buf, size_t n)
+{
+    NameReader r = {buf, n, false};
+    if (ini_text)
+        ini_parse_string(ini_text, name_handler, &r);
+    if (!r.found || !buf[0])
+        snprintf(buf, n, "%s", fallback);
+}
+
+TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err)
+{
+    const StoredGame **order = index_order(c);
+    if (!order)
+        return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(order);
+        return tv_fail(err, TV_ERR_IO, "export: cannot write %s: %s", path, strerror(errno));
+    }
+    TvStatus st = TV_OK;
+    Move *moves = NULL;
+    Options o = {0};
+    options_parse(c->options ? c->options : "", &o, NULL);
+    char event[128];
+    export_tournament_name(c->tournament_ini, "tavreli self-play", event, sizeof event);
+    for (int64_t gi = 0; gi < c->ngames && st == TV_OK; gi++) {
+        const StoredGame *g = order[gi];
+        Position start, p;
+        TvError e;
+        if (tfen_read(g->start_tfen, &start, &e) != TV_OK) {
+            st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: bad start TFEN: %s", source, (long long)g->index, e.msg);
+            break;
+        }
+        p = start;
+        Move *m2 = realloc(moves, sizeof *moves * (size_t)(g->move_count + 1));
+        if (!m2) {
+            st = tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
+            break;
+        }
+        moves = m2;
+        for (int32_t k = 0; k < g->move_count && st == TV_OK; k++) {
+            const StoredMove *sm = &c->moves[g->move_offset + k];
+            if (move_parse(&p, &o, sm->move, TV_PARSE_STRICT, &moves[k], NULL, &e) != TV_OK) {
+                st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld ply %d: %s", source, (long long)g->index, k + 1,
+                             e.msg);
+                break;
+            }
+            Undo u;
+            pos_make_move(&p, moves[k], &u);
+        }
+        if (st != TV_OK)
+            break;
+        char round[32], white[80], black[80];
+        snprintf(round, sizeof round, "%lld", (long long)g->index);
+        snprintf(white, sizeof white, "%s", g->white >= 0 && g->white < c->nengines ? c->engines[g->white].name : "?");
+        snprintf(black, sizeof black, "%s", g->black >= 0 && g->black < c->nengines ? c->engines[g->black].name : "?");
+        RecordTag tags[5] = {{"Event", event}, {"Round", round}, {"White", white}, {"Black", black},
+                             {"Termination", (char *)termination_name((Termination)g->termination)}};
+        const char *result = g->result > 0 ? "1-0" : g->result < 0 ? "0-1" : "1/2-1/2";
+        char *text = record_write_tgn(&start, &o, moves, g->move_count, tags, 5, result);
+        if (!text) {
+            st = tv_fail(err, TV_ERR_LIMIT, "%s: game %lld could not be written (out of memory)", source,
+                         (long long)g->index);
+            break;
+        }
+        fputs(text, f);
+        fputs("\n", f);
+        free(text);
+    }
+    free(moves);
+    free(order);
+    if (fclose(f) != 0 && st == TV_OK)
+        st = tv_fail(err, TV_ERR_IO, "export: writing %s failed: %s", path, strerror(errno));
+    return st;
+}

@@ -1,0 +1,180 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_export.c: the library modules that turn runs into files and verdicts
+ * (selfplay/export.c, selfplay/strength.c).
+ *
+ *  - a small tournament is played into a store; its digest is the same when
+ *    written twice, and has one line per game in index order;
+ *  - its TGN export reads back as records that replay legally to the stored
+ *    final positions, one per game, with the tournament's name as Event;
+ *  - the tournament name is read from the stored INI, never from any other
+ *    key's value ("pairs = 5" is not a name);
+ *  - the strength check runs on the tournament runner: the counts add up to
+ *    the games asked for and the same seed gives the same counts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "export.h"
+#include "record.h"
+#include "runner.h"
+#include "strength.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/tavreli-export-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    return system(cmd);
+}
+
+/* Plays a 2-engine, 8-game tournament at depth 1 into tmpdir/t.h5. */
+static void play_small(char *path, size_t n)
+{
+    Tournament t;
+    tournament_defaults(&t, "export-test");
+    t.text = "[tournament]\nname = export-test\n";
+    t.nengines = 2;
+    t.pairs = 4;
+    t.seed = 7;
+    t.threads = 2;
+    t.adjudication.max_plies = 60;
+    for (int i = 0; i < 2; i++) {
+        engine_default(&t.engines[i].engine);
+        t.engines[i].engine.limits = (SearchLimits){1 + i, 0, 0};
+        snprintf(t.engines[i].engine.name, sizeof t.engines[i].engine.name, "d%d", 1 + i);
+        snprintf(t.engines[i].path, sizeof t.engines[i].path, "(built in)");
+    }
+    snprintf(path, n, "%s/t.h5", tmpdir);
+    RunOptions ro;
+    memset(&ro, 0, sizeof ro);
+    ro.t = &t;
+    ro.out_path = path;
+    ro.force = true;
+    RunStats rs;
+    TvError err;
+    assert_int_equal(runner_run(&ro, &rs, &err), TV_OK);
+    assert_int_equal(rs.played, 8);
+    assert_int_equal(rs.ngames, 8);
+    run_stats_free(&rs);
+}
+
+static char *slurp(const char *path)
+{
+    char *text = tv_read_text(path);
+    assert_non_null(text);
+    return text;
+}
+
+static void test_digest_and_tgn(void **state)
+{
+    (void)state;
+    char store[128], d1[128], d2[128], tgn[128];
+    play_small(store, sizeof store);
+    StoreContents c;
+    TvError err;
+    assert_int_equal(h5store_read(store, true, true, &c, &err), TV_OK);
+    snprintf(d1, sizeof d1, "%s/d1.txt", tmpdir);
+    snprintf(d2, sizeof d2, "%s/d2.txt", tmpdir);
+    snprintf(tgn, sizeof tgn, "%s/t.tgn", tmpdir);
+    assert_int_equal(export_digest(&c, d1, &err), TV_OK);
+    assert_int_equal(export_digest(&c, d2, &err), TV_OK);
+    char *a = slurp(d1), *b = slurp(d2);
+    assert_string_equal(a, b);
+    int lines = 0;
+    long long last = -1;
+    for (char *p = a; *p; p = strchr(p, '\n') + 1) {
+        long long idx = atoll(p);
+        assert_true(idx > last); /* ascending game index */
+        last = idx;
+        lines++;
+    }
+    assert_int_equal(lines, 8);
+    free(a);
+    free(b);
+
+    assert_int_equal(export_tgn(&c, store, tgn, &err), TV_OK);
+    RecordList list;
+    assert_int_equal(records_read_file(tgn, &list, &err), TV_OK);
+    assert_int_equal(list.count, 8);
+    for (int i = 0; i < list.count; i++) {
+        ReplayResult res;
+        assert_int_equal(replay_record(&list.games[i], TV_PARSE_STRICT, &res, &err), TV_OK);
+        /* the game with this index in the store */
+        const StoredGame *g = NULL;
+        for (int64_t k = 0; k < c.ngames; k++)
+            if (c.games[k].index == i)
+                g = &c.games[k];
+        assert_non_null(g);
+        assert_int_equal(res.plies, g->plies);
+        bool event = false;
+        for (int k = 0; k < list.games[i].ntags; k++)
+            if (!strcmp(list.games[i].tags[k].key, "Event"))
+                event = !strcmp(list.games[i].tags[k].value, "export-test");
+        assert_true(event);
+        replay_result_free(&res);
+    }
+    records_free(&list);
+    h5store_contents_free(&c);
+}
+
+static void test_tournament_name(void **state)
+{
+    (void)state;
+    char name[64];
+    export_tournament_name("[tournament]\npairs = 5\n", "fallback", name, sizeof name);
+    assert_string_equal(name, "fallback");
+    export_tournament_name("; name = nope\n[tournament]\npairs = 5\nname = quick ; comment\n", "fallback", name,
+                           sizeof name);
+    assert_string_equal(name, "quick");
+    export_tournament_name("[engine name]\npath = x.ini\n", "fallback", name, sizeof name);
+    assert_string_equal(name, "fallback");
+    export_tournament_name(NULL, "fallback", name, sizeof name);
+    assert_string_equal(name, "fallback");
+}
+
+static void test_strength_on_the_runner(void **state)
+{
+    (void)state;
+    StrengthOptions o;
+    memset(&o, 0, sizeof o);
+    o.check = STRENGTH_RANDOM;
+    engine_default(&o.engine);
+    o.games = 6;
+    o.seed = 3;
+    o.threads = 2;
+    StrengthResult r1, r2;
+    TvError err;
+    assert_int_equal(strength_run(&o, &r1, &err), TV_OK);
+    assert_int_equal(r1.stats.wins + r1.stats.draws + r1.stats.losses, 6);
+    assert_int_equal(strength_run(&o, &r2, &err), TV_OK);
+    assert_int_equal(r1.stats.wins, r2.stats.wins);
+    assert_int_equal(r1.stats.draws, r2.stats.draws);
+    assert_int_equal(r1.pass, r1.stats.score >= 0.95);
+    assert_string_equal(r1.title, "depth 3 vs random mover");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_digest_and_tgn),
+        cmocka_unit_test(test_tournament_name),
+        cmocka_unit_test(test_strength_on_the_runner),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
