@@ -18,7 +18,7 @@ static const char PLAY_HELP[] =
     "                    [--tfen TFEN] [--option NAME=VALUE]...\n"
     "\n"
     "Play the engine in the terminal. You take White unless --black is given.\n"
-    "Type moves in the notation of RULES.md (e2-e4, b2(1)-g7, 0-0), or:\n"
+    "Type moves in the notation of docs/rules.md (e2-e4, b2(1)-g7, 0-0), or:\n"
     "  moves      list your legal moves\n"
     "  undo       take back your last move (and the engine's reply)\n"
     "  show SQ    the whole stack on a square, top first (show e4)\n"

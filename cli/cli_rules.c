@@ -126,7 +126,7 @@ static const char MOVES_HELP[] =
     "usage: tavreli moves [--option NAME=VALUE]... [--plain] TFEN\n"
     "\n"
     "Prints the legal moves of TFEN ('startpos' for the start position), one per\n"
-    "line, sorted, in the notation of RULES.md section 11: from-to, from(k)-to for\n"
+    "line, sorted, in the notation of docs/rules.md section 11: from-to, from(k)-to for\n"
     "a split of the top k tavrels, 0-0 / 0-0-0, with '+' after a checking move and\n"
     "'x' after a mating one (--plain leaves the suffixes out).\n";
 
@@ -174,7 +174,7 @@ static const char REPLAY_HELP[] =
     "usage: tavreli replay [--option NAME=VALUE]... [--tfen TFEN] [--lenient] MOVE...\n"
     "       tavreli replay [--lenient] --file FILE\n"
     "\n"
-    "Plays the moves (RULES.md section 11 notation; move numbers, annotations\n"
+    "Plays the moves (docs/rules.md section 11 notation; move numbers, annotations\n"
     "and a result token are allowed) and prints the final TFEN on a line of its\n"
     "own, then the game state: checkmate, stalemate, repetition or ongoing.\n"
     "With --file, FILE holds games (TGN, or one game a line as 'id | description |\n"

@@ -203,7 +203,7 @@ const CliCommand CLI_SELFPLAY = {"selfplay", SELFPLAY_HELP, SELFPLAY_FLAGS, run_
 static const char EXPORT_HELP[] =
     "usage: tavreli export FILE.h5 [--tgn OUT.tgn] [--digest OUT.txt]\n"
     "\n"
-    "--tgn writes every game of a self-play store as TGN records (RULES.md section\n"
+    "--tgn writes every game of a self-play store as TGN records (docs/rules.md section\n"
     "13), in game-index order, with Event, Round (game index), White, Black, Result,\n"
     "Termination, Options and TFEN (when not the start position) tags.\n"
     "\n"

@@ -45,7 +45,7 @@ static const char USAGE[] =
     "  strength [--check random|depth|all] [--games N]\n"
     "          paired games: depth 3 vs a random mover, depth 4 vs depth 2\n"
     "\n"
-    "TFEN may be the word 'startpos'. Options (RULES.md section 10):\n"
+    "TFEN may be the word 'startpos'. Options (docs/rules.md section 10):\n"
     "  slide_over_own=no|yes  enpassant=combatant|any  ending=checkmate|capture\n"
     "\n"
     "Run 'tavreli COMMAND --help' for a command's details.\n";

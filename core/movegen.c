@@ -1,4 +1,4 @@
-/* movegen.c: legal move generation (RULES.md sections 4-8, options of 10).
+/* movegen.c: legal move generation (docs/rules.md sections 4-8, options of 10).
  *
  * Every own stack yields, for each square its top tavrel (the mover) can
  * reach, one move per count k = 1..height.  All k share the mover's pattern

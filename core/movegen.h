@@ -1,4 +1,4 @@
-/* movegen.h: legal move generation (RULES.md sections 4-8). */
+/* movegen.h: legal move generation (docs/rules.md sections 4-8). */
 #ifndef TAVRELI_MOVEGEN_H
 #define TAVRELI_MOVEGEN_H
 

@@ -1,4 +1,4 @@
-/* notation.c: writing and reading moves (RULES.md section 11).
+/* notation.c: writing and reading moves (docs/rules.md section 11).
  *
  * Reading goes in three steps: the text is normalised (in lenient mode the
  * published slips are mended: upper-case files, a Cyrillic 'с' for 'c', a

@@ -1,4 +1,4 @@
-/* notation.h: move notation (RULES.md section 11). */
+/* notation.h: move notation (docs/rules.md section 11). */
 #ifndef TAVRELI_NOTATION_H
 #define TAVRELI_NOTATION_H
 
@@ -9,7 +9,7 @@
 
 /* Writes m (legal in p) as `from-to`, `from(k)-to` (k below the height),
  * `0-0` or `0-0-0`.  With suffix true, appends `+` when the move gives check
- * and `x` when it mates (the writer's convention of RULES.md section 11).
+ * and `x` when it mates (the writer's convention of docs/rules.md section 11).
  * Returns buf (size n >= TV_MOVE_STR_MAX). */
 char *move_to_str(const Position *p, const Options *o, Move m, bool suffix, char *buf, size_t n);
 

@@ -1,5 +1,5 @@
 /* position.c: stacks, derived bitboards, Zobrist hashing, attacks and
- * make/unmake.  RULES.md sections 3, 4, 6 (promotion, demotion), 7 and 8. */
+ * make/unmake.  docs/rules.md sections 3, 4, 6 (promotion, demotion), 7 and 8. */
 #include "position.h"
 
 #include <stdio.h>

@@ -47,7 +47,7 @@ typedef struct {
 /* Empties the board: no tavrels, White to move, no rights, counters 0 1. */
 void pos_clear(Position *p);
 
-/* Sets the start position (RULES.md section 2). */
+/* Sets the start position (docs/rules.md section 2). */
 void pos_set_start(Position *p);
 
 /* Puts tavrel t on top of square s during set-up.  Call pos_refresh after
@@ -61,7 +61,7 @@ void pos_refresh(Position *p);
 /* The Zobrist hash computed from scratch; equals p->hash in a sound position.
  * It covers every tavrel's colour, kind, destiny, promoted and moved state on
  * every square and level, the side to move, castling rights and the
- * en-passant square (RULES.md section 9). */
+ * en-passant square (docs/rules.md section 9). */
 uint64_t pos_compute_hash(const Position *p);
 
 /* Checks that every derived field agrees with the stacks.  On failure writes
@@ -89,11 +89,11 @@ static inline Tavrel pos_at_from_top(const Position *p, Square s, int i)
 int pos_tavrel_count(const Position *p);
 
 /* Attacks from square s by a tavrel of kind `kind` and colour `colour`, as
- * RULES.md section 8 defines them, with `blockers` the squares that stop a
+ * docs/rules.md section 8 defines them, with `blockers` the squares that stop a
  * slider. */
 Bitboard pos_attacks_of(Kind kind, int colour, Square s, Bitboard blockers);
 
-/* True when side `by` attacks square s in p (RULES.md section 8), under the
+/* True when side `by` attacks square s in p (docs/rules.md section 8), under the
  * given options (slide_over_own changes what blocks a slider). */
 bool pos_attacked(const Position *p, const Options *o, Square s, int by);
 

@@ -1,4 +1,4 @@
-/* record.c: game records (RULES.md sections 11 and 13): reading the
+/* record.c: game records (docs/rules.md sections 11 and 13): reading the
  * published one-game-a-line list and TGN, variant options, replaying a
  * movetext with every check (including threefold repetition), and writing
  * TGN. */

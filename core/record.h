@@ -1,7 +1,7 @@
 /* record.h: game records.  Two formats are read:
  *  - the published list (one game a line: `id | description | movetext`,
  *    lines starting with '#' are comments), as in tests/data/published.txt;
- *  - TGN (RULES.md section 13): PGN-shaped tag pairs then numbered movetext
+ *  - TGN (docs/rules.md section 13): PGN-shaped tag pairs then numbered movetext
  *    ending with a result token.
  * and TGN is written.  Replaying a record checks every move. */
 #ifndef TAVRELI_RECORD_H

@@ -1,4 +1,4 @@
-/* tfen.c: reading and writing TFEN (RULES.md sections 12 and 15).
+/* tfen.c: reading and writing TFEN (docs/rules.md sections 12 and 15).
  *
  * The reader works on the text as it is (no copies), checks every character
  * against the grammar, and reports the first error with the field and the
@@ -18,7 +18,7 @@ static const char *const tfen_field_names[TFEN_FIELD_COUNT + 1] = {
 /* Letters of the kinds, indexed by Kind (upper case = White). */
 static const char tfen_kind_letters[TV_KIND_COUNT] = {'?', 'K', 'Q', 'R', 'B', 'N', 'H', 'P'};
 
-/* The destiny of a combatant starting on each file (RULES.md section 2). */
+/* The destiny of a combatant starting on each file (docs/rules.md section 2). */
 static const Kind tfen_file_destiny[8] = {TV_WARRIOR, TV_HORSEMAN, TV_ARCHER, TV_PRINCE,
                                           TV_HELGI,   TV_ARCHER,   TV_HORSEMAN, TV_WARRIOR};
 

@@ -1,4 +1,4 @@
-/* tfen.h: reading and writing the position notation of RULES.md section 12. */
+/* tfen.h: reading and writing the position notation of docs/rules.md section 12. */
 #ifndef TAVRELI_TFEN_H
 #define TAVRELI_TFEN_H
 

@@ -114,7 +114,7 @@ typedef struct {
     Move moves[TV_MAX_MOVES];
 } MoveList;
 
-/* Variant options (RULES.md section 10).  Zero-initialised = the defaults. */
+/* Variant options (docs/rules.md section 10).  Zero-initialised = the defaults. */
 typedef enum { TV_EP_COMBATANT = 0, TV_EP_ANY = 1 } EnPassantOption;
 typedef enum { TV_ENDING_CHECKMATE = 0, TV_ENDING_CAPTURE = 1 } EndingOption;
 

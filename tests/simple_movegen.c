@@ -1,5 +1,5 @@
-/* simple_movegen.c: see simple_movegen.h.  Written from RULES.md only.
- * Every section reference below is to RULES.md. */
+/* simple_movegen.c: see simple_movegen.h.  Written from docs/rules.md only.
+ * Every section reference below is to docs/rules.md. */
 #include "simple_movegen.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* simple_movegen.h: a deliberately simple, independent Tavreli move generator
  * and perft, used only by the tests to cross-check the fast one in core/.
  *
- * It is written from RULES.md alone (sections 3-8, 10 and 15), never from
+ * It is written from docs/rules.md alone (sections 3-8, 10 and 15), never from
  * core/movegen.c or core/position.c.  It uses its own plain representation,
  * copy-make (every move is played on a copy), naive square-by-square ray
  * walking and legality by playing the move in full and scanning every
@@ -39,7 +39,7 @@ typedef struct {
  * Position. */
 void simple_from_position(const Position *p, SimplePos *sp);
 
-/* An independent minimal TFEN reader (RULES.md section 12) for well-formed
+/* An independent minimal TFEN reader (docs/rules.md section 12) for well-formed
  * input: returns false on anything it does not understand.  Lets the tests
  * check the simple generator without the core reader and cross-check
  * tfen_read. */
@@ -49,7 +49,7 @@ bool simple_from_tfen(const char *tfen, SimplePos *sp);
  * square.  On a difference writes it into why (when not NULL). */
 bool simple_equals_position(const SimplePos *sp, const Position *p, char *why, size_t why_len);
 
-/* True when side `by` attacks square x (RULES.md section 8). */
+/* True when side `by` attacks square x (docs/rules.md section 8). */
 bool simple_attacked(const SimplePos *sp, const Options *o, int x, int by);
 
 /* Under ending=capture: true when some Wizard is covered (the game is over). */

@@ -61,7 +61,7 @@ check "moves: notation" grep -qx "e2-e4" "$tmp/out"
 run moves '2(rPBnPNbPQ)5/8/8/8/8/8/8/K6k b - - 0 1'
 check "moves: split notation" grep -qx "c8(1)-c7" "$tmp/out"
 
-# RULES.md section 14: the seed game ends in checkmate.
+# docs/rules.md section 14: the seed game ends in checkmate.
 run replay g1-f3 f8-e7 d1-c1 g8-h6 c1-b2 0-0 'b2(1)-g7x'
 check "replay seed game: state" [ "$(last_line)" = checkmate ]
 check "replay seed game: final TFEN" [ "$(head -n 1 "$tmp/out")" = "rnbq1rk1/prpnpbpq(bph)pb(Qpn)pr/7n/8/8/5N2/PR(BPN)PBPQPHPBPNPR/RN2KB1R b KQ - 0 4" ]
@@ -90,7 +90,7 @@ run analyse --depth 3 startpos
 check "analyse: last line is bestmove" grep -q "^bestmove [a-h0]" <(last_line)
 check "analyse: one line per iteration" [ "$(grep -c '^depth [0-9]* score ' "$tmp/out")" = 3 ]
 run analyse --depth 2 'rnbq1rk1/prpnpbpq(bph)pbpnpr/7n/8/8/5N2/PR(QBPN)PBPQPHPBPNPR/RN2KB1R w KQ - 6 4'
-check "analyse finds the split mate of RULES.md 14" [ "$(last_line)" = "bestmove b2(1)-g7x" ]
+check "analyse finds the split mate of docs/rules.md 14" [ "$(last_line)" = "bestmove b2(1)-g7x" ]
 check "analyse reports the mate score" grep -q "score mate 1 " "$tmp/out"
 printf '[engine]\nname = x\n[weights]\ntempo = 5000\n' >"$tmp/bad.ini"
 run analyse --engine "$tmp/bad.ini" startpos

@@ -349,7 +349,7 @@ typedef struct {
 } MateCase;
 
 static const MateCase MATES[] = {
-    /* RULES.md section 14: the split b2(1)-g7 mates */
+    /* docs/rules.md section 14: the split b2(1)-g7 mates */
     {"rnbq1rk1/prpnpbpq(bph)pbpnpr/7n/8/8/5N2/PR(QBPN)PBPQPHPBPNPR/RN2KB1R w KQ - 6 4", 1, true},
     {"8/k7/2Q5/8/8/4K3/8/1BQ5 w - - 0 1", 2, false},
     {"4R3/4K3/6k1/8/8/5N2/Q7/8 w - - 0 1", 2, false},

@@ -1,4 +1,4 @@
-/* test_notation.c: move notation (RULES.md section 11). */
+/* test_notation.c: move notation (docs/rules.md section 11). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* test_perft.c: perft numbers of the start position (RULES.md section 14) and
+/* test_perft.c: perft numbers of the start position (docs/rules.md section 14) and
  * of every position of data/rules_cases.tsv, and the move breakdown of the
  * start position. */
 #include <setjmp.h>

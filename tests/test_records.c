@@ -1,4 +1,4 @@
-/* test_records.c: game records, replay and TGN (RULES.md sections 9, 11, 13). */
+/* test_records.c: game records, replay and TGN (docs/rules.md sections 9, 11, 13). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* test_rules.c: one hand-made position per rule of RULES.md (sections 3 to 10
+/* test_rules.c: one hand-made position per rule of docs/rules.md (sections 3 to 10
  * and the fine points of section 15), each with its exact list of legal moves
  * worked out by hand, read from data/rule_positions.txt.
  *

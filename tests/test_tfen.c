@@ -1,4 +1,4 @@
-/* test_tfen.c: TFEN reading and writing (RULES.md sections 12 and 15). */
+/* test_tfen.c: TFEN reading and writing (docs/rules.md sections 12 and 15). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
