@@ -1,0 +1,126 @@
+/* store_internal.h: what the files of the HDF5 store share.  The store is
+ * split by concern behind h5store.h:
+ *   store_schema.c  the datasets, their HDF5 types, attributes, error and
+ *                   property helpers;
+ *   store_write.c   creating, appending, closing, locking, resuming;
+ *   store_read.c    reading a store and checking what it holds;
+ *   store_merge.c   merging stores (and repairing one left by a crash).
+ * Included by those files only; everyone else uses h5store.h. */
+#ifndef TAVRELI_STORE_INTERNAL_H
+#define TAVRELI_STORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "h5store.h"
+
+/* Metadata read attempts in SWMR mode (reading or writing).  HDF5 retries a
+ * metadata block whose checksum fails, doubling a sleep from 1 ns, to wait
+ * for a live writer to finish it; its default of 100 attempts is an endless
+ * wait when the writer was killed.  30 attempts wait at most 2^30 ns, about
+ * a second, then fail with "incorrect metadata checksum". */
+#define SWMR_READ_ATTEMPTS 30
+
+/* ---- the datasets and their types (store_schema.c) ------------------------------------ */
+
+enum { DS_GAMES, DS_MOVES, DS_POSITIONS, DS_ENGINES, DS_COUNT };
+
+/* The dataset names, by DS_ index ("games", ...). */
+extern const char *const store_ds_name[DS_COUNT];
+
+typedef struct {
+    hid_t mem[DS_COUNT];  /* native layout of the structs */
+    hid_t file[DS_COUNT]; /* packed copies, as stored */
+    hid_t str_tfen, str_move, str_name, str_path, weights;
+} StoreTypes;
+
+/* Sets every id to invalid (so that store_types_free is always safe). */
+void store_types_init(StoreTypes *t);
+
+/* Makes the memory and file types of the four datasets; false on an HDF5
+ * error (then store_types_free releases what was made). */
+bool store_types_make(StoreTypes *t);
+
+/* Closes every type that was made and sets the ids to invalid. */
+void store_types_free(StoreTypes *t);
+
+/* ---- errors and HDF5 helpers (store_schema.c) ----------------------------------------- */
+
+/* tv_fail with the HDF5 detail appended: "PATH: WHAT (hdf5: DETAIL)". */
+TvStatus store_h5_fail(TvError *err, TvStatus st, const char *path, const char *what);
+
+/* Turns off HDF5's own error printing (libraries never print). */
+void store_quiet_hdf5(void);
+
+/* Closes *h with fn when valid and sets it to invalid. */
+void store_close_id(hid_t *h, herr_t (*fn)(hid_t));
+
+/* File access: latest library format and the SWMR metadata-retry bound
+ * (invalid id on failure). */
+hid_t store_fapl_latest(void);
+
+/* Dataset access: a chunk cache that holds the chunk being filled. */
+hid_t store_dapl_cached(void);
+
+/* Number of rows of an open 1-D dataset, or -1. */
+int64_t store_dataset_rows(hid_t ds);
+
+/* ---- attributes (store_schema.c) ------------------------------------------------------ */
+
+/* Creates a scalar variable-length UTF-8 string attribute; false on failure. */
+bool store_write_string_attr(hid_t obj, const char *name, const char *value);
+
+/* Creates a scalar little-endian int32 attribute; false on failure. */
+bool store_write_int_attr(hid_t obj, const char *name, int value);
+
+/* Creates the weight_names attribute (one string per evaluation weight). */
+bool store_write_weight_names(hid_t obj);
+
+/* Reads a scalar string attribute (variable or fixed length) into a heap
+ * string.  Returns NULL when missing or not a string. */
+char *store_read_string_attr(hid_t obj, const char *name);
+
+/* 1 when read, 0 when missing or not an integer, -1 on an HDF5 error. */
+int store_read_int_attr(hid_t obj, const char *name, int *value);
+
+/* ---- writing (store_write.c) ---------------------------------------------------------- */
+
+/* PATH.tmp on the heap (NULL when out of memory). */
+char *store_tmp_path(const char *path);
+
+/* Builds a complete store at `tmp` (truncating it) with SWMR writing
+ * started.  `display` names the store in messages.  On failure nothing is
+ * left at tmp. */
+TvStatus store_build(const char *tmp, const char *display, const StoredEngine *engines, int nengines,
+                     const char *tournament_ini, const char *options_str, const char *program_version,
+                     H5Store **out, TvError *err);
+
+/* Closes everything and frees s; returns false when closing the file failed. */
+bool store_release(H5Store *s);
+
+/* Takes a POSIX write lock on the whole file; returns the fd, or -1 with
+ * errno (EAGAIN or EACCES when another process holds it). */
+int store_lock_file(const char *path);
+
+/* The error for a failed store_lock_file (errno as it left it). */
+TvStatus store_lock_fail(const char *path, TvError *err);
+
+/* The error for a store made from another tournament INI. */
+TvStatus store_config_mismatch(const char *path, TvError *err);
+
+/* ---- reading and checking (store_read.c) ---------------------------------------------- */
+
+/* Opens a store file for reading: SWMR read first (a store being written or
+ * left by a crash), else plain read-only. */
+TvStatus store_open_read(const char *path, hid_t *file, TvError *err);
+
+/* Checks that `file` is a store of this schema: schema_version attribute
+ * and the four datasets. */
+TvStatus store_check_schema(hid_t file, const char *path, int *schema, TvError *err);
+
+/* The weights member of /engines must have EVAL_NWEIGHTS elements. */
+TvStatus store_check_weights(hid_t file, const char *path, TvError *err);
+
+#endif
