@@ -27,13 +27,25 @@
 
 enum { DS_GAMES, DS_MOVES, DS_POSITIONS, DS_ENGINES, DS_COUNT };
 
-/* The dataset names, by DS_ index ("games", ...). */
-extern const char *const store_ds_name[DS_COUNT];
+/* A dataset of the schema: one row is one struct of h5store.h; its members
+ * (struct StoreField, store_schema.c) are declared once there and give both
+ * the native and the packed file type. */
+typedef struct StoreField StoreField;
+typedef struct {
+    const char *name;         /* "games" for /games */
+    size_t row_size;          /* sizeof the struct of a row */
+    hsize_t chunk_rows;       /* rows per chunk */
+    const void *fill;         /* the fill value (a row never written), or NULL */
+    const StoreField *fields; /* the members, in stored order */
+    int nfields;
+} StoreDataset;
+
+/* The four datasets, by DS_ index. */
+extern const StoreDataset store_datasets[DS_COUNT];
 
 typedef struct {
     hid_t mem[DS_COUNT];  /* native layout of the structs */
     hid_t file[DS_COUNT]; /* packed copies, as stored */
-    hid_t str_tfen, str_move, str_name, str_path, weights;
 } StoreTypes;
 
 /* Sets every id to invalid (so that store_types_free is always safe). */
@@ -63,6 +75,11 @@ hid_t store_fapl_latest(void);
 
 /* Dataset access: a chunk cache that holds the chunk being filled. */
 hid_t store_dapl_cached(void);
+
+/* Creates the empty dataset `which` in file, extendible, chunked and
+ * compressed as the schema says (invalid id on failure, with err set;
+ * `path` names the store in messages). */
+hid_t store_create_dataset(hid_t file, int which, const StoreTypes *t, TvError *err, const char *path);
 
 /* Number of rows of an open 1-D dataset, or -1. */
 int64_t store_dataset_rows(hid_t ds);

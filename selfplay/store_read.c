@@ -92,8 +92,8 @@ TvStatus store_check_schema(hid_t file, const char *path, int *schema, TvError *
         goto done;
     }
     for (int i = 0; i < DS_COUNT; i++) {
-        if (H5Lexists(file, store_ds_name[i], H5P_DEFAULT) <= 0) {
-            st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (no /%s dataset)", path, store_ds_name[i]);
+        if (H5Lexists(file, store_datasets[i].name, H5P_DEFAULT) <= 0) {
+            st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (no /%s dataset)", path, store_datasets[i].name);
             goto done;
         }
     }

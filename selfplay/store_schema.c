@@ -17,41 +17,104 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Rows per chunk: 64-220 KB of raw data each (a /games row is ~270 bytes
+ * packed, /moves ~44, /positions ~213).  Every append rewrites the partly
+ * filled last chunk of each dataset, compressed, so its cost grows with the
+ * chunk size: chunks 4x larger made an append of 5 games ~6x slower. */
+#define CHUNK_GAMES 256
+#define CHUNK_MOVES 4096
+#define CHUNK_POSITIONS 1024
+#define CHUNK_ENGINES 64
+#define DEFLATE_LEVEL 4
 /* Chunk cache per dataset: holds the chunk being filled of each dataset. */
 #define CHUNK_CACHE_BYTES (4u << 20)
 #define CHUNK_CACHE_SLOTS 1031
 
-const char *const store_ds_name[DS_COUNT] = {"games", "moves", "positions", "engines"};
+/* ---- the datasets ---------------------------------------------------------------- */
+
+/* What a struct field is stored as: its C type picks the native HDF5 type
+ * (char arrays are fixed-length NUL-padded strings, int32_t arrays 1-D
+ * arrays of their length). */
+typedef enum {
+    FIELD_INT8,
+    FIELD_INT32,
+    FIELD_INT64,
+    FIELD_UINT64,
+    FIELD_FLOAT,
+    FIELD_DOUBLE,
+    FIELD_STRING,     /* char[N] */
+    FIELD_INT32_ARRAY /* int32_t[N] */
+} FieldKind;
+
+struct StoreField {
+    const char *name; /* the member name: the field name */
+    size_t offset;    /* offsetof the field in its struct */
+    size_t size;      /* sizeof the field */
+    FieldKind kind;
+};
+
+/* The kind of a field, from its C type; a field of any other type does not
+ * compile.  (_Generic sees an array as a pointer to its first element.) */
+#define FIELD_KIND(x)                                                                                                \
+    _Generic((x), int8_t: FIELD_INT8, int32_t: FIELD_INT32, int64_t: FIELD_INT64, uint64_t: FIELD_UINT64,           \
+             float: FIELD_FLOAT, double: FIELD_DOUBLE, char *: FIELD_STRING, int32_t *: FIELD_INT32_ARRAY)
+/* One member of a compound type: the field `f` of struct `st`. */
+#define FIELD(st, f) {#f, offsetof(st, f), sizeof ((st *)0)->f, FIELD_KIND(((st *)0)->f)}
+#define NFIELDS(a) ((int)(sizeof(a) / sizeof(a)[0]))
+
+/* The members of each dataset, in stored order (README.md, "Layout"). */
+static const StoreField GAME_FIELDS[] = {
+    FIELD(StoredGame, index),        FIELD(StoredGame, pairing),         FIELD(StoredGame, white),
+    FIELD(StoredGame, black),        FIELD(StoredGame, opening),         FIELD(StoredGame, start_tfen),
+    FIELD(StoredGame, result),       FIELD(StoredGame, termination),     FIELD(StoredGame, plies),
+    FIELD(StoredGame, seed),         FIELD(StoredGame, wall_time),       FIELD(StoredGame, move_offset),
+    FIELD(StoredGame, move_count),   FIELD(StoredGame, position_offset), FIELD(StoredGame, position_count),
+};
+static const StoreField MOVE_FIELDS[] = {
+    FIELD(StoredMove, game),  FIELD(StoredMove, ply),   FIELD(StoredMove, move),
+    FIELD(StoredMove, score), FIELD(StoredMove, depth), FIELD(StoredMove, nodes),
+};
+static const StoreField POSITION_FIELDS[] = {
+    FIELD(StoredPosition, game), FIELD(StoredPosition, ply),   FIELD(StoredPosition, tfen),
+    FIELD(StoredPosition, side), FIELD(StoredPosition, score), FIELD(StoredPosition, result),
+};
+static const StoreField ENGINE_FIELDS[] = {
+    FIELD(StoredEngine, name),  FIELD(StoredEngine, path),  FIELD(StoredEngine, weights),
+    FIELD(StoredEngine, depth), FIELD(StoredEngine, nodes), FIELD(StoredEngine, movetime_ms),
+};
+
+/* Fill values mark rows never written (game index -1). */
+static const StoredGame GAME_FILL = {.index = -1, .move_count = -1, .position_count = -1};
+static const StoredMove MOVE_FILL = {.game = -1};
+static const StoredPosition POSITION_FILL = {.game = -1};
+
+const StoreDataset store_datasets[DS_COUNT] = {
+    [DS_GAMES] = {"games", sizeof(StoredGame), CHUNK_GAMES, &GAME_FILL, GAME_FIELDS, NFIELDS(GAME_FIELDS)},
+    [DS_MOVES] = {"moves", sizeof(StoredMove), CHUNK_MOVES, &MOVE_FILL, MOVE_FIELDS, NFIELDS(MOVE_FIELDS)},
+    [DS_POSITIONS] = {"positions", sizeof(StoredPosition), CHUNK_POSITIONS, &POSITION_FILL, POSITION_FIELDS,
+                      NFIELDS(POSITION_FIELDS)},
+    [DS_ENGINES] = {"engines", sizeof(StoredEngine), CHUNK_ENGINES, NULL, ENGINE_FIELDS, NFIELDS(ENGINE_FIELDS)},
+};
 
 /* ---- HDF5 types ----------------------------------------------------------------- */
 
+/* Sets every id to invalid. */
 void store_types_init(StoreTypes *t)
 {
     for (int i = 0; i < DS_COUNT; i++)
         t->mem[i] = t->file[i] = H5I_INVALID_HID;
-    t->str_tfen = t->str_move = t->str_name = t->str_path = t->weights = H5I_INVALID_HID;
 }
 
-static void close_type(hid_t *h)
-{
-    if (*h >= 0)
-        H5Tclose(*h);
-    *h = H5I_INVALID_HID;
-}
-
+/* Closes the types that were made. */
 void store_types_free(StoreTypes *t)
 {
     for (int i = 0; i < DS_COUNT; i++) {
-        close_type(&t->mem[i]);
-        close_type(&t->file[i]);
+        store_close_id(&t->mem[i], H5Tclose);
+        store_close_id(&t->file[i], H5Tclose);
     }
-    close_type(&t->str_tfen);
-    close_type(&t->str_move);
-    close_type(&t->str_name);
-    close_type(&t->str_path);
-    close_type(&t->weights);
 }
 
+/* A fixed-length NUL-padded string type of n bytes (invalid on failure). */
 static hid_t fixed_string(size_t n)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
@@ -64,81 +127,60 @@ static hid_t fixed_string(size_t n)
     return t;
 }
 
-#define INS(type, st, field, h5t) ok = ok && H5Tinsert(type, #field, offsetof(st, field), h5t) >= 0
+/* The native type of a field: a new id the caller closes (invalid on failure). */
+static hid_t field_type(const StoreField *f)
+{
+    hsize_t n = f->size / sizeof(int32_t);
+    switch (f->kind) {
+    case FIELD_INT8:
+        return H5Tcopy(H5T_NATIVE_INT8);
+    case FIELD_INT32:
+        return H5Tcopy(H5T_NATIVE_INT32);
+    case FIELD_INT64:
+        return H5Tcopy(H5T_NATIVE_INT64);
+    case FIELD_UINT64:
+        return H5Tcopy(H5T_NATIVE_UINT64);
+    case FIELD_FLOAT:
+        return H5Tcopy(H5T_NATIVE_FLOAT);
+    case FIELD_DOUBLE:
+        return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case FIELD_STRING:
+        return fixed_string(f->size);
+    case FIELD_INT32_ARRAY:
+        return H5Tarray_create2(H5T_NATIVE_INT32, 1, &n);
+    }
+    return H5I_INVALID_HID;
+}
 
+/* The native compound type of dataset `which`: the struct's layout. */
+static hid_t compound_type(int which)
+{
+    const StoreDataset *d = &store_datasets[which];
+    hid_t t = H5Tcreate(H5T_COMPOUND, d->row_size);
+    for (int i = 0; t >= 0 && i < d->nfields; i++) {
+        hid_t ft = field_type(&d->fields[i]);
+        bool ok = ft >= 0 && H5Tinsert(t, d->fields[i].name, d->fields[i].offset, ft) >= 0;
+        if (ft >= 0)
+            H5Tclose(ft);
+        if (!ok)
+            store_close_id(&t, H5Tclose);
+    }
+    return t;
+}
+
+/* Each dataset's file type is its native type packed (no padding). */
 bool store_types_make(StoreTypes *t)
 {
-    bool ok = true;
-    hsize_t nw = EVAL_NWEIGHTS;
     store_types_init(t);
-    t->str_tfen = fixed_string(H5STORE_TFEN_LEN);
-    t->str_move = fixed_string(H5STORE_MOVE_LEN);
-    t->str_name = fixed_string(sizeof ((StoredEngine *)0)->name);
-    t->str_path = fixed_string(sizeof ((StoredEngine *)0)->path);
-    t->weights = H5Tarray_create2(H5T_NATIVE_INT32, 1, &nw);
-    if (t->str_tfen < 0 || t->str_move < 0 || t->str_name < 0 || t->str_path < 0 || t->weights < 0)
-        return false;
-
-    hid_t g = t->mem[DS_GAMES] = H5Tcreate(H5T_COMPOUND, sizeof(StoredGame));
-    if (g < 0)
-        return false;
-    INS(g, StoredGame, index, H5T_NATIVE_INT64);
-    INS(g, StoredGame, pairing, H5T_NATIVE_INT32);
-    INS(g, StoredGame, white, H5T_NATIVE_INT32);
-    INS(g, StoredGame, black, H5T_NATIVE_INT32);
-    INS(g, StoredGame, opening, H5T_NATIVE_INT32);
-    INS(g, StoredGame, start_tfen, t->str_tfen);
-    INS(g, StoredGame, result, H5T_NATIVE_INT8);
-    INS(g, StoredGame, termination, H5T_NATIVE_INT8);
-    INS(g, StoredGame, plies, H5T_NATIVE_INT32);
-    INS(g, StoredGame, seed, H5T_NATIVE_UINT64);
-    INS(g, StoredGame, wall_time, H5T_NATIVE_DOUBLE);
-    INS(g, StoredGame, move_offset, H5T_NATIVE_INT64);
-    INS(g, StoredGame, move_count, H5T_NATIVE_INT32);
-    INS(g, StoredGame, position_offset, H5T_NATIVE_INT64);
-    INS(g, StoredGame, position_count, H5T_NATIVE_INT32);
-
-    hid_t m = t->mem[DS_MOVES] = H5Tcreate(H5T_COMPOUND, sizeof(StoredMove));
-    if (m < 0)
-        return false;
-    INS(m, StoredMove, game, H5T_NATIVE_INT64);
-    INS(m, StoredMove, ply, H5T_NATIVE_INT32);
-    INS(m, StoredMove, move, t->str_move);
-    INS(m, StoredMove, score, H5T_NATIVE_INT32);
-    INS(m, StoredMove, depth, H5T_NATIVE_INT32);
-    INS(m, StoredMove, nodes, H5T_NATIVE_INT64);
-
-    hid_t p = t->mem[DS_POSITIONS] = H5Tcreate(H5T_COMPOUND, sizeof(StoredPosition));
-    if (p < 0)
-        return false;
-    INS(p, StoredPosition, game, H5T_NATIVE_INT64);
-    INS(p, StoredPosition, ply, H5T_NATIVE_INT32);
-    INS(p, StoredPosition, tfen, t->str_tfen);
-    INS(p, StoredPosition, side, H5T_NATIVE_INT8);
-    INS(p, StoredPosition, score, H5T_NATIVE_INT32);
-    INS(p, StoredPosition, result, H5T_NATIVE_FLOAT);
-
-    hid_t e = t->mem[DS_ENGINES] = H5Tcreate(H5T_COMPOUND, sizeof(StoredEngine));
-    if (e < 0)
-        return false;
-    INS(e, StoredEngine, name, t->str_name);
-    INS(e, StoredEngine, path, t->str_path);
-    INS(e, StoredEngine, weights, t->weights);
-    INS(e, StoredEngine, depth, H5T_NATIVE_INT32);
-    INS(e, StoredEngine, nodes, H5T_NATIVE_INT64);
-    INS(e, StoredEngine, movetime_ms, H5T_NATIVE_INT32);
-    if (!ok)
-        return false;
-
     for (int i = 0; i < DS_COUNT; i++) {
+        if ((t->mem[i] = compound_type(i)) < 0)
+            return false;
         t->file[i] = H5Tcopy(t->mem[i]);
         if (t->file[i] < 0 || H5Tpack(t->file[i]) < 0)
             return false;
     }
     return true;
 }
-
-#undef INS
 
 /* ---- errors ----------------------------------------------------------------------- */
 
@@ -203,6 +245,35 @@ hid_t store_dapl_cached(void)
         return H5I_INVALID_HID;
     }
     return dapl;
+}
+
+/* The dataset creation properties (chunks, shuffle + deflate, the fill
+ * value) are the schema's; so are its name and type. */
+hid_t store_create_dataset(hid_t file, int which, const StoreTypes *t, TvError *err, const char *path)
+{
+    const StoreDataset *d = &store_datasets[which];
+    hid_t ds = H5I_INVALID_HID, sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dapl = H5I_INVALID_HID;
+    hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = d->chunk_rows;
+    if ((sp = H5Screate_simple(1, &zero, &unlimited)) < 0 || (dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 ||
+        H5Pset_chunk(dcpl, 1, &chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0 ||
+        (d->fill && H5Pset_fill_value(dcpl, t->mem[which], d->fill) < 0) || (dapl = store_dapl_cached()) < 0) {
+        store_h5_fail(err, TV_ERR_IO, path, "cannot set up a dataset");
+        goto done;
+    }
+    ds = H5Dcreate2(file, d->name, t->file[which], sp, H5P_DEFAULT, dcpl, dapl);
+    if (ds < 0) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot create dataset /%s", d->name);
+        store_h5_fail(err, TV_ERR_IO, path, what);
+    }
+done:
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return ds;
 }
 
 /* ---- attributes ---------------------------------------------------------------------------- */

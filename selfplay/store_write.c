@@ -29,16 +29,6 @@
 #define H5STORE_PROGRAM_VERSION "0.1.0"
 #endif
 
-/* Rows per chunk: 64-220 KB of raw data each (a /games row is ~270 bytes
- * packed, /moves ~44, /positions ~213).  Every append rewrites the partly
- * filled last chunk of each dataset, compressed, so its cost grows with the
- * chunk size: chunks 4x larger made an append of 5 games ~6x slower. */
-#define CHUNK_GAMES 256
-#define CHUNK_MOVES 4096
-#define CHUNK_POSITIONS 1024
-#define CHUNK_ENGINES 64
-#define DEFLATE_LEVEL 4
-
 /* ---- the store handle ------------------------------------------------------------------ */
 
 struct H5Store {
@@ -115,33 +105,6 @@ TvStatus store_lock_fail(const char *path, TvError *err)
 
 /* ---- creating ------------------------------------------------------------------------------------ */
 
-static hid_t create_dataset(hid_t file, int which, const StoreTypes *t, hsize_t chunk, const void *fill,
-                            TvError *err, const char *path)
-{
-    hid_t ds = H5I_INVALID_HID, sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dapl = H5I_INVALID_HID;
-    hsize_t zero = 0, unlimited = H5S_UNLIMITED;
-    if ((sp = H5Screate_simple(1, &zero, &unlimited)) < 0 || (dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 ||
-        H5Pset_chunk(dcpl, 1, &chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0 ||
-        (fill && H5Pset_fill_value(dcpl, t->mem[which], fill) < 0) || (dapl = store_dapl_cached()) < 0) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot set up a dataset");
-        goto done;
-    }
-    ds = H5Dcreate2(file, store_ds_name[which], t->file[which], sp, H5P_DEFAULT, dcpl, dapl);
-    if (ds < 0) {
-        char what[64];
-        snprintf(what, sizeof what, "cannot create dataset /%s", store_ds_name[which]);
-        store_h5_fail(err, TV_ERR_IO, path, what);
-    }
-done:
-    if (dapl >= 0)
-        H5Pclose(dapl);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (sp >= 0)
-        H5Sclose(sp);
-    return ds;
-}
-
 /* Appends n rows of type `which` (memory layout) to dataset ds of current
  * extent *extent at row `at` (at <= *extent). */
 static bool write_rows(hid_t ds, hid_t memtype, hsize_t *extent, hsize_t at, const void *rows, hsize_t n)
@@ -215,22 +178,11 @@ TvStatus store_build(const char *tmp, const char *display, const StoredEngine *e
         store_h5_fail(err, TV_ERR_IO, tmp, "cannot create the HDF5 file");
         goto done;
     }
-    StoredGame gfill;
-    memset(&gfill, 0, sizeof gfill);
-    gfill.index = -1;
-    gfill.move_count = gfill.position_count = -1;
-    StoredMove mfill;
-    memset(&mfill, 0, sizeof mfill);
-    mfill.game = -1;
-    StoredPosition pfill;
-    memset(&pfill, 0, sizeof pfill);
-    pfill.game = -1;
-    if ((s->ds[DS_GAMES] = create_dataset(s->file, DS_GAMES, &s->types, CHUNK_GAMES, &gfill, err, display)) < 0 ||
-        (s->ds[DS_MOVES] = create_dataset(s->file, DS_MOVES, &s->types, CHUNK_MOVES, &mfill, err, display)) < 0 ||
-        (s->ds[DS_POSITIONS] =
-             create_dataset(s->file, DS_POSITIONS, &s->types, CHUNK_POSITIONS, &pfill, err, display)) < 0 ||
-        (eng = create_dataset(s->file, DS_ENGINES, &s->types, CHUNK_ENGINES, NULL, err, display)) < 0)
-        goto done;
+    for (int i = 0; i < DS_COUNT; i++) {
+        hid_t *ds = i == DS_ENGINES ? &eng : &s->ds[i];
+        if ((*ds = store_create_dataset(s->file, i, &s->types, err, display)) < 0)
+            goto done;
+    }
     if (!write_rows(eng, s->types.mem[DS_ENGINES], &eext, 0, engines, (hsize_t)nengines)) {
         store_h5_fail(err, TV_ERR_IO, display, "cannot write /engines");
         goto done;
@@ -495,7 +447,8 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
     }
     for (int i = 0; i < 3; i++) {
         int64_t n;
-        if ((s->ds[i] = H5Dopen2(s->file, store_ds_name[i], dapl)) < 0 || (n = store_dataset_rows(s->ds[i])) < 0) {
+        if ((s->ds[i] = H5Dopen2(s->file, store_datasets[i].name, dapl)) < 0 ||
+            (n = store_dataset_rows(s->ds[i])) < 0) {
             store_h5_fail(err, TV_ERR_IO, path, "cannot open the datasets");
             goto done;
         }
