@@ -278,79 +278,80 @@ done:
 
 /* ---- attributes ---------------------------------------------------------------------------- */
 
+/* Creates attribute `name` of obj holding n elements (n == 0: a scalar),
+ * of type ftype in the file, written from buf of type mtype. */
+static bool write_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, hsize_t n, const void *buf)
+{
+    bool ok = false;
+    hid_t sp = n == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL), a = H5I_INVALID_HID;
+    if (sp >= 0 && (a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0)
+        ok = H5Awrite(a, mtype, buf) >= 0;
+    store_close_id(&a, H5Aclose);
+    store_close_id(&sp, H5Sclose);
+    return ok;
+}
+
+/* Creates an attribute of variable-length UTF-8 strings: one (n == 0: a
+ * scalar) or an array of n. */
+static bool write_strings_attr(hid_t obj, const char *name, hsize_t n, const char *const *values)
+{
+    bool ok = false;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0)
+        ok = write_attr(obj, name, t, t, n, values);
+    store_close_id(&t, H5Tclose);
+    return ok;
+}
+
+/* A scalar variable-length UTF-8 string. */
 bool store_write_string_attr(hid_t obj, const char *name, const char *value)
 {
-    bool ok = false;
-    hid_t t = H5I_INVALID_HID, sp = H5I_INVALID_HID, a = H5I_INVALID_HID;
-    if ((t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-        goto done;
-    if ((sp = H5Screate(H5S_SCALAR)) < 0)
-        goto done;
-    if ((a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-        goto done;
-    if (H5Awrite(a, t, &value) < 0)
-        goto done;
-    ok = true;
-done:
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
-    return ok;
+    return write_strings_attr(obj, name, 0, &value);
 }
 
+/* A scalar int32, little-endian in the file. */
 bool store_write_int_attr(hid_t obj, const char *name, int value)
 {
-    bool ok = false;
     int32_t v = value;
-    hid_t sp = H5I_INVALID_HID, a = H5I_INVALID_HID;
-    if ((sp = H5Screate(H5S_SCALAR)) < 0)
-        goto done;
-    if ((a = H5Acreate2(obj, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-        goto done;
-    if (H5Awrite(a, H5T_NATIVE_INT32, &v) < 0)
-        goto done;
-    ok = true;
-done:
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    return ok;
+    return write_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, 0, &v);
 }
 
+/* "weight_names": the name of every evaluation weight, in weight order. */
 bool store_write_weight_names(hid_t obj)
 {
     bool ok = false;
-    hsize_t n = EVAL_NWEIGHTS;
     char(*names)[96] = calloc(EVAL_NWEIGHTS, sizeof *names);
     const char **ptrs = calloc(EVAL_NWEIGHTS, sizeof *ptrs);
-    hid_t t = H5I_INVALID_HID, sp = H5I_INVALID_HID, a = H5I_INVALID_HID;
-    if (!names || !ptrs)
-        goto done;
-    for (int i = 0; i < EVAL_NWEIGHTS; i++)
-        ptrs[i] = eval_weight_element_name(i, names[i], sizeof names[i]);
-    if ((t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-        goto done;
-    if ((sp = H5Screate_simple(1, &n, NULL)) < 0)
-        goto done;
-    if ((a = H5Acreate2(obj, "weight_names", t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-        goto done;
-    if (H5Awrite(a, t, ptrs) < 0)
-        goto done;
-    ok = true;
-done:
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
+    if (names && ptrs) {
+        for (int i = 0; i < EVAL_NWEIGHTS; i++)
+            ptrs[i] = eval_weight_element_name(i, names[i], sizeof names[i]);
+        ok = write_strings_attr(obj, "weight_names", EVAL_NWEIGHTS, ptrs);
+    }
     free(ptrs);
     free(names);
     return ok;
+}
+
+/* Opens attribute `name` of obj when it holds one element of class cls:
+ * returns 1 with *a and *ft (its type) open for the caller to close; 0 when
+ * it is missing, of another class or not one element; -1 on an HDF5 error.
+ * On 0 and -1 nothing is left open. */
+static int open_one_attr(hid_t obj, const char *name, H5T_class_t cls, hid_t *a, hid_t *ft)
+{
+    int rc = -1;
+    hid_t sp = H5I_INVALID_HID;
+    htri_t ex = H5Aexists(obj, name);
+    *a = *ft = H5I_INVALID_HID;
+    if (ex <= 0)
+        return ex < 0 ? -1 : 0;
+    if ((*a = H5Aopen(obj, name, H5P_DEFAULT)) >= 0 && (*ft = H5Aget_type(*a)) >= 0 && (sp = H5Aget_space(*a)) >= 0)
+        rc = H5Tget_class(*ft) == cls && H5Sget_simple_extent_npoints(sp) == 1;
+    store_close_id(&sp, H5Sclose);
+    if (rc != 1) {
+        store_close_id(ft, H5Tclose);
+        store_close_id(a, H5Aclose);
+    }
+    return rc;
 }
 
 /* Reads a scalar string attribute (variable or fixed length) into a heap
@@ -358,13 +359,9 @@ done:
 char *store_read_string_attr(hid_t obj, const char *name)
 {
     char *out = NULL;
-    hid_t a = H5I_INVALID_HID, ft = H5I_INVALID_HID, mt = H5I_INVALID_HID, sp = H5I_INVALID_HID;
-    if (H5Aexists(obj, name) <= 0)
-        goto done;
-    if ((a = H5Aopen(obj, name, H5P_DEFAULT)) < 0 || (ft = H5Aget_type(a)) < 0 || H5Tget_class(ft) != H5T_STRING)
-        goto done;
-    if ((sp = H5Aget_space(a)) < 0 || H5Sget_simple_extent_npoints(sp) != 1)
-        goto done;
+    hid_t a, ft, mt = H5I_INVALID_HID;
+    if (open_one_attr(obj, name, H5T_STRING, &a, &ft) != 1)
+        return NULL;
     htri_t vl = H5Tis_variable_str(ft);
     H5T_cset_t cset = H5Tget_cset(ft);
     if (vl < 0 || cset < 0 || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_cset(mt, cset) < 0)
@@ -386,47 +383,26 @@ char *store_read_string_attr(hid_t obj, const char *name)
         out = buf;
     }
 done:
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (a >= 0)
-        H5Aclose(a);
+    store_close_id(&mt, H5Tclose);
+    store_close_id(&ft, H5Tclose);
+    store_close_id(&a, H5Aclose);
     return out;
 }
 
 /* 1 when read, 0 when missing or not an integer, -1 on an HDF5 error. */
 int store_read_int_attr(hid_t obj, const char *name, int *value)
 {
-    int rc = 0;
     int32_t v = 0;
-    hid_t a = H5I_INVALID_HID, ft = H5I_INVALID_HID, sp = H5I_INVALID_HID;
-    htri_t ex = H5Aexists(obj, name);
-    if (ex <= 0) {
-        rc = ex < 0 ? -1 : 0;
-        goto done;
+    hid_t a, ft;
+    int rc = open_one_attr(obj, name, H5T_INTEGER, &a, &ft);
+    if (rc == 1) {
+        if (H5Aread(a, H5T_NATIVE_INT32, &v) < 0)
+            rc = -1;
+        else
+            *value = v;
+        store_close_id(&ft, H5Tclose);
+        store_close_id(&a, H5Aclose);
     }
-    if ((a = H5Aopen(obj, name, H5P_DEFAULT)) < 0 || (ft = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0) {
-        rc = -1;
-        goto done;
-    }
-    if (H5Tget_class(ft) != H5T_INTEGER || H5Sget_simple_extent_npoints(sp) != 1)
-        goto done;
-    if (H5Aread(a, H5T_NATIVE_INT32, &v) < 0) {
-        rc = -1;
-        goto done;
-    }
-    *value = v;
-    rc = 1;
-done:
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (a >= 0)
-        H5Aclose(a);
     return rc;
 }
 
