@@ -16,13 +16,6 @@
 
 #include "h5store.h"
 
-/* Metadata read attempts in SWMR mode (reading or writing).  HDF5 retries a
- * metadata block whose checksum fails, doubling a sleep from 1 ns, to wait
- * for a live writer to finish it; its default of 100 attempts is an endless
- * wait when the writer was killed.  30 attempts wait at most 2^30 ns, about
- * a second, then fail with "incorrect metadata checksum". */
-#define SWMR_READ_ATTEMPTS 30
-
 /* ---- the datasets and their types (store_schema.c) ------------------------------------ */
 
 enum { DS_GAMES, DS_MOVES, DS_POSITIONS, DS_ENGINES, DS_COUNT };
@@ -69,9 +62,11 @@ void store_quiet_hdf5(void);
 /* Closes *h with fn when valid and sets it to invalid. */
 void store_close_id(hid_t *h, herr_t (*fn)(hid_t));
 
-/* File access: latest library format and the SWMR metadata-retry bound
- * (invalid id on failure). */
-hid_t store_fapl_latest(void);
+/* File access properties with what `flags` asks for (invalid id on
+ * failure): the latest file format, and the bound on SWMR metadata retries
+ * (a store whose writer was killed fails in about a second, not never). */
+enum { STORE_FAPL_LATEST = 1, STORE_FAPL_SWMR_RETRIES = 2 };
+hid_t store_fapl(int flags);
 
 /* Dataset access: a chunk cache that holds the chunk being filled. */
 hid_t store_dapl_cached(void);
@@ -83,6 +78,15 @@ hid_t store_create_dataset(hid_t file, int which, const StoreTypes *t, TvError *
 
 /* Number of rows of an open 1-D dataset, or -1. */
 int64_t store_dataset_rows(hid_t ds);
+
+/* Selects rows [at, at + n) of ds: *fs its file space with the rows
+ * selected, *ms a memory space of n rows, both for the caller to close;
+ * false on failure with nothing open. */
+bool store_select_rows(hid_t ds, hsize_t at, hsize_t n, hid_t *fs, hid_t *ms);
+
+/* Reads rows [start, start + n) of an open dataset into buf (memory type
+ * memtype); true at once when n is 0. */
+bool store_read_rows(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *buf);
 
 /* ---- attributes (store_schema.c) ------------------------------------------------------ */
 
@@ -117,15 +121,10 @@ TvStatus store_build(const char *tmp, const char *display, const StoredEngine *e
 /* Closes everything and frees s; returns false when closing the file failed. */
 bool store_release(H5Store *s);
 
-/* Takes a POSIX write lock on the whole file; returns the fd, or -1 with
- * errno (EAGAIN or EACCES when another process holds it). */
-int store_lock_file(const char *path);
-
-/* The error for a failed store_lock_file (errno as it left it). */
-TvStatus store_lock_fail(const char *path, TvError *err);
-
-/* The error for a store made from another tournament INI. */
-TvStatus store_config_mismatch(const char *path, TvError *err);
+/* Refuses (an error) a store that a live process is writing; otherwise
+ * TV_OK with *fd the lock on it for the caller to close, or -1 when it
+ * could not be taken for another reason (e.g. no such file). */
+TvStatus store_lock_unless_live(const char *path, int *fd, TvError *err);
 
 /* ---- reading and checking (store_read.c) ---------------------------------------------- */
 
@@ -139,5 +138,10 @@ TvStatus store_check_schema(hid_t file, const char *path, int *schema, TvError *
 
 /* The weights member of /engines must have EVAL_NWEIGHTS elements. */
 TvStatus store_check_weights(hid_t file, const char *path, TvError *err);
+
+/* TV_OK when a store's tournament_ini attribute (stored_ini) is the
+ * tournament's INI text (NULL: empty), else the "another configuration"
+ * error. */
+TvStatus store_check_config(const char *path, const char *stored_ini, const char *tournament_ini, TvError *err);
 
 #endif

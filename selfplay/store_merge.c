@@ -45,22 +45,6 @@ static bool same_engines(const StoreContents *a, const StoreContents *b)
 #define MERGE_BATCH 512
 #define MERGE_BLOCK_ROWS (1 << 18) /* rows of a `game` column read at once while checking */
 
-/* Reads rows [start, start + n) of an open dataset into buf. */
-static bool read_range(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *buf)
-{
-    if (n == 0)
-        return true;
-    hsize_t at = (hsize_t)start, count = (hsize_t)n;
-    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &count, NULL);
-    bool ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &count, NULL) >= 0 &&
-              H5Dread(ds, memtype, ms, fs, H5P_DEFAULT, buf) >= 0;
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    return ok;
-}
-
 /* One input of a merge: its games (read whole) and its open row datasets. */
 typedef struct {
     StoreContents c; /* metadata and games; no moves or positions */
@@ -94,7 +78,7 @@ static TvStatus merge_check_rows(MergeInput *in, const char *path, TvError *err)
                 if (r >= block_start + block_n) {
                     block_start = r;
                     block_n = end - r < MERGE_BLOCK_ROWS ? end - r : MERGE_BLOCK_ROWS;
-                    if (!read_range(in->ds[k], t, block_start, block_n, col)) {
+                    if (!store_read_rows(in->ds[k], t, block_start, block_n, col)) {
                         st = store_h5_fail(err, TV_ERR_IO, path,
                                            k == 0 ? "cannot read /moves" : "cannot read /positions");
                         goto done;
@@ -136,9 +120,8 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
         *ngames_out = 0;
     if (ninputs < 1)
         return tv_fail(err, TV_ERR_ARG, "%s: nothing to merge", out_path);
-    if (access(out_path, F_OK) == 0 && (lock_fd = store_lock_file(out_path)) < 0 &&
-        (errno == EAGAIN || errno == EACCES))
-        return store_lock_fail(out_path, err);
+    if ((st = store_lock_unless_live(out_path, &lock_fd, err)) != TV_OK)
+        return st;
     if (!(in = calloc((size_t)ninputs, sizeof *in)) || !store_types_make(&types) || (dapl = store_dapl_cached()) < 0) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
         goto done;
@@ -149,10 +132,8 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
     for (int i = 0; i < ninputs; i++) {
         if ((st = h5store_read(inputs[i], false, false, &in[i].c, err)) != TV_OK)
             goto done;
-        if (strcmp(in[i].c.tournament_ini, tournament_ini ? tournament_ini : "") != 0) {
-            st = store_config_mismatch(inputs[i], err);
+        if ((st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
             goto done;
-        }
         if (!same_engines(&in[0].c, &in[i].c)) {
             st = tv_fail(err, TV_ERR_ARG,
                          "%s and %s hold different engine versions (an engine INI changed between runs?); "
@@ -219,8 +200,8 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
                 continue;
             const MergeInput *src = &in[refs[k].input];
             const StoredGame *g = &src->c.games[refs[k].row];
-            if (!read_range(src->ds[0], types.mem[DS_MOVES], g->move_offset, g->move_count, &bm[nm]) ||
-                !read_range(src->ds[1], types.mem[DS_POSITIONS], g->position_offset, g->position_count, &bp[np])) {
+            if (!store_read_rows(src->ds[0], types.mem[DS_MOVES], g->move_offset, g->move_count, &bm[nm]) ||
+                !store_read_rows(src->ds[1], types.mem[DS_POSITIONS], g->position_offset, g->position_count, &bp[np])) {
                 st = store_h5_fail(err, TV_ERR_IO, inputs[refs[k].input], "cannot read a game's moves and positions");
                 break;
             }

@@ -50,11 +50,8 @@ TvStatus store_open_read(const char *path, hid_t *file, TvError *err)
 {
     if (access(path, R_OK) != 0)
         return tv_fail(err, TV_ERR_IO, "cannot open store %s: %s", path, strerror(errno));
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS) >= 0)
-        *file = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
-    else
-        *file = H5I_INVALID_HID;
+    hid_t fapl = store_fapl(STORE_FAPL_SWMR_RETRIES);
+    *file = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl) : H5I_INVALID_HID;
     if (fapl >= 0)
         H5Pclose(fapl);
     if (*file < 0)
@@ -105,39 +102,30 @@ done:
     return st;
 }
 
-/* Reads rows [0, n) of dataset `name` into a new heap array (NULL with *ok
- * false on failure; NULL with *ok true when n is 0). */
-static void *read_rows(hid_t file, const char *name, hid_t memtype, size_t rowsize, int64_t n, bool *ok)
+/* Reads rows [0, n) of dataset `which` into a new heap array (NULL when n
+ * is 0), setting *st; `path` names the store in messages. */
+static void *read_dataset(hid_t file, int which, const StoreTypes *t, int64_t n, const char *path, TvStatus *st,
+                          TvError *err)
 {
-    void *buf = NULL;
-    hid_t ds = H5I_INVALID_HID, fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
-    hsize_t start = 0, count = (hsize_t)n;
-    *ok = false;
-    if (n == 0) {
-        *ok = true;
+    const StoreDataset *d = &store_datasets[which];
+    void *rows = NULL;
+    hid_t ds = H5I_INVALID_HID;
+    *st = TV_OK;
+    if (n == 0)
         return NULL;
+    if (!(rows = calloc((size_t)n, d->row_size)) || (ds = H5Dopen2(file, d->name, H5P_DEFAULT)) < 0 ||
+        !store_read_rows(ds, t->mem[which], 0, n, rows)) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot read /%s", d->name);
+        *st = store_h5_fail(err, TV_ERR_IO, path, what);
+        free(rows);
+        rows = NULL;
     }
-    if (!(buf = calloc((size_t)n, rowsize)))
-        goto done;
-    if ((ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0 || (fs = H5Dget_space(ds)) < 0 ||
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
-        (ms = H5Screate_simple(1, &count, NULL)) < 0 || H5Dread(ds, memtype, ms, fs, H5P_DEFAULT, buf) < 0)
-        goto done;
-    *ok = true;
-done:
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    if (ds >= 0)
-        H5Dclose(ds);
-    if (!*ok) {
-        free(buf);
-        buf = NULL;
-    }
-    return buf;
+    store_close_id(&ds, H5Dclose);
+    return rows;
 }
 
+/* Number of rows of dataset `name` of file, or -1. */
 static int64_t rows_of(hid_t file, const char *name)
 {
     hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
@@ -181,6 +169,16 @@ done:
     return st;
 }
 
+TvStatus store_check_config(const char *path, const char *stored_ini, const char *tournament_ini, TvError *err)
+{
+    if (strcmp(stored_ini, tournament_ini ? tournament_ini : "") == 0)
+        return TV_OK;
+    return tv_fail(err, TV_ERR_ARG,
+                   "%s: the store was made by another configuration (its tournament INI differs); "
+                   "use --force to start a new store",
+                   path);
+}
+
 /* The number of leading games that are complete: offsets chained from 0,
  * counts non-negative, rows present in /moves and /positions. */
 static int64_t complete_games(const StoredGame *g, int64_t n, int64_t nmoves_rows, int64_t npos_rows)
@@ -201,7 +199,6 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
     TvStatus st = TV_ERR_IO;
     hid_t file = H5I_INVALID_HID, root = H5I_INVALID_HID;
     StoreTypes t;
-    bool ok;
     store_types_init(&t);
     store_quiet_hdf5();
     memset(out, 0, sizeof *out);
@@ -232,24 +229,20 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
     int64_t ne = rows_of(file, "engines"), ng = rows_of(file, "games"), nm = rows_of(file, "moves"),
             np = rows_of(file, "positions");
     if (ne < 0 || ng < 0 || nm < 0 || np < 0) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot read the dataset sizes");
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot read the dataset sizes");
         goto done;
     }
     if (ne > 1000000) {
         st = tv_fail(err, TV_ERR_PARSE, "%s: %lld engines", path, (long long)ne);
         goto done;
     }
-    out->engines = read_rows(file, "engines", t.mem[DS_ENGINES], sizeof(StoredEngine), ne, &ok);
-    if (!ok) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot read /engines");
+    out->engines = read_dataset(file, DS_ENGINES, &t, ne, path, &st, err);
+    if (st != TV_OK)
         goto done;
-    }
     out->nengines = (int)ne;
-    out->games = read_rows(file, "games", t.mem[DS_GAMES], sizeof(StoredGame), ng, &ok);
-    if (!ok) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot read /games");
+    out->games = read_dataset(file, DS_GAMES, &t, ng, path, &st, err);
+    if (st != TV_OK)
         goto done;
-    }
     /* Keep the complete games only (a torn last append leaves rows that were
      * never written or point past the moves and positions). */
     out->ngames = complete_games(out->games, ng, nm, np);
@@ -260,19 +253,15 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
         need_p = last->position_offset + last->position_count;
     }
     if (with_moves) {
-        out->moves = read_rows(file, "moves", t.mem[DS_MOVES], sizeof(StoredMove), need_m, &ok);
-        if (!ok) {
-            store_h5_fail(err, TV_ERR_IO, path, "cannot read /moves");
+        out->moves = read_dataset(file, DS_MOVES, &t, need_m, path, &st, err);
+        if (st != TV_OK)
             goto done;
-        }
         out->nmoves = need_m;
     }
     if (with_positions) {
-        out->positions = read_rows(file, "positions", t.mem[DS_POSITIONS], sizeof(StoredPosition), need_p, &ok);
-        if (!ok) {
-            store_h5_fail(err, TV_ERR_IO, path, "cannot read /positions");
+        out->positions = read_dataset(file, DS_POSITIONS, &t, need_p, path, &st, err);
+        if (st != TV_OK)
             goto done;
-        }
         out->npositions = need_p;
     }
     /* Rows of a game must name it: a game whose moves or positions were not

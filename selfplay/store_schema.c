@@ -29,6 +29,12 @@
 /* Chunk cache per dataset: holds the chunk being filled of each dataset. */
 #define CHUNK_CACHE_BYTES (4u << 20)
 #define CHUNK_CACHE_SLOTS 1031
+/* Metadata read attempts in SWMR mode (reading or writing).  HDF5 retries a
+ * metadata block whose checksum fails, doubling a sleep from 1 ns, to wait
+ * for a live writer to finish it; its default of 100 attempts is an endless
+ * wait when the writer was killed.  30 attempts wait at most 2^30 ns, about
+ * a second, then fail with "incorrect metadata checksum". */
+#define SWMR_READ_ATTEMPTS 30
 
 /* ---- the datasets ---------------------------------------------------------------- */
 
@@ -222,13 +228,15 @@ void store_close_id(hid_t *h, herr_t (*fn)(hid_t))
     *h = H5I_INVALID_HID;
 }
 
-hid_t store_fapl_latest(void)
+/* STORE_FAPL_LATEST: the latest file format (SWMR needs it);
+ * STORE_FAPL_SWMR_RETRIES: at most SWMR_READ_ATTEMPTS metadata reads. */
+hid_t store_fapl(int flags)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
         return fapl;
-    if (H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
-        H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS) < 0) {
+    if (((flags & STORE_FAPL_LATEST) && H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0) ||
+        ((flags & STORE_FAPL_SWMR_RETRIES) && H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS) < 0)) {
         H5Pclose(fapl);
         return H5I_INVALID_HID;
     }
@@ -420,3 +428,30 @@ int64_t store_dataset_rows(hid_t ds)
     return n == (hsize_t)-1 ? -1 : (int64_t)n;
 }
 
+/* Selects rows [at, at + n) of ds: *fs its file space with the rows
+ * selected, *ms a memory space of n rows, both for the caller to close;
+ * false on failure with nothing open. */
+bool store_select_rows(hid_t ds, hsize_t at, hsize_t n, hid_t *fs, hid_t *ms)
+{
+    *ms = H5I_INVALID_HID;
+    if ((*fs = H5Dget_space(ds)) >= 0 && H5Sselect_hyperslab(*fs, H5S_SELECT_SET, &at, NULL, &n, NULL) >= 0 &&
+        (*ms = H5Screate_simple(1, &n, NULL)) >= 0)
+        return true;
+    store_close_id(fs, H5Sclose);
+    return false;
+}
+
+/* Reads rows [start, start + n) of an open dataset into buf (memory type
+ * memtype); nothing to do when n is 0. */
+bool store_read_rows(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *buf)
+{
+    hid_t fs, ms;
+    if (n == 0)
+        return true;
+    if (!store_select_rows(ds, (hsize_t)start, (hsize_t)n, &fs, &ms))
+        return false;
+    bool ok = H5Dread(ds, memtype, ms, fs, H5P_DEFAULT, buf) >= 0;
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return ok;
+}

@@ -78,7 +78,7 @@ static H5Store *store_alloc(const char *path)
  * SWMR writing drops): a second writer, e.g. a second resumed run, is
  * refused instead of "repairing" a live store.  Returns the fd, or -1 with
  * errno (EAGAIN or EACCES when another process holds it). */
-int store_lock_file(const char *path)
+static int lock_file(const char *path)
 {
     int fd = open(path, O_RDWR);
     if (fd < 0)
@@ -96,21 +96,31 @@ int store_lock_file(const char *path)
     return fd;
 }
 
-TvStatus store_lock_fail(const char *path, TvError *err)
+/* The error for a failed lock_file (errno as it left it). */
+static TvStatus lock_fail(const char *path, TvError *err)
 {
     if (errno == EAGAIN || errno == EACCES)
         return tv_fail(err, TV_ERR_IO, "%s is being written by another process (a running tournament?)", path);
     return tv_fail(err, TV_ERR_IO, "cannot lock %s: %s", path, strerror(errno));
 }
 
+/* Only "another process holds the lock" refuses the store: a file that
+ * cannot be locked otherwise (or does not exist) is not live. */
+TvStatus store_lock_unless_live(const char *path, int *fd, TvError *err)
+{
+    *fd = lock_file(path);
+    if (*fd < 0 && (errno == EAGAIN || errno == EACCES))
+        return lock_fail(path, err);
+    return TV_OK;
+}
+
 /* ---- creating ------------------------------------------------------------------------------------ */
 
-/* Appends n rows of type `which` (memory layout) to dataset ds of current
- * extent *extent at row `at` (at <= *extent). */
+/* Writes n rows (memory type memtype) to dataset ds of current extent
+ * *extent at row `at` (at <= *extent), extending it as needed. */
 static bool write_rows(hid_t ds, hid_t memtype, hsize_t *extent, hsize_t at, const void *rows, hsize_t n)
 {
-    bool ok = false;
-    hid_t fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
+    hid_t fs, ms;
     if (n == 0)
         return true;
     if (at + n > *extent) {
@@ -119,17 +129,11 @@ static bool write_rows(hid_t ds, hid_t memtype, hsize_t *extent, hsize_t at, con
             return false;
         *extent = size;
     }
-    if ((fs = H5Dget_space(ds)) < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &n, NULL) < 0 ||
-        (ms = H5Screate_simple(1, &n, NULL)) < 0)
-        goto done;
-    if (H5Dwrite(ds, memtype, ms, fs, H5P_DEFAULT, rows) < 0)
-        goto done;
-    ok = true;
-done:
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
+    if (!store_select_rows(ds, at, n, &fs, &ms))
+        return false;
+    bool ok = H5Dwrite(ds, memtype, ms, fs, H5P_DEFAULT, rows) >= 0;
+    H5Sclose(ms);
+    H5Sclose(fs);
     return ok;
 }
 
@@ -170,7 +174,8 @@ TvStatus store_build(const char *tmp, const char *display, const StoredEngine *e
         }
         fclose(f);
     }
-    if ((fapl = store_fapl_latest()) < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0) {
+    if ((fapl = store_fapl(STORE_FAPL_LATEST | STORE_FAPL_SWMR_RETRIES)) < 0 ||
+        (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0) {
         store_h5_fail(err, TV_ERR_IO, display, "cannot set up the file properties");
         goto done;
     }
@@ -244,16 +249,9 @@ TvStatus h5store_create(const char *path, bool force, const StoredEngine *engine
                      path);
         goto done;
     }
-    if (force && access(path, F_OK) == 0) {
-        /* Never replace a store that a running tournament is writing. */
-        int fd = store_lock_file(path);
-        if (fd < 0 && (errno == EAGAIN || errno == EACCES)) {
-            st = store_lock_fail(path, err);
-            goto done;
-        }
-        if (fd >= 0)
-            close(fd);
-    }
+    /* Never replace a store that a running tournament is writing. */
+    if (force && access(path, F_OK) == 0 && (st = h5store_check_not_live(path, err)) != TV_OK)
+        goto done;
     if (!(tmp = store_tmp_path(path))) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
         goto done;
@@ -268,8 +266,8 @@ TvStatus h5store_create(const char *path, bool force, const StoredEngine *engine
         remove(tmp);
         goto done;
     }
-    if ((s->lock_fd = store_lock_file(path)) < 0) {
-        st = store_lock_fail(path, err);
+    if ((s->lock_fd = lock_file(path)) < 0) {
+        st = lock_fail(path, err);
         store_release(s);
         goto done;
     }
@@ -281,20 +279,19 @@ done:
 
 TvStatus h5store_check_not_live(const char *path, TvError *err)
 {
-    int fd = store_lock_file(path);
-    if (fd < 0 && (errno == EAGAIN || errno == EACCES))
-        return store_lock_fail(path, err);
+    int fd;
+    TvStatus st = store_lock_unless_live(path, &fd, err);
     if (fd >= 0)
         close(fd);
-    return TV_OK;
+    return st;
 }
 
 TvStatus h5store_remove(const char *path, TvError *err)
 {
-    int fd = store_lock_file(path);
-    if (fd < 0 && (errno == EAGAIN || errno == EACCES))
-        return store_lock_fail(path, err);
-    TvStatus st = TV_OK;
+    int fd;
+    TvStatus st = store_lock_unless_live(path, &fd, err);
+    if (st != TV_OK)
+        return st;
     if (remove(path) != 0 && errno != ENOENT)
         st = tv_fail(err, TV_ERR_IO, "cannot remove %s: %s", path, strerror(errno));
     if (fd >= 0)
@@ -377,14 +374,6 @@ TvStatus h5store_close(H5Store *s, TvError *err)
 
 /* ---- resuming ------------------------------------------------------------------------------------ */
 
-TvStatus store_config_mismatch(const char *path, TvError *err)
-{
-    return tv_fail(err, TV_ERR_ARG,
-                   "%s: the store was made by another configuration (its tournament INI differs); "
-                   "use --force to start a new store",
-                   path);
-}
-
 /* may_repair: a store left by a crash is first rewritten (a merge of one
  * input: the complete games, PATH.tmp renamed over PATH), then opened. */
 static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair, H5Store **out,
@@ -406,11 +395,11 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
         goto done;
     }
     /* Refuse a store that a live process is writing (it looks like a crashed one). */
-    if ((s->lock_fd = store_lock_file(path)) < 0) {
-        st = store_lock_fail(path, err);
+    if ((s->lock_fd = lock_file(path)) < 0) {
+        st = lock_fail(path, err);
         goto done;
     }
-    if ((fapl = store_fapl_latest()) < 0 || (dapl = store_dapl_cached()) < 0) {
+    if ((fapl = store_fapl(STORE_FAPL_LATEST | STORE_FAPL_SWMR_RETRIES)) < 0 || (dapl = store_dapl_cached()) < 0) {
         store_h5_fail(err, TV_ERR_IO, path, "cannot set up the file properties");
         goto done;
     }
@@ -437,19 +426,17 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
         st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (no tournament_ini attribute)", path);
         goto done;
     }
-    if (strcmp(ini, tournament_ini ? tournament_ini : "") != 0) {
-        st = store_config_mismatch(path, err);
+    if ((st = store_check_config(path, ini, tournament_ini, err)) != TV_OK)
         goto done;
-    }
     if (!store_types_make(&s->types)) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
         goto done;
     }
     for (int i = 0; i < 3; i++) {
         int64_t n;
         if ((s->ds[i] = H5Dopen2(s->file, store_datasets[i].name, dapl)) < 0 ||
             (n = store_dataset_rows(s->ds[i])) < 0) {
-            store_h5_fail(err, TV_ERR_IO, path, "cannot open the datasets");
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the datasets");
             goto done;
         }
         s->extent[i] = (hsize_t)n;
@@ -458,16 +445,8 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
     s->ngames = (int64_t)s->extent[DS_GAMES];
     if (s->ngames > 0) {
         StoredGame last;
-        hsize_t at = (hsize_t)s->ngames - 1, one = 1;
-        hid_t fs = H5Dget_space(s->ds[DS_GAMES]), ms = H5Screate_simple(1, &one, NULL);
-        bool ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &one, NULL) >= 0 &&
-                  H5Dread(s->ds[DS_GAMES], s->types.mem[DS_GAMES], ms, fs, H5P_DEFAULT, &last) >= 0;
-        if (ms >= 0)
-            H5Sclose(ms);
-        if (fs >= 0)
-            H5Sclose(fs);
-        if (!ok) {
-            store_h5_fail(err, TV_ERR_IO, path, "cannot read the last game");
+        if (!store_read_rows(s->ds[DS_GAMES], s->types.mem[DS_GAMES], s->ngames - 1, 1, &last)) {
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot read the last game");
             goto done;
         }
         s->nmoves = last.move_offset + last.move_count;
@@ -505,8 +484,8 @@ TvStatus h5store_set_attributes(const char *path, const char *const *names, cons
     TvStatus st = TV_OK;
     hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, root = H5I_INVALID_HID;
     store_quiet_hdf5();
-    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
-        (file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0 || (root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
+    if ((fapl = store_fapl(STORE_FAPL_LATEST)) < 0 || (file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0 ||
+        (root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the store to set its attributes");
         goto done;
     }
