@@ -11,14 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- merging --------------------------------------------------------------------------------------- */
-
+/* A game of an input: its index, the input and its row in the input's /games. */
 typedef struct {
     int64_t index;
     int input;
     int64_t row;
 } MergeRef;
 
+/* qsort order: by game index, then input, then row (the first input wins). */
 static int cmp_merge_ref(const void *a, const void *b)
 {
     const MergeRef *x = a, *y = b;
@@ -29,6 +29,7 @@ static int cmp_merge_ref(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
+/* Same engine versions: names, weights and limits (not the INI paths). */
 static bool same_engines(const StoreContents *a, const StoreContents *b)
 {
     if (a->nengines != b->nengines)
@@ -93,12 +94,13 @@ static TvStatus merge_check_rows(MergeInput *in, const char *path, TvError *err)
         in->c.ngames = keep;
     }
 done:
-    if (t >= 0)
-        H5Tclose(t);
+    store_close_id(&t, H5Tclose);
     free(col);
     return st;
 }
 
+/* Reads and checks each input's games, sorts them by index and writes them
+ * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path. */
 TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                        int64_t *ngames_out, TvError *err)
 {

@@ -15,6 +15,7 @@
 
 /* ---- reading ------------------------------------------------------------------------------------- */
 
+/* Frees every heap member and zeroes c (NULL is a no-op). */
 void h5store_contents_free(StoreContents *c)
 {
     if (!c)
@@ -160,15 +161,13 @@ TvStatus store_check_weights(hid_t file, const char *path, TvError *err)
     }
     st = TV_OK;
 done:
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (t >= 0)
-        H5Tclose(t);
-    if (ds >= 0)
-        H5Dclose(ds);
+    store_close_id(&mt, H5Tclose);
+    store_close_id(&t, H5Tclose);
+    store_close_id(&ds, H5Dclose);
     return st;
 }
 
+/* The INI text decides whether two runs are the same tournament. */
 TvStatus store_check_config(const char *path, const char *stored_ini, const char *tournament_ini, TvError *err)
 {
     if (strcmp(stored_ini, tournament_ini ? tournament_ini : "") == 0)
@@ -194,6 +193,8 @@ static int64_t complete_games(const StoredGame *g, int64_t n, int64_t nmoves_row
     return n;
 }
 
+/* Opens and checks the store, reads its attributes and rows and keeps the
+ * complete games (the file comment). */
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
@@ -210,11 +211,11 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
         goto done;
     st = TV_ERR_IO;
     if (!store_types_make(&t)) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
         goto done;
     }
     if ((root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot open the root group");
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the root group");
         goto done;
     }
     out->tournament_ini = store_read_string_attr(root, "tournament_ini");

@@ -275,12 +275,9 @@ hid_t store_create_dataset(hid_t file, int which, const StoreTypes *t, TvError *
         store_h5_fail(err, TV_ERR_IO, path, what);
     }
 done:
-    if (dapl >= 0)
-        H5Pclose(dapl);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (sp >= 0)
-        H5Sclose(sp);
+    store_close_id(&dapl, H5Pclose);
+    store_close_id(&dcpl, H5Pclose);
+    store_close_id(&sp, H5Sclose);
     return ds;
 }
 

@@ -34,10 +34,10 @@
 struct H5Store {
     char path[1024];
     hid_t file;
-    hid_t ds[3]; /* games, moves, positions */
+    hid_t ds[DS_ENGINES]; /* games, moves, positions: the datasets an append extends */
     StoreTypes types;
     int64_t ngames, nmoves, npositions; /* committed rows */
-    hsize_t extent[3];                  /* dataset sizes (may exceed committed rows after a failed append) */
+    hsize_t extent[DS_ENGINES];         /* dataset sizes (may exceed committed rows after a failed append) */
     double write_seconds;
     int lock_fd; /* holds a POSIX write lock on the file while it is open for appending */
 };
@@ -48,7 +48,7 @@ bool store_release(H5Store *s)
     bool ok = true;
     if (!s)
         return true;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < DS_ENGINES; i++)
         store_close_id(&s->ds[i], H5Dclose);
     store_types_free(&s->types);
     if (s->file >= 0 && H5Fclose(s->file) < 0)
@@ -60,6 +60,7 @@ bool store_release(H5Store *s)
     return ok;
 }
 
+/* A handle with nothing open, named `path` in messages (NULL when out of memory). */
 static H5Store *store_alloc(const char *path)
 {
     H5Store *s = calloc(1, sizeof *s);
@@ -68,7 +69,7 @@ static H5Store *store_alloc(const char *path)
     snprintf(s->path, sizeof s->path, "%s", path);
     s->file = H5I_INVALID_HID;
     s->lock_fd = -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < DS_ENGINES; i++)
         s->ds[i] = H5I_INVALID_HID;
     store_types_init(&s->types);
     return s;
@@ -137,6 +138,7 @@ static bool write_rows(hid_t ds, hid_t memtype, hsize_t *extent, hsize_t at, con
     return ok;
 }
 
+/* PATH.tmp: where a store is built before it is renamed to PATH. */
 char *store_tmp_path(const char *path)
 {
     size_t n = strlen(path) + 5;
@@ -149,8 +151,8 @@ char *store_tmp_path(const char *path)
 /* Builds a complete store at `tmp` (truncating it) with SWMR writing
  * started.  `display` names the store in messages. */
 TvStatus store_build(const char *tmp, const char *display, const StoredEngine *engines, int nengines,
-                            const char *tournament_ini, const char *options_str, const char *program_version,
-                            H5Store **out, TvError *err)
+                     const char *tournament_ini, const char *options_str, const char *program_version,
+                     H5Store **out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
     H5Store *s = store_alloc(display);
@@ -214,14 +216,10 @@ TvStatus store_build(const char *tmp, const char *display, const StoredEngine *e
     }
     st = TV_OK;
 done:
-    if (eng >= 0)
-        H5Dclose(eng);
-    if (root >= 0)
-        H5Gclose(root);
-    if (fcpl >= 0)
-        H5Pclose(fcpl);
-    if (fapl >= 0)
-        H5Pclose(fapl);
+    store_close_id(&eng, H5Dclose);
+    store_close_id(&root, H5Gclose);
+    store_close_id(&fcpl, H5Pclose);
+    store_close_id(&fapl, H5Pclose);
     if (st != TV_OK) {
         store_release(s);
         if (s)
@@ -232,6 +230,7 @@ done:
     return st;
 }
 
+/* Builds the store under PATH.tmp, renames it to PATH and locks it. */
 TvStatus h5store_create(const char *path, bool force, const StoredEngine *engines, int nengines,
                         const char *tournament_ini, const char *options_str, H5Store **out, TvError *err)
 {
@@ -277,6 +276,7 @@ done:
     return st;
 }
 
+/* Takes the lock and lets it go at once. */
 TvStatus h5store_check_not_live(const char *path, TvError *err)
 {
     int fd;
@@ -286,6 +286,7 @@ TvStatus h5store_check_not_live(const char *path, TvError *err)
     return st;
 }
 
+/* Holds the lock while removing, so a writer cannot start in between. */
 TvStatus h5store_remove(const char *path, TvError *err)
 {
     int fd;
@@ -301,6 +302,7 @@ TvStatus h5store_remove(const char *path, TvError *err)
 
 /* ---- appending ------------------------------------------------------------------------------------ */
 
+/* The commit protocol of the file comment: rows, flush, /games, flush. */
 TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredMove *moves,
                         const StoredPosition *positions, TvError *err)
 {
@@ -355,11 +357,13 @@ done:
     return st;
 }
 
+/* 0 for no store. */
 double h5store_write_seconds(const H5Store *s)
 {
     return s ? s->write_seconds : 0.0;
 }
 
+/* Closes and frees s (also on failure); NULL is a no-op. */
 TvStatus h5store_close(H5Store *s, TvError *err)
 {
     if (!s)
@@ -374,8 +378,9 @@ TvStatus h5store_close(H5Store *s, TvError *err)
 
 /* ---- resuming ------------------------------------------------------------------------------------ */
 
-/* may_repair: a store left by a crash is first rewritten (a merge of one
- * input: the complete games, PATH.tmp renamed over PATH), then opened. */
+/* h5store_open_append; may_repair: a store left by a crash is first
+ * rewritten (a merge of one input: the complete games, PATH.tmp renamed
+ * over PATH), then opened. */
 static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair, H5Store **out,
                             TvError *err)
 {
@@ -432,7 +437,7 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
         goto done;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < DS_ENGINES; i++) {
         int64_t n;
         if ((s->ds[i] = H5Dopen2(s->file, store_datasets[i].name, dapl)) < 0 ||
             (n = store_dataset_rows(s->ds[i])) < 0) {
@@ -462,22 +467,22 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
     st = TV_OK;
 done:
     free(ini);
-    if (root >= 0)
-        H5Gclose(root);
-    if (dapl >= 0)
-        H5Pclose(dapl);
-    if (fapl >= 0)
-        H5Pclose(fapl);
+    store_close_id(&root, H5Gclose);
+    store_close_id(&dapl, H5Pclose);
+    store_close_id(&fapl, H5Pclose);
     if (s)
         store_release(s);
     return st;
 }
 
+/* Repairs at most once: a repaired store that still cannot be opened is an error. */
 TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
 {
     return open_append(path, tournament_ini, true, out, err);
 }
 
+/* Opens the file normally (not SWMR), deletes each attribute that exists
+ * and writes it again as a string. */
 TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
                                 TvError *err)
 {
