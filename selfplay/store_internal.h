@@ -10,6 +10,7 @@
 #define TAVRELI_STORE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <hdf5.h>

@@ -190,6 +190,7 @@ bool store_types_make(StoreTypes *t)
 
 /* ---- errors ----------------------------------------------------------------------- */
 
+/* H5Ewalk2 callback: copies the innermost (first, walking upward) message. */
 static herr_t innermost_cb(unsigned n, const H5E_error2_t *e, void *data)
 {
     char *buf = data;
@@ -216,11 +217,13 @@ TvStatus store_h5_fail(TvError *err, TvStatus st, const char *path, const char *
     return tv_fail(err, st, "%s: %s", path, what);
 }
 
+/* HDF5 prints its error stack by default; ours go into TvError. */
 void store_quiet_hdf5(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* Safe on an invalid id, and on the same id twice. */
 void store_close_id(hid_t *h, herr_t (*fn)(hid_t))
 {
     if (*h >= 0)
@@ -243,6 +246,7 @@ hid_t store_fapl(int flags)
     return fapl;
 }
 
+/* CHUNK_CACHE_SLOTS slots, CHUNK_CACHE_BYTES bytes, full chunks evicted first. */
 hid_t store_dapl_cached(void)
 {
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
