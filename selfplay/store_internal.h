@@ -1,0 +1,148 @@
+/* store_internal.h: what the files of the HDF5 store share.  The store is
+ * split by concern behind h5store.h:
+ *   store_schema.c  the datasets, their HDF5 types, attributes, error and
+ *                   property helpers;
+ *   store_write.c   creating, appending, closing, locking, resuming;
+ *   store_read.c    reading a store and checking what it holds;
+ *   store_merge.c   merging stores (and repairing one left by a crash).
+ * Included by those files only; everyone else uses h5store.h. */
+#ifndef TAVRELI_STORE_INTERNAL_H
+#define TAVRELI_STORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "h5store.h"
+
+/* ---- the datasets and their types (store_schema.c) ------------------------------------ */
+
+enum { DS_GAMES, DS_MOVES, DS_POSITIONS, DS_ENGINES, DS_COUNT };
+
+/* A dataset of the schema: one row is one struct of h5store.h; its members
+ * (struct StoreField, store_schema.c) are declared once there and give both
+ * the native and the packed file type. */
+typedef struct StoreField StoreField;
+typedef struct {
+    const char *name;         /* "games" for /games */
+    size_t row_size;          /* sizeof the struct of a row */
+    hsize_t chunk_rows;       /* rows per chunk */
+    const void *fill;         /* the fill value (a row never written), or NULL */
+    const StoreField *fields; /* the members, in stored order */
+    int nfields;
+} StoreDataset;
+
+/* The four datasets, by DS_ index. */
+extern const StoreDataset store_datasets[DS_COUNT];
+
+typedef struct {
+    hid_t mem[DS_COUNT];  /* native layout of the structs */
+    hid_t file[DS_COUNT]; /* packed copies, as stored */
+} StoreTypes;
+
+/* Sets every id to invalid (so that store_types_free is always safe). */
+void store_types_init(StoreTypes *t);
+
+/* Makes the memory and file types of the four datasets; false on an HDF5
+ * error (then store_types_free releases what was made). */
+bool store_types_make(StoreTypes *t);
+
+/* Closes every type that was made and sets the ids to invalid. */
+void store_types_free(StoreTypes *t);
+
+/* ---- errors and HDF5 helpers (store_schema.c) ----------------------------------------- */
+
+/* tv_fail with the HDF5 detail appended: "PATH: WHAT (hdf5: DETAIL)". */
+TvStatus store_h5_fail(TvError *err, TvStatus st, const char *path, const char *what);
+
+/* Turns off HDF5's own error printing (libraries never print). */
+void store_quiet_hdf5(void);
+
+/* Closes *h with fn when valid and sets it to invalid. */
+void store_close_id(hid_t *h, herr_t (*fn)(hid_t));
+
+/* File access properties with what `flags` asks for (invalid id on
+ * failure): the latest file format, and the bound on SWMR metadata retries
+ * (a store whose writer was killed fails in about a second, not never). */
+enum { STORE_FAPL_LATEST = 1, STORE_FAPL_SWMR_RETRIES = 2 };
+hid_t store_fapl(int flags);
+
+/* Dataset access: a chunk cache that holds the chunk being filled. */
+hid_t store_dapl_cached(void);
+
+/* Creates the empty dataset `which` in file, extendible, chunked and
+ * compressed as the schema says (invalid id on failure, with err set;
+ * `path` names the store in messages). */
+hid_t store_create_dataset(hid_t file, int which, const StoreTypes *t, TvError *err, const char *path);
+
+/* Number of rows of an open 1-D dataset, or -1. */
+int64_t store_dataset_rows(hid_t ds);
+
+/* Selects rows [at, at + n) of ds: *fs its file space with the rows
+ * selected, *ms a memory space of n rows, both for the caller to close;
+ * false on failure with nothing open. */
+bool store_select_rows(hid_t ds, hsize_t at, hsize_t n, hid_t *fs, hid_t *ms);
+
+/* Reads rows [start, start + n) of an open dataset into buf (memory type
+ * memtype); true at once when n is 0. */
+bool store_read_rows(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *buf);
+
+/* ---- attributes (store_schema.c) ------------------------------------------------------ */
+
+/* Creates a scalar variable-length UTF-8 string attribute; false on failure. */
+bool store_write_string_attr(hid_t obj, const char *name, const char *value);
+
+/* Creates a scalar little-endian int32 attribute; false on failure. */
+bool store_write_int_attr(hid_t obj, const char *name, int value);
+
+/* Creates the weight_names attribute (one string per evaluation weight). */
+bool store_write_weight_names(hid_t obj);
+
+/* Reads a scalar string attribute (variable or fixed length) into a heap
+ * string.  Returns NULL when missing or not a string. */
+char *store_read_string_attr(hid_t obj, const char *name);
+
+/* 1 when read, 0 when missing or not an integer, -1 on an HDF5 error. */
+int store_read_int_attr(hid_t obj, const char *name, int *value);
+
+/* ---- writing (store_write.c) ---------------------------------------------------------- */
+
+/* PATH.tmp on the heap (NULL when out of memory). */
+char *store_tmp_path(const char *path);
+
+/* Builds a complete store at `tmp` (truncating it) with SWMR writing
+ * started.  `display` names the store in messages.  On failure nothing is
+ * left at tmp. */
+TvStatus store_build(const char *tmp, const char *display, const StoredEngine *engines, int nengines,
+                     const char *tournament_ini, const char *options_str, const char *program_version,
+                     H5Store **out, TvError *err);
+
+/* Closes everything and frees s; returns false when closing the file failed. */
+bool store_release(H5Store *s);
+
+/* Refuses (an error) a store that a live process is writing; otherwise
+ * TV_OK with *fd the lock on it for the caller to close, or -1 when it
+ * could not be taken for another reason (e.g. no such file). */
+TvStatus store_lock_unless_live(const char *path, int *fd, TvError *err);
+
+/* ---- reading and checking (store_read.c) ---------------------------------------------- */
+
+/* Opens a store file for reading: SWMR read first (a store being written or
+ * left by a crash), else plain read-only. */
+TvStatus store_open_read(const char *path, hid_t *file, TvError *err);
+
+/* Checks that `file` is a store of this schema: schema_version attribute
+ * and the four datasets. */
+TvStatus store_check_schema(hid_t file, const char *path, int *schema, TvError *err);
+
+/* The weights member of /engines must have EVAL_NWEIGHTS elements. */
+TvStatus store_check_weights(hid_t file, const char *path, TvError *err);
+
+/* TV_OK when a store's tournament_ini attribute (stored_ini) is the
+ * tournament's INI text (NULL: empty), else the "another configuration"
+ * error. */
+TvStatus store_check_config(const char *path, const char *stored_ini, const char *tournament_ini, TvError *err);
+
+#endif

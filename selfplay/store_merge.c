@@ -1,0 +1,264 @@
+#define _POSIX_C_SOURCE 200809L
+/* store_merge.c: merging HDF5 stores into one (the parts of an MPI run, or a
+ * store left by a crash, which h5store_open_append repairs as a merge of one
+ * input).  Streams: the inputs' /games rows are held whole, their moves and
+ * positions are read a batch of games at a time. */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A game of an input: its index, the input and its row in the input's /games. */
+typedef struct {
+    int64_t index;
+    int input;
+    int64_t row;
+} MergeRef;
+
+/* qsort order: by game index, then input, then row (the first input wins). */
+static int cmp_merge_ref(const void *a, const void *b)
+{
+    const MergeRef *x = a, *y = b;
+    if (x->index != y->index)
+        return (x->index > y->index) - (x->index < y->index);
+    if (x->input != y->input)
+        return (x->input > y->input) - (x->input < y->input);
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Same engine versions: names, weights and limits (not the INI paths). */
+static bool same_engines(const StoreContents *a, const StoreContents *b)
+{
+    if (a->nengines != b->nengines)
+        return false;
+    for (int i = 0; i < a->nengines; i++) {
+        const StoredEngine *x = &a->engines[i], *y = &b->engines[i];
+        if (strcmp(x->name, y->name) != 0 || memcmp(x->weights, y->weights, sizeof x->weights) != 0 ||
+            x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms)
+            return false;
+    }
+    return true;
+}
+
+#define MERGE_BATCH 512
+#define MERGE_BLOCK_ROWS (1 << 18) /* rows of a `game` column read at once while checking */
+
+/* One input of a merge: its games (read whole) and its open row datasets. */
+typedef struct {
+    StoreContents c; /* metadata and games; no moves or positions */
+    hid_t file, ds[2]; /* /moves, /positions */
+} MergeInput;
+
+/* The games of an input whose rows all name them, as h5store_read keeps
+ * them (the first game with a foreign or unwritten row ends the input);
+ * reads only the `game` member of the rows, a block at a time. */
+static TvStatus merge_check_rows(MergeInput *in, const char *path, TvError *err)
+{
+    TvStatus st = TV_OK;
+    int64_t *col = malloc(sizeof *col * MERGE_BLOCK_ROWS);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(int64_t));
+    if (!col || t < 0 || H5Tinsert(t, "game", 0, H5T_NATIVE_INT64) < 0) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+        goto done;
+    }
+    for (int k = 0; k < 2 && st == TV_OK; k++) {
+        int64_t block_start = 0, block_n = 0, keep = in->c.ngames;
+        /* the rows end with the last game's (offsets are chained) */
+        const StoredGame *lastg = keep > 0 ? &in->c.games[keep - 1] : NULL;
+        const int64_t end = !lastg ? 0
+                            : k == 0 ? lastg->move_offset + lastg->move_count
+                                     : lastg->position_offset + lastg->position_count;
+        for (int64_t i = 0; i < keep; i++) {
+            const StoredGame *g = &in->c.games[i];
+            int64_t off = k == 0 ? g->move_offset : g->position_offset;
+            int32_t cnt = k == 0 ? g->move_count : g->position_count;
+            for (int64_t r = off; r < off + cnt; r++) {
+                if (r >= block_start + block_n) {
+                    block_start = r;
+                    block_n = end - r < MERGE_BLOCK_ROWS ? end - r : MERGE_BLOCK_ROWS;
+                    if (!store_read_rows(in->ds[k], t, block_start, block_n, col)) {
+                        st = store_h5_fail(err, TV_ERR_IO, path,
+                                           k == 0 ? "cannot read /moves" : "cannot read /positions");
+                        goto done;
+                    }
+                }
+                if (col[r - block_start] != g->index) {
+                    keep = i; /* this game and every later one */
+                    break;
+                }
+            }
+        }
+        in->c.ngames = keep;
+    }
+done:
+    store_close_id(&t, H5Tclose);
+    free(col);
+    return st;
+}
+
+/* Reads and checks each input's games, sorts them by index and writes them
+ * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path. */
+TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
+                       int64_t *ngames_out, TvError *err)
+{
+    TvStatus st = TV_OK;
+    MergeInput *in = NULL;
+    MergeRef *refs = NULL;
+    StoredGame *bg = NULL;
+    StoredMove *bm = NULL;
+    StoredPosition *bp = NULL;
+    H5Store *s = NULL;
+    char *tmp = NULL;
+    StoreTypes types;
+    hid_t dapl = H5I_INVALID_HID;
+    int lock_fd = -1;
+    int64_t nrefs = 0, total = 0;
+    store_types_init(&types);
+    store_quiet_hdf5();
+    if (ngames_out)
+        *ngames_out = 0;
+    if (ninputs < 1)
+        return tv_fail(err, TV_ERR_ARG, "%s: nothing to merge", out_path);
+    if ((st = store_lock_unless_live(out_path, &lock_fd, err)) != TV_OK)
+        return st;
+    if (!(in = calloc((size_t)ninputs, sizeof *in)) || !store_types_make(&types) || (dapl = store_dapl_cached()) < 0) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
+        goto done;
+    }
+    for (int i = 0; i < ninputs; i++)
+        in[i].file = in[i].ds[0] = in[i].ds[1] = H5I_INVALID_HID;
+    /* Each input: metadata and games, checked; its rows stay on disk. */
+    for (int i = 0; i < ninputs; i++) {
+        if ((st = h5store_read(inputs[i], false, false, &in[i].c, err)) != TV_OK)
+            goto done;
+        if ((st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
+            goto done;
+        if (!same_engines(&in[0].c, &in[i].c)) {
+            st = tv_fail(err, TV_ERR_ARG,
+                         "%s and %s hold different engine versions (an engine INI changed between runs?); "
+                         "use --force to start a new store",
+                         inputs[0], inputs[i]);
+            goto done;
+        }
+        if ((st = store_open_read(inputs[i], &in[i].file, err)) != TV_OK)
+            goto done;
+        if ((in[i].ds[0] = H5Dopen2(in[i].file, "moves", dapl)) < 0 ||
+            (in[i].ds[1] = H5Dopen2(in[i].file, "positions", dapl)) < 0) {
+            st = store_h5_fail(err, TV_ERR_IO, inputs[i], "cannot open /moves and /positions");
+            goto done;
+        }
+        if ((st = merge_check_rows(&in[i], inputs[i], err)) != TV_OK)
+            goto done;
+        total += in[i].c.ngames;
+    }
+    if (!(refs = malloc(sizeof *refs * (size_t)(total ? total : 1)))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for %lld games", out_path, (long long)total);
+        goto done;
+    }
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < in[i].c.ngames; j++)
+            refs[nrefs++] = (MergeRef){in[i].c.games[j].index, i, j};
+    qsort(refs, (size_t)nrefs, sizeof *refs, cmp_merge_ref);
+    if (!(tmp = store_tmp_path(out_path))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
+        goto done;
+    }
+    st = store_build(tmp, out_path, in[0].c.engines, in[0].c.nengines, in[0].c.tournament_ini, in[0].c.options,
+                     in[0].c.program_version, &s, err);
+    if (st != TV_OK)
+        goto done;
+    /* Batches of whole games, each index once, in ascending index, their
+     * rows read from the inputs game by game. */
+    int64_t written = 0, k = 0;
+    while (k < nrefs && st == TV_OK) {
+        int nb = 0;
+        int64_t nm = 0, np = 0, cap_m = 0, cap_p = 0;
+        for (int64_t j = k; j < nrefs && nb < MERGE_BATCH; j++) {
+            if (j > 0 && refs[j].index == refs[j - 1].index)
+                continue; /* a game that two inputs hold (a merge cut short): the first one */
+            const StoredGame *g = &in[refs[j].input].c.games[refs[j].row];
+            cap_m += g->move_count;
+            cap_p += g->position_count;
+            nb++;
+        }
+        StoredGame *g2 = realloc(bg, sizeof *bg * (size_t)(nb ? nb : 1));
+        StoredMove *m2 = g2 ? realloc(bm, sizeof *bm * (size_t)(cap_m ? cap_m : 1)) : NULL;
+        if (g2)
+            bg = g2;
+        if (m2)
+            bm = m2;
+        StoredPosition *p2 = m2 ? realloc(bp, sizeof *bp * (size_t)(cap_p ? cap_p : 1)) : NULL;
+        if (!p2) {
+            st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
+            break;
+        }
+        bp = p2;
+        nb = 0;
+        for (; k < nrefs && nb < MERGE_BATCH; k++) {
+            if (k > 0 && refs[k].index == refs[k - 1].index)
+                continue;
+            const MergeInput *src = &in[refs[k].input];
+            const StoredGame *g = &src->c.games[refs[k].row];
+            if (!store_read_rows(src->ds[0], types.mem[DS_MOVES], g->move_offset, g->move_count, &bm[nm]) ||
+                !store_read_rows(src->ds[1], types.mem[DS_POSITIONS], g->position_offset, g->position_count, &bp[np])) {
+                st = store_h5_fail(err, TV_ERR_IO, inputs[refs[k].input], "cannot read a game's moves and positions");
+                break;
+            }
+            bg[nb++] = *g;
+            nm += g->move_count;
+            np += g->position_count;
+        }
+        if (st == TV_OK)
+            st = h5store_append(s, bg, nb, bm, bp, err);
+        written += nb;
+    }
+    if (st != TV_OK)
+        goto done;
+    if (!store_release(s)) {
+        s = NULL;
+        st = store_h5_fail(err, TV_ERR_IO, tmp, "cannot close the merged store");
+        goto done;
+    }
+    s = NULL;
+    if (rename(tmp, out_path) != 0) {
+        st = tv_fail(err, TV_ERR_IO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
+        goto done;
+    }
+    /* An SPRT decision recorded in an input stays with the games. */
+    for (int i = 0; i < ninputs; i++)
+        if (in[i].c.sprt && in[i].c.sprt_result) {
+            const char *names[2] = {"sprt", "sprt_result"};
+            const char *values[2] = {in[i].c.sprt, in[i].c.sprt_result};
+            st = h5store_set_attributes(out_path, names, values, 2, err);
+            break;
+        }
+    if (ngames_out)
+        *ngames_out = written;
+done:
+    if (s) {
+        store_release(s);
+        remove(tmp);
+    }
+    if (lock_fd >= 0)
+        close(lock_fd);
+    free(tmp);
+    free(bg);
+    free(bm);
+    free(bp);
+    free(refs);
+    if (in)
+        for (int i = 0; i < ninputs; i++) {
+            store_close_id(&in[i].ds[0], H5Dclose);
+            store_close_id(&in[i].ds[1], H5Dclose);
+            store_close_id(&in[i].file, H5Fclose);
+            h5store_contents_free(&in[i].c);
+        }
+    free(in);
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    store_types_free(&types);
+    return st;
+}

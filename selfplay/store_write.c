@@ -1,0 +1,516 @@
+#define _POSIX_C_SOURCE 200809L
+/* store_write.c: writing the HDF5 store: creating it, appending games,
+ * closing it, setting attributes, the lock that keeps a second writer out,
+ * and opening a store again to append to it (repairing one left by a crash).
+ *
+ * Crash safety:
+ *  - a store is built under PATH.tmp (all datasets and attributes, flushed,
+ *    SWMR writing started) and only then renamed to PATH, so PATH is never a
+ *    half-made store;
+ *  - an append writes /moves and /positions and flushes them (H5Dflush)
+ *    before it writes /games and flushes the file: /games is the commit
+ *    point.  Fill values mark rows never written (game index -1);
+ *  - a store left by a crash still carries HDF5's "open for writing" flag, so
+ *    it can only be opened with SWMR read access; h5store_open_append then
+ *    rewrites it (PATH.tmp, renamed over PATH) from what it holds (a merge
+ *    of one input, store_merge.c). */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef TAVRELI_VERSION
+#define H5STORE_PROGRAM_VERSION TAVRELI_VERSION
+#else
+#define H5STORE_PROGRAM_VERSION "0.1.0"
+#endif
+
+/* ---- the store handle ------------------------------------------------------------------ */
+
+struct H5Store {
+    char path[1024];
+    hid_t file;
+    hid_t ds[DS_ENGINES]; /* games, moves, positions: the datasets an append extends */
+    StoreTypes types;
+    int64_t ngames, nmoves, npositions; /* committed rows */
+    hsize_t extent[DS_ENGINES];         /* dataset sizes (may exceed committed rows after a failed append) */
+    double write_seconds;
+    int lock_fd; /* holds a POSIX write lock on the file while it is open for appending */
+};
+
+/* Closes everything; returns false when closing the file failed. */
+bool store_release(H5Store *s)
+{
+    bool ok = true;
+    if (!s)
+        return true;
+    for (int i = 0; i < DS_ENGINES; i++)
+        store_close_id(&s->ds[i], H5Dclose);
+    store_types_free(&s->types);
+    if (s->file >= 0 && H5Fclose(s->file) < 0)
+        ok = false;
+    s->file = H5I_INVALID_HID;
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);
+    free(s);
+    return ok;
+}
+
+/* A handle with nothing open, named `path` in messages (NULL when out of memory). */
+static H5Store *store_alloc(const char *path)
+{
+    H5Store *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    snprintf(s->path, sizeof s->path, "%s", path);
+    s->file = H5I_INVALID_HID;
+    s->lock_fd = -1;
+    for (int i = 0; i < DS_ENGINES; i++)
+        s->ds[i] = H5I_INVALID_HID;
+    store_types_init(&s->types);
+    return s;
+}
+
+/* Takes a POSIX write lock on the whole file (not HDF5's own flock, which
+ * SWMR writing drops): a second writer, e.g. a second resumed run, is
+ * refused instead of "repairing" a live store.  Returns the fd, or -1 with
+ * errno (EAGAIN or EACCES when another process holds it). */
+static int lock_file(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    if (fd < 0)
+        return -1;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* The error for a failed lock_file (errno as it left it). */
+static TvStatus lock_fail(const char *path, TvError *err)
+{
+    if (errno == EAGAIN || errno == EACCES)
+        return tv_fail(err, TV_ERR_IO, "%s is being written by another process (a running tournament?)", path);
+    return tv_fail(err, TV_ERR_IO, "cannot lock %s: %s", path, strerror(errno));
+}
+
+/* Only "another process holds the lock" refuses the store: a file that
+ * cannot be locked otherwise (or does not exist) is not live. */
+TvStatus store_lock_unless_live(const char *path, int *fd, TvError *err)
+{
+    *fd = lock_file(path);
+    if (*fd < 0 && (errno == EAGAIN || errno == EACCES))
+        return lock_fail(path, err);
+    return TV_OK;
+}
+
+/* ---- creating ------------------------------------------------------------------------------------ */
+
+/* Writes n rows (memory type memtype) to dataset ds of current extent
+ * *extent at row `at` (at <= *extent), extending it as needed. */
+static bool write_rows(hid_t ds, hid_t memtype, hsize_t *extent, hsize_t at, const void *rows, hsize_t n)
+{
+    hid_t fs, ms;
+    if (n == 0)
+        return true;
+    if (at + n > *extent) {
+        hsize_t size = at + n;
+        if (H5Dset_extent(ds, &size) < 0)
+            return false;
+        *extent = size;
+    }
+    if (!store_select_rows(ds, at, n, &fs, &ms))
+        return false;
+    bool ok = H5Dwrite(ds, memtype, ms, fs, H5P_DEFAULT, rows) >= 0;
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return ok;
+}
+
+/* PATH.tmp: where a store is built before it is renamed to PATH. */
+char *store_tmp_path(const char *path)
+{
+    size_t n = strlen(path) + 5;
+    char *tmp = malloc(n);
+    if (tmp)
+        snprintf(tmp, n, "%s.tmp", path);
+    return tmp;
+}
+
+/* Builds a complete store at `tmp` (truncating it) with SWMR writing
+ * started.  `display` names the store in messages. */
+TvStatus store_build(const char *tmp, const char *display, const StoredEngine *engines, int nengines,
+                     const char *tournament_ini, const char *options_str, const char *program_version,
+                     H5Store **out, TvError *err)
+{
+    TvStatus st = TV_ERR_IO;
+    H5Store *s = store_alloc(display);
+    hid_t fcpl = H5I_INVALID_HID, fapl = H5I_INVALID_HID, root = H5I_INVALID_HID, eng = H5I_INVALID_HID;
+    hsize_t eext = 0;
+    *out = NULL;
+    if (!s) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", display);
+        goto done;
+    }
+    if (!store_types_make(&s->types)) {
+        store_h5_fail(err, TV_ERR_IO, display, "cannot make the HDF5 types");
+        goto done;
+    }
+    /* Probe writability ourselves for a plain errno message. */
+    {
+        FILE *f = fopen(tmp, "wb");
+        if (!f) {
+            tv_fail(err, TV_ERR_IO, "cannot create store %s (writing %s): %s", display, tmp, strerror(errno));
+            goto done;
+        }
+        fclose(f);
+    }
+    if ((fapl = store_fapl(STORE_FAPL_LATEST | STORE_FAPL_SWMR_RETRIES)) < 0 ||
+        (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0) {
+        store_h5_fail(err, TV_ERR_IO, display, "cannot set up the file properties");
+        goto done;
+    }
+    if ((s->file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0) {
+        store_h5_fail(err, TV_ERR_IO, tmp, "cannot create the HDF5 file");
+        goto done;
+    }
+    for (int i = 0; i < DS_COUNT; i++) {
+        hid_t *ds = i == DS_ENGINES ? &eng : &s->ds[i];
+        if ((*ds = store_create_dataset(s->file, i, &s->types, err, display)) < 0)
+            goto done;
+    }
+    if (!write_rows(eng, s->types.mem[DS_ENGINES], &eext, 0, engines, (hsize_t)nengines)) {
+        store_h5_fail(err, TV_ERR_IO, display, "cannot write /engines");
+        goto done;
+    }
+    if (!store_write_weight_names(eng)) {
+        store_h5_fail(err, TV_ERR_IO, display, "cannot write the weight_names attribute");
+        goto done;
+    }
+    if ((root = H5Gopen2(s->file, "/", H5P_DEFAULT)) < 0 ||
+        !store_write_string_attr(root, "tournament_ini", tournament_ini ? tournament_ini : "") ||
+        !store_write_string_attr(root, "options", options_str ? options_str : "") ||
+        !store_write_string_attr(root, "program_version", program_version) ||
+        !store_write_int_attr(root, "schema_version", H5STORE_SCHEMA_VERSION)) {
+        store_h5_fail(err, TV_ERR_IO, display, "cannot write the store attributes");
+        goto done;
+    }
+    H5Gclose(root);
+    root = H5I_INVALID_HID;
+    H5Dclose(eng);
+    eng = H5I_INVALID_HID;
+    if (H5Fflush(s->file, H5F_SCOPE_LOCAL) < 0 || H5Fstart_swmr_write(s->file) < 0) {
+        store_h5_fail(err, TV_ERR_IO, display, "cannot start SWMR writing");
+        goto done;
+    }
+    st = TV_OK;
+done:
+    store_close_id(&eng, H5Dclose);
+    store_close_id(&root, H5Gclose);
+    store_close_id(&fcpl, H5Pclose);
+    store_close_id(&fapl, H5Pclose);
+    if (st != TV_OK) {
+        store_release(s);
+        if (s)
+            remove(tmp);
+    } else {
+        *out = s;
+    }
+    return st;
+}
+
+/* Builds the store under PATH.tmp, renames it to PATH and locks it. */
+TvStatus h5store_create(const char *path, bool force, const StoredEngine *engines, int nengines,
+                        const char *tournament_ini, const char *options_str, H5Store **out, TvError *err)
+{
+    TvStatus st = TV_ERR_IO;
+    char *tmp = NULL;
+    H5Store *s = NULL;
+    store_quiet_hdf5();
+    *out = NULL;
+    if (nengines < 0 || (nengines > 0 && !engines)) {
+        st = tv_fail(err, TV_ERR_ARG, "%s: bad engine list", path);
+        goto done;
+    }
+    if (!force && access(path, F_OK) == 0) {
+        st = tv_fail(err, TV_ERR_IO, "%s already exists: use --resume to continue it or --force to overwrite it",
+                     path);
+        goto done;
+    }
+    /* Never replace a store that a running tournament is writing. */
+    if (force && access(path, F_OK) == 0 && (st = h5store_check_not_live(path, err)) != TV_OK)
+        goto done;
+    if (!(tmp = store_tmp_path(path))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+        goto done;
+    }
+    st = store_build(tmp, path, engines, nengines, tournament_ini, options_str, H5STORE_PROGRAM_VERSION, &s, err);
+    if (st != TV_OK)
+        goto done;
+    if (rename(tmp, path) != 0) {
+        st = tv_fail(err, TV_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        store_release(s);
+        s = NULL;
+        remove(tmp);
+        goto done;
+    }
+    if ((s->lock_fd = lock_file(path)) < 0) {
+        st = lock_fail(path, err);
+        store_release(s);
+        goto done;
+    }
+    *out = s;
+done:
+    free(tmp);
+    return st;
+}
+
+/* Takes the lock and lets it go at once. */
+TvStatus h5store_check_not_live(const char *path, TvError *err)
+{
+    int fd;
+    TvStatus st = store_lock_unless_live(path, &fd, err);
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
+/* Holds the lock while removing, so a writer cannot start in between. */
+TvStatus h5store_remove(const char *path, TvError *err)
+{
+    int fd;
+    TvStatus st = store_lock_unless_live(path, &fd, err);
+    if (st != TV_OK)
+        return st;
+    if (remove(path) != 0 && errno != ENOENT)
+        st = tv_fail(err, TV_ERR_IO, "cannot remove %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
+/* ---- appending ------------------------------------------------------------------------------------ */
+
+/* The commit protocol of the file comment: rows, flush, /games, flush. */
+TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredMove *moves,
+                        const StoredPosition *positions, TvError *err)
+{
+    TvStatus st = TV_ERR_IO;
+    double t0 = tv_now_seconds();
+    int64_t nm = 0, np = 0;
+    store_quiet_hdf5();
+    if (ngames < 0 || (ngames > 0 && !games)) {
+        st = tv_fail(err, TV_ERR_ARG, "%s: bad game list", s->path);
+        goto done;
+    }
+    for (int i = 0; i < ngames; i++) {
+        if (games[i].move_count < 0 || games[i].position_count < 0) {
+            st = tv_fail(err, TV_ERR_ARG, "%s: game %lld has a negative move or position count", s->path,
+                         (long long)games[i].index);
+            goto done;
+        }
+        games[i].move_offset = s->nmoves + nm;
+        games[i].position_offset = s->npositions + np;
+        nm += games[i].move_count;
+        np += games[i].position_count;
+    }
+    if ((nm > 0 && !moves) || (np > 0 && !positions)) {
+        st = tv_fail(err, TV_ERR_ARG, "%s: moves or positions missing", s->path);
+        goto done;
+    }
+    if (ngames == 0) {
+        st = TV_OK;
+        goto done;
+    }
+    /* Moves and positions first, flushed; /games last: the commit point. */
+    if (!write_rows(s->ds[DS_MOVES], s->types.mem[DS_MOVES], &s->extent[DS_MOVES], (hsize_t)s->nmoves, moves,
+                    (hsize_t)nm) ||
+        !write_rows(s->ds[DS_POSITIONS], s->types.mem[DS_POSITIONS], &s->extent[DS_POSITIONS],
+                    (hsize_t)s->npositions, positions, (hsize_t)np) ||
+        H5Dflush(s->ds[DS_MOVES]) < 0 || H5Dflush(s->ds[DS_POSITIONS]) < 0) {
+        store_h5_fail(err, TV_ERR_IO, s->path, "cannot write moves and positions");
+        goto done;
+    }
+    if (!write_rows(s->ds[DS_GAMES], s->types.mem[DS_GAMES], &s->extent[DS_GAMES], (hsize_t)s->ngames, games,
+                    (hsize_t)ngames) ||
+        H5Fflush(s->file, H5F_SCOPE_LOCAL) < 0) {
+        store_h5_fail(err, TV_ERR_IO, s->path, "cannot write games");
+        goto done;
+    }
+    s->ngames += ngames;
+    s->nmoves += nm;
+    s->npositions += np;
+    st = TV_OK;
+done:
+    s->write_seconds += tv_now_seconds() - t0;
+    return st;
+}
+
+/* 0 for no store. */
+double h5store_write_seconds(const H5Store *s)
+{
+    return s ? s->write_seconds : 0.0;
+}
+
+/* Closes and frees s (also on failure); NULL is a no-op. */
+TvStatus h5store_close(H5Store *s, TvError *err)
+{
+    if (!s)
+        return TV_OK;
+    store_quiet_hdf5();
+    char path[sizeof s->path];
+    snprintf(path, sizeof path, "%s", s->path);
+    if (!store_release(s))
+        return store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
+    return TV_OK;
+}
+
+/* ---- resuming ------------------------------------------------------------------------------------ */
+
+/* h5store_open_append; may_repair: a store left by a crash is first
+ * rewritten (a merge of one input: the complete games, PATH.tmp renamed
+ * over PATH), then opened. */
+static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair, H5Store **out,
+                            TvError *err)
+{
+    TvStatus st = TV_ERR_IO;
+    H5Store *s = NULL;
+    hid_t fapl = H5I_INVALID_HID, root = H5I_INVALID_HID, dapl = H5I_INVALID_HID;
+    char *ini = NULL;
+    int schema = 0;
+    store_quiet_hdf5();
+    *out = NULL;
+    if (access(path, R_OK | W_OK) != 0) {
+        st = tv_fail(err, TV_ERR_IO, "cannot open store %s for writing: %s", path, strerror(errno));
+        goto done;
+    }
+    if (!(s = store_alloc(path))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+        goto done;
+    }
+    /* Refuse a store that a live process is writing (it looks like a crashed one). */
+    if ((s->lock_fd = lock_file(path)) < 0) {
+        st = lock_fail(path, err);
+        goto done;
+    }
+    if ((fapl = store_fapl(STORE_FAPL_LATEST | STORE_FAPL_SWMR_RETRIES)) < 0 || (dapl = store_dapl_cached()) < 0) {
+        store_h5_fail(err, TV_ERR_IO, path, "cannot set up the file properties");
+        goto done;
+    }
+    s->file = H5Fopen(path, H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl);
+    if (s->file < 0) {
+        /* A store left by a crash (its "open for writing" flag still set),
+         * or not a store at all: h5store_read tells. */
+        store_release(s);
+        s = NULL;
+        if (!may_repair) {
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the repaired store for writing");
+            goto done;
+        }
+        const char *inputs[1] = {path};
+        if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
+            st = open_append(path, tournament_ini, false, out, err);
+        goto done;
+    }
+    if ((st = store_check_schema(s->file, path, &schema, err)) != TV_OK ||
+        (st = store_check_weights(s->file, path, err)) != TV_OK)
+        goto done;
+    st = TV_ERR_IO;
+    if ((root = H5Gopen2(s->file, "/", H5P_DEFAULT)) < 0 || !(ini = store_read_string_attr(root, "tournament_ini"))) {
+        st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (no tournament_ini attribute)", path);
+        goto done;
+    }
+    if ((st = store_check_config(path, ini, tournament_ini, err)) != TV_OK)
+        goto done;
+    if (!store_types_make(&s->types)) {
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
+        goto done;
+    }
+    for (int i = 0; i < DS_ENGINES; i++) {
+        int64_t n;
+        if ((s->ds[i] = H5Dopen2(s->file, store_datasets[i].name, dapl)) < 0 ||
+            (n = store_dataset_rows(s->ds[i])) < 0) {
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the datasets");
+            goto done;
+        }
+        s->extent[i] = (hsize_t)n;
+    }
+    /* The committed rows: up to the end of the last game. */
+    s->ngames = (int64_t)s->extent[DS_GAMES];
+    if (s->ngames > 0) {
+        StoredGame last;
+        if (!store_read_rows(s->ds[DS_GAMES], s->types.mem[DS_GAMES], s->ngames - 1, 1, &last)) {
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot read the last game");
+            goto done;
+        }
+        s->nmoves = last.move_offset + last.move_count;
+        s->npositions = last.position_offset + last.position_count;
+        if (last.index < 0 || last.move_count < 0 || last.position_count < 0 ||
+            s->nmoves > (int64_t)s->extent[DS_MOVES] || s->npositions > (int64_t)s->extent[DS_POSITIONS]) {
+            st = tv_fail(err, TV_ERR_PARSE, "%s: the store is damaged (its last game points past its moves)", path);
+            goto done;
+        }
+    }
+    *out = s;
+    s = NULL;
+    st = TV_OK;
+done:
+    free(ini);
+    store_close_id(&root, H5Gclose);
+    store_close_id(&dapl, H5Pclose);
+    store_close_id(&fapl, H5Pclose);
+    if (s)
+        store_release(s);
+    return st;
+}
+
+/* Repairs at most once: a repaired store that still cannot be opened is an error. */
+TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
+{
+    return open_append(path, tournament_ini, true, out, err);
+}
+
+/* Opens the file normally (not SWMR), deletes each attribute that exists
+ * and writes it again as a string. */
+TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
+                                TvError *err)
+{
+    TvStatus st = TV_OK;
+    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, root = H5I_INVALID_HID;
+    store_quiet_hdf5();
+    if ((fapl = store_fapl(STORE_FAPL_LATEST)) < 0 || (file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0 ||
+        (root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the store to set its attributes");
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        if (H5Aexists(root, names[i]) > 0 && H5Adelete(root, names[i]) < 0) {
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot replace an attribute");
+            goto done;
+        }
+        if (!store_write_string_attr(root, names[i], values[i])) {
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot write an attribute");
+            goto done;
+        }
+    }
+done:
+    if (root >= 0)
+        H5Gclose(root);
+    if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return st;
+}
+
