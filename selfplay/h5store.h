@@ -45,7 +45,7 @@ typedef struct {
 typedef struct {
     int64_t game;       /* game index */
     int32_t ply;
-    char move[H5STORE_MOVE_LEN]; /* RULES.md notation, with + / x suffix */
+    char move[H5STORE_MOVE_LEN]; /* docs/rules.md notation, with + / x suffix */
     int32_t score;      /* mover's score (cp, or mate scores as in search.h) */
     int32_t depth;
     int64_t nodes;
