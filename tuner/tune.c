@@ -39,6 +39,7 @@
 #include <gsl/gsl_multimin.h>
 #include <omp.h>
 
+#include "gsl_util.h"
 #include "h5store.h"
 #include "movegen.h"
 #include "record.h"
@@ -50,6 +51,8 @@
 #define NW EVAL_NWEIGHTS
 #define LOSS_CHUNKS 128 /* fixed: the sums do not depend on the thread count */
 #define GN_CHUNKS 16
+/* A GSL failure: what failed, then GSL's text (tuner_gsl_fail). */
+#define TUNE_GSL_MSG "tune: %s: GSL error: %s"
 
 /* ---- random numbers (splitmix64, state passed around) ---------------------- */
 
@@ -576,14 +579,9 @@ static double k_loss(double lk, void *user)
     return tune_loss(c->s, c->w, exp(lk), NULL, NULL);
 }
 
-static TvStatus gsl_fail(TvError *err, const char *what, int status)
-{
-    return tv_fail(err, TV_ERR_ARG, "tune: %s: GSL error: %s", what, gsl_strerror(status));
-}
-
 TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err)
 {
-    gsl_set_error_handler_off();
+    tuner_gsl_errors_off();
     if (s->n == 0)
         return tv_fail(err, TV_ERR_ARG, "tune: no positions to fit K on");
     KCtx c = {s, w};
@@ -618,7 +616,7 @@ TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err)
     double x = gsl_min_fminimizer_x_minimum(m);
     gsl_min_fminimizer_free(m);
     if (st)
-        return gsl_fail(err, "fitting K", st);
+        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "fitting K");
     *K = exp(x);
     return TV_OK;
 }
@@ -724,7 +722,7 @@ static TvStatus precondition(FitCtx *c, TvError *err)
     }
     free(A);
     if (st)
-        return gsl_fail(err, "factoring the Gauss-Newton matrix", st);
+        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "factoring the Gauss-Newton matrix");
     return TV_OK;
 }
 
@@ -778,7 +776,7 @@ static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResul
         gsl_multimin_fdfminimizer_free(m);
         gsl_vector_free(x);
         gsl_vector_free(g);
-        return gsl_fail(err, "starting the minimiser", st);
+        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "starting the minimiser");
     }
     for (int iter = 1; gnorm > gtol; iter++) {
         if (iter > max_iter) {
@@ -815,7 +813,7 @@ static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResul
     gsl_vector_free(x);
     gsl_vector_free(g);
     if (st)
-        return gsl_fail(err, "minimising the loss", st);
+        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "minimising the loss");
     return TV_OK;
 }
 
@@ -894,7 +892,7 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, double l
                                (A[(size_t)u * up + (size_t)v] + (u == v ? W * l2 : 0)) / (d[u] * d[v]));
         int st = gsl_eigen_symmv(C, ev, V, ws);
         if (st)
-            ts = gsl_fail(err, "the covariance's eigen-decomposition", st);
+            ts = tuner_gsl_fail(err, st, TUNE_GSL_MSG, "the covariance's eigen-decomposition");
     }
     if (ts == TV_OK) {
         double emax = gsl_vector_max(ev), cut = 1e-10 * (emax > 0 ? emax : 1);
@@ -952,7 +950,7 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, double l
 TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *start, const TuneOptions *opt,
                   TuneResult *out, TvError *err)
 {
-    gsl_set_error_handler_off();
+    tuner_gsl_errors_off();
     memset(out, 0, sizeof *out);
     double t0 = omp_get_wtime();
     if (!fit || fit->n == 0)
@@ -1321,7 +1319,7 @@ void tune_random_walks(int64_t n, uint64_t seed, const Options *rules, Position 
 
 TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError *err)
 {
-    gsl_set_error_handler_off();
+    tuner_gsl_errors_off();
     memset(out, 0, sizeof *out);
     if (n < 1 || base < 1)
         return tv_fail(err, TV_ERR_ARG, "bench tune: positive sizes needed");

@@ -14,8 +14,8 @@
  * vector BFGS (see tune.c for the bounds and the preconditioning).
  *
  * No global mutable state, except that tune_fit switches GSL's error handler
- * off (gsl_set_error_handler_off: the handler is process-wide in GSL) so that
- * GSL failures come back as TvErrors with GSL's text. */
+ * off (tuner_gsl_errors_off in gsl_util.h: the handler is process-wide in
+ * GSL) so that GSL failures come back as TvErrors with GSL's text. */
 #ifndef TAVRELI_TUNE_H
 #define TAVRELI_TUNE_H
 
