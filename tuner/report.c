@@ -34,6 +34,7 @@
 #include "ratings.h"
 #include "report.h"
 #include "strbuf.h"
+#include "tune_log.h"
 
 #define TOP_WEIGHTS 15
 #define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
@@ -479,156 +480,20 @@ static void fmt_pct(char *buf, size_t n, double x)
 
 /* ---- the tuning log ------------------------------------------------------------------ */
 
+/* A weight of the tuning log and how far it moved, for the ranking. */
 typedef struct {
-    long iter;
-    double fit, hold;
-} IterRec;
+    const TuneLogWeight *w;
+    double move; /* new - start */
+    double key;  /* |move| / stderr when ranked by z, else |move| */
+} RankedWeight;
 
-typedef struct {
-    char name[96];
-    double start, now, se, move, key;
-} WeightRec;
-
-typedef struct {
-    IterRec *iters;
-    int niters, capiters;
-    WeightRec *w;
-    int nw, capw;
-    bool have_hold;
-    bool by_z; /* ranked by |move| / stderr (every stderr > 0), else by |move| */
-} TuningLog;
-
-static void tuning_free(TuningLog *t)
+/* Biggest key first (ties: by name; names are unique in a log). */
+static int cmp_ranked(const void *a, const void *b)
 {
-    free(t->iters);
-    free(t->w);
-    memset(t, 0, sizeof *t);
-}
-
-static bool only_space(const char *s)
-{
-    for (; *s; s++)
-        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-            return false;
-    return true;
-}
-
-static TvStatus log_error(TvError *err, const char *path, long line, const char *why)
-{
-    TvStatus st = tv_fail(err, TV_ERR_PARSE, "%s:%ld: %s", path, line, why);
-    if (err) {
-        snprintf(err->file, sizeof err->file, "%s", path);
-        err->line = (int)line;
-    }
-    return st;
-}
-
-static TvStatus tuning_read(const char *path, TuningLog *t, TvError *err)
-{
-    memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    TvStatus st = TV_OK;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        if (only_space(line))
-            continue;
-        long path_iter;
-        int path_used = -1;
-        if (sscanf(line, " path %ld %n", &path_iter, &path_used) == 1 && path_used >= 0)
-            continue; /* the weight path: kept in the log for other tools, not drawn */
-        int used = -1;
-        IterRec it = {0, 0, NAN};
-        WeightRec w;
-        memset(&w, 0, sizeof w);
-        if (sscanf(line, " iter %ld fit_loss %lf holdout_loss %lf %n", &it.iter, &it.fit, &it.hold, &used) == 3 &&
-            used >= 0 && only_space(line + used)) {
-            if (!isfinite(it.fit)) {
-                st = log_error(err, path, lineno, "fit_loss must be a finite number");
-                break;
-            }
-            if (t->niters == t->capiters) {
-                int c = t->capiters ? 2 * t->capiters : 64;
-                IterRec *p = realloc(t->iters, (size_t)c * sizeof *p);
-                if (!p) {
-                    st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
-                    break;
-                }
-                t->iters = p;
-                t->capiters = c;
-            }
-            if (isfinite(it.hold))
-                t->have_hold = true;
-            t->iters[t->niters++] = it;
-            continue;
-        }
-        used = -1;
-        if (sscanf(line, " weight %95s %lf %lf %lf %n", w.name, &w.start, &w.now, &w.se, &used) == 4 && used >= 0 &&
-            only_space(line + used)) {
-            if (!isfinite(w.start) || !isfinite(w.now) || !isfinite(w.se) || w.se < 0) {
-                st = log_error(err, path, lineno,
-                               "weight: START and NEW must be numbers and STDERR a number >= 0");
-                break;
-            }
-            for (int i = 0; i < t->nw; i++)
-                if (!strcmp(t->w[i].name, w.name)) {
-                    char why[200];
-                    snprintf(why, sizeof why, "weight '%s' is given twice", w.name);
-                    st = log_error(err, path, lineno, why);
-                    break;
-                }
-            if (st != TV_OK)
-                break;
-            if (t->nw == t->capw) {
-                int c = t->capw ? 2 * t->capw : 64;
-                WeightRec *p = realloc(t->w, (size_t)c * sizeof *p);
-                if (!p) {
-                    st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
-                    break;
-                }
-                t->w = p;
-                t->capw = c;
-            }
-            w.move = w.now - w.start;
-            t->w[t->nw++] = w;
-            continue;
-        }
-        st = log_error(err, path, lineno,
-                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'");
-        break;
-    }
-    if (st == TV_OK && ferror(f))
-        st = tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    free(line);
-    fclose(f);
-    if (st == TV_OK && t->niters == 0 && t->nw == 0)
-        st = tv_fail(err, TV_ERR_PARSE, "%s: no 'iter' or 'weight' records: not a tuning log", path);
-    if (st != TV_OK) {
-        tuning_free(t);
-        return st;
-    }
-    t->by_z = t->nw > 0;
-    for (int i = 0; i < t->nw; i++)
-        if (!(t->w[i].se > 0))
-            t->by_z = false;
-    for (int i = 0; i < t->nw; i++)
-        t->w[i].key = t->by_z ? fabs(t->w[i].move) / t->w[i].se : fabs(t->w[i].move);
-    return TV_OK;
-}
-
-static int cmp_weight_key(const void *a, const void *b)
-{
-    const WeightRec *x = a, *y = b;
+    const RankedWeight *x = a, *y = b;
     if (x->key != y->key)
         return x->key > y->key ? -1 : 1;
-    return strcmp(x->name, y->name);
+    return strcmp(x->w->name, y->w->name);
 }
 
 /* ---- the SPRT of one store -------------------------------------------------------------- */
@@ -764,8 +629,11 @@ typedef struct {
     int nbins, binw;
     SprtInfo *sprt;
     int nsprt;
-    TuningLog tl;
+    TuneLog tl;
     bool have_tl;
+    bool tl_have_hold;     /* some iteration has a hold-out loss */
+    bool tl_by_z;          /* weights ranked by |move| / stderr (every stderr > 0), else by |move| */
+    RankedWeight *tl_rank; /* tl.nweights, the biggest movers first */
     const char *tuning_path;
     int simulations; /* > 0: intervals from simulated replays */
 } Report;
@@ -792,7 +660,8 @@ static void report_free(Report *R)
         free(R->sprt[i].path_llr);
     }
     free(R->sprt);
-    tuning_free(&R->tl);
+    tune_log_free(&R->tl);
+    free(R->tl_rank);
 }
 
 static bool same_engine(const StoredEngine *x, const StoredEngine *y)
@@ -893,6 +762,30 @@ static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+/* The tuning log's weights ranked by how far they moved, the biggest first. */
+static TvStatus rank_tuning(Report *R, TvError *err)
+{
+    const TuneLog *t = &R->tl;
+    for (int i = 0; i < t->niters; i++)
+        if (isfinite(t->iters[i].holdout_loss))
+            R->tl_have_hold = true;
+    R->tl_rank = malloc((size_t)(t->nweights ? t->nweights : 1) * sizeof *R->tl_rank);
+    if (!R->tl_rank)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    R->tl_by_z = t->nweights > 0;
+    for (int i = 0; i < t->nweights; i++)
+        if (!(t->weights[i].se > 0))
+            R->tl_by_z = false;
+    for (int i = 0; i < t->nweights; i++) {
+        RankedWeight *r = &R->tl_rank[i];
+        r->w = &t->weights[i];
+        r->move = r->w->now - r->w->start;
+        r->key = R->tl_by_z ? fabs(r->move) / r->w->se : fabs(r->move);
+    }
+    qsort(R->tl_rank, (size_t)t->nweights, sizeof *R->tl_rank, cmp_ranked);
+    return TV_OK;
 }
 
 /* Stage 2: the numbers. */
@@ -1037,10 +930,11 @@ static TvStatus compute(Report *R, TvError *err)
     }
 
     if (R->tuning_path) {
-        if ((st = tuning_read(R->tuning_path, &R->tl, err)) != TV_OK)
+        if ((st = tune_log_read(R->tuning_path, &R->tl, err)) != TV_OK)
             return st;
         R->have_tl = true;
-        qsort(R->tl.w, (size_t)R->tl.nw, sizeof *R->tl.w, cmp_weight_key);
+        if ((st = rank_tuning(R, err)) != TV_OK)
+            return st;
     }
     return TV_OK;
 }
@@ -1114,8 +1008,8 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
         d.len = 0;
         strbuf_addf(&d, "# iteration  fit_loss  holdout_loss\n");
         for (int i = 0; i < R->tl.niters; i++)
-            strbuf_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit,
-                     isfinite(R->tl.iters[i].hold) ? R->tl.iters[i].hold : NAN);
+            strbuf_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit_loss,
+                     isfinite(R->tl.iters[i].holdout_loss) ? R->tl.iters[i].holdout_loss : NAN);
         if ((st = write_str(outdir, "tuning_loss.dat", &d, err)) != TV_OK)
             goto done;
         strbuf_addf(&gp,
@@ -1123,16 +1017,16 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
                  "set xlabel \"iteration\"\nset ylabel \"loss\"\nset key top right\nset grid\n"
                  "plot \"tuning_loss.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"#3182bd\" "
                  "title \"fit\"%s\n",
-                 R->tl.have_hold ? ", \\\n     \"\" using 1:3 with linespoints lw 2 pt 5 ps 0.6 lc rgb \"#e6550d\" "
+                 R->tl_have_hold ? ", \\\n     \"\" using 1:3 with linespoints lw 2 pt 5 ps 0.6 lc rgb \"#e6550d\" "
                                    "title \"hold-out\""
                                  : "");
     }
-    if (R->have_tl && R->tl.nw > 0) {
-        int k = R->tl.nw < TOP_WEIGHTS ? R->tl.nw : TOP_WEIGHTS;
+    if (R->have_tl && R->tl.nweights > 0) {
+        int k = R->tl.nweights < TOP_WEIGHTS ? R->tl.nweights : TOP_WEIGHTS;
         d.len = 0;
         strbuf_addf(&d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
         for (int i = k - 1; i >= 0; i--)
-            strbuf_addf(&d, "%s %.10g %.10g\n", R->tl.w[i].name, R->tl.w[i].move, R->tl.w[i].se);
+            strbuf_addf(&d, "%s %.10g %.10g\n", R->tl_rank[i].w->name, R->tl_rank[i].move, R->tl_rank[i].w->se);
         if ((st = write_str(outdir, "tuning_weights.dat", &d, err)) != TV_OK)
             goto done;
         strbuf_addf(&gp,
@@ -1144,7 +1038,7 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
                  "plot \"tuning_weights.dat\" using ($2/2):0:(abs($2)/2):(0.35):yticlabels(1) with boxxyerror "
                  "lc rgb \"#3182bd\" title \"new - start\", \\\n"
                  "     \"\" using 2:0:(2*$3) with xerrorbars pt 7 ps 0.5 lc rgb \"black\" title \"+/- 2 stderr\"\n",
-                 k, R->tl.nw, R->tl.by_z ? "|new - start| / stderr" : "|new - start|", k - 0.3);
+                 k, R->tl.nweights, R->tl_by_z ? "|new - start| / stderr" : "|new - start|", k - 0.3);
     }
     if ((st = write_str(outdir, "plots.gp", &gp, err)) != TV_OK)
         goto done;
@@ -1160,7 +1054,7 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
     }
     if (R->have_tl && R->tl.niters > 0 && (st = check_png(outdir, "tuning_loss.png", err)) != TV_OK)
         goto done;
-    if (R->have_tl && R->tl.nw > 0 && (st = check_png(outdir, "tuning_weights.png", err)) != TV_OK)
+    if (R->have_tl && R->tl.nweights > 0 && (st = check_png(outdir, "tuning_weights.png", err)) != TV_OK)
         goto done;
 done:
     free(gp.s);
@@ -1361,43 +1255,44 @@ static void build_doc(const Report *R, Doc *D)
 
     /* Tuning. */
     if (R->have_tl) {
-        const TuningLog *t = &R->tl;
+        const TuneLog *t = &R->tl;
         doc_h2(D, "Tuning");
         if (t->niters > 0) {
-            const IterRec *f0 = &t->iters[0], *fl = &t->iters[t->niters - 1];
-            if (t->have_hold) {
+            const TuneLogIter *f0 = &t->iters[0], *fl = &t->iters[t->niters - 1];
+            if (R->tl_have_hold) {
                 int best = -1;
                 for (int i = 0; i < t->niters; i++)
-                    if (isfinite(t->iters[i].hold) && (best < 0 || t->iters[i].hold < t->iters[best].hold))
+                    if (isfinite(t->iters[i].holdout_loss) &&
+                        (best < 0 || t->iters[i].holdout_loss < t->iters[best].holdout_loss))
                         best = i;
                 doc_para(D,
                          "%s: %d iterations; fit loss %.6g -> %.6g, hold-out loss %.6g -> %.6g (lowest %.6g at "
                          "iteration %ld).",
-                         R->tuning_path, t->niters, f0->fit, fl->fit, f0->hold, fl->hold, t->iters[best].hold,
-                         t->iters[best].iter);
+                         R->tuning_path, t->niters, f0->fit_loss, fl->fit_loss, f0->holdout_loss, fl->holdout_loss,
+                         t->iters[best].holdout_loss, t->iters[best].iter);
             } else {
                 doc_para(D, "%s: %d iterations; fit loss %.6g -> %.6g (no hold-out loss).", R->tuning_path,
-                         t->niters, f0->fit, fl->fit);
+                         t->niters, f0->fit_loss, fl->fit_loss);
             }
             doc_img(D, "tuning_loss.png", "fit and hold-out loss per iteration");
         }
-        if (t->nw > 0) {
-            int k = t->nw < TOP_WEIGHTS ? t->nw : TOP_WEIGHTS;
-            doc_para(D, "The %d weights (of %d) that moved most, ranked by %s.", k, t->nw,
-                     t->by_z ? "|new - start| / stderr" : "|new - start| (some stderr is 0)");
+        if (t->nweights > 0) {
+            int k = t->nweights < TOP_WEIGHTS ? t->nweights : TOP_WEIGHTS;
+            doc_para(D, "The %d weights (of %d) that moved most, ranked by %s.", k, t->nweights,
+                     R->tl_by_z ? "|new - start| / stderr" : "|new - start| (some stderr is 0)");
             doc_table(D, "lrrrrr");
             const char *wh[] = {"weight", "start", "new", "new - start", "stderr", "move / stderr"};
             for (size_t i = 0; i < sizeof wh / sizeof wh[0]; i++)
                 doc_cell(D, "%s", wh[i]);
             for (int i = 0; i < k; i++) {
-                const WeightRec *w = &t->w[i];
-                doc_cell(D, "%s", w->name);
-                doc_cell(D, "%g", w->start);
-                doc_cell(D, "%g", w->now);
-                doc_cell(D, "%+g", w->move);
-                doc_cell(D, "%g", w->se);
-                if (w->se > 0)
-                    doc_cell(D, "%+.2f", w->move / w->se);
+                const RankedWeight *rw = &R->tl_rank[i];
+                doc_cell(D, "%s", rw->w->name);
+                doc_cell(D, "%g", rw->w->start);
+                doc_cell(D, "%g", rw->w->now);
+                doc_cell(D, "%+g", rw->move);
+                doc_cell(D, "%g", rw->w->se);
+                if (rw->w->se > 0)
+                    doc_cell(D, "%+.2f", rw->move / rw->w->se);
                 else
                     doc_cell(D, "-");
             }

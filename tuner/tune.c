@@ -1,6 +1,7 @@
 /* tune.c: `tavreli tune` as one call (tune_run: load, split, fit, write the
- * INI and the log), the tuning log and the INI comment, and the benchmark
- * (tune_bench).  The data set is in tune_data.c, the fit in tune_fit.c. */
+ * INI and the log) and the benchmark (tune_bench).  The data set is in
+ * tune_data.c, the fit in tune_fit.c, the log and the INI comment in
+ * tune_log.c. */
 #include "tune.h"
 
 #include <errno.h>
@@ -16,82 +17,6 @@
 
 #define NW EVAL_NWEIGHTS
 
-/* ---- outputs ------------------------------------------------------------------- */
-
-static double reported_se(const TuneResult *r, int i) { return r->boot_done > 1 ? r->boot_sd[i] : r->se[i]; }
-
-TvStatus tune_write_log(const char *path, const TuneResult *r, const char *header, TvError *err)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write the tuning log: %s", path, strerror(errno));
-    fprintf(f, "# tavreli tuning log (format: tuner/report.h)\n");
-    if (header)
-        for (const char *s = header; *s;) {
-            const char *nl = strchr(s, '\n');
-            size_t len = nl ? (size_t)(nl - s) : strlen(s);
-            fprintf(f, "# %.*s\n", (int)len, s);
-            s += len + (nl ? 1 : 0);
-        }
-    fprintf(f, "# K %.9g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree, r->iterations,
-            r->stop_reason ? r->stop_reason : "", r->seconds);
-    fprintf(f, "# iter N fit_loss X holdout_loss Y  (mean squared error)\n");
-    for (int k = 0; k < r->nhistory; k++)
-        fprintf(f, "iter %d fit_loss %.10g holdout_loss %.10g\n", r->history[k].iter, r->history[k].fit_loss,
-                r->history[k].holdout_loss);
-    fprintf(f, "# path N V...  (the weight path: every weight element, in weights.def order, after iteration N)\n");
-    for (int k = 0; k < r->nhistory; k++) {
-        fprintf(f, "path %d", r->history[k].iter);
-        for (int i = 0; i < NW; i++)
-            fprintf(f, " %.6g", r->history[k].w[i]);
-        fprintf(f, "\n");
-    }
-    fprintf(f, "# weight NAME START NEW STDERR  (NEW as written to the INI; STDERR %s)\n",
-            r->boot_done > 1 ? "bootstrap sd over games" : "from the Gauss-Newton covariance");
-    for (int i = 0; i < NW; i++) {
-        if (!r->free[i])
-            continue;
-        char name[96];
-        eval_weight_element_name(i, name, sizeof name);
-        double se = reported_se(r, i);
-        fprintf(f, "weight %s %g %d %.4g\n", name, r->start[i], r->rounded[i], isfinite(se) ? se : 0.0);
-    }
-    if (fclose(f) != 0)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write the tuning log: %s", path, strerror(errno));
-    return TV_OK;
-}
-
-char *tune_ini_comment(const TuneResult *r, const char *header)
-{
-    StrBuf b = {0};
-    if (header)
-        strbuf_addf(&b, "%s\n", header);
-    strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree,
-              r->iterations, r->stop_reason ? r->stop_reason : "", r->seconds);
-    strbuf_addf(&b, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
-              r->fit_loss0, r->fit_loss1, r->fit_loss_rounded, r->hold_loss0, r->hold_loss1, r->hold_loss_rounded);
-    strbuf_addf(&b, "weights: name: start -> new +- standard error%s\n",
-              r->boot_done > 1 ? " (Gauss-Newton; bootstrap sd over games in brackets)" : " (Gauss-Newton)");
-    for (int i = 0; i < NW; i++) {
-        char name[96];
-        eval_weight_element_name(i, name, sizeof name);
-        if (r->no_data[i]) {
-            strbuf_addf(&b, "%s: %g (no data: kept)\n", name, r->start[i]);
-            continue;
-        }
-        if (!r->free[i])
-            continue;
-        strbuf_addf(&b, "%s: %g -> %d +- %.3g", name, r->start[i], r->rounded[i], r->se[i]);
-        if (isinf(r->se[i]))
-            strbuf_addf(&b, " (not identifiable: its feature is collinear with others in the data)");
-        if (r->boot_done > 1)
-            strbuf_addf(&b, " [%.3g]", r->boot_sd[i]);
-        if (r->at_bound[i])
-            strbuf_addf(&b, " (at its bound)");
-        strbuf_addf(&b, "\n");
-    }
-    return strbuf_take(&b);
-}
 /* ---- the whole command ------------------------------------------------------------ */
 
 void tune_args_default(TuneArgs *a)

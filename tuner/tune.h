@@ -14,8 +14,8 @@
  * vector BFGS (see tune_fit.c for the bounds and the preconditioning).
  *
  * The parts: tune_data.h (the data set: loading, the split), tune_fit.h (the
- * loss, K, the fit); this header adds the tuning log, the whole command and
- * the benchmark.
+ * loss, K, the fit), tune_log.h (the tuning log: writer and reader; the INI
+ * comment); this header adds the whole command and the benchmark.
  *
  * No global mutable state, except that tune_fit switches GSL's error handler
  * off (tuner_gsl_errors_off in gsl_util.h: the handler is process-wide in
@@ -32,12 +32,7 @@
 #include "status.h"
 #include "tune_data.h" /* TuneSet, loading, the split, random walks */
 #include "tune_fit.h"  /* the loss, K, the weight fit */
-
-/* Writes the tuning log (tuner/report.h's format). */
-TvStatus tune_write_log(const char *path, const TuneResult *r, const char *header, TvError *err);
-
-/* The comment block for the engine INI (heap string). */
-char *tune_ini_comment(const TuneResult *r, const char *header);
+#include "tune_log.h"  /* the tuning log, the INI comment */
 
 /* ---- the whole command ---------------------------------------------------- */
 
