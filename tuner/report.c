@@ -33,6 +33,7 @@
 #include "outcome.h"
 #include "ratings.h"
 #include "report.h"
+#include "report_doc.h"
 #include "strbuf.h"
 #include "tune_log.h"
 
@@ -40,327 +41,11 @@
 #define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
 
 
-/* ---- the document: blocks rendered as Markdown and as HTML ------------------- */
-
-typedef enum { B_H1, B_H2, B_PARA, B_TABLE, B_IMG } BlockKind;
-
-typedef struct {
-    BlockKind kind;
-    char *text;  /* heading, paragraph, image alt text */
-    char *file;  /* image */
-    int ncols;   /* table */
-    char *align; /* table: 'l' or 'r' per column */
-    char **cells; /* table: header row first, row-major */
-    int ncells, capcells;
-} Block;
-
-typedef struct {
-    Block *b;
-    int n, cap;
-    bool oom;
-} Doc;
-
-static Block *doc_add(Doc *d, BlockKind kind)
-{
-    if (d->oom)
-        return NULL;
-    if (d->n == d->cap) {
-        int cap = d->cap ? 2 * d->cap : 32;
-        Block *b = realloc(d->b, (size_t)cap * sizeof *b);
-        if (!b) {
-            d->oom = true;
-            return NULL;
-        }
-        d->b = b;
-        d->cap = cap;
-    }
-    Block *b = &d->b[d->n++];
-    memset(b, 0, sizeof *b);
-    b->kind = kind;
-    return b;
-}
-
-static void doc_text(Doc *d, BlockKind kind, char *text /* owned */)
-{
-    Block *b = doc_add(d, kind);
-    if (!b || !text) {
-        d->oom = true;
-        free(text);
-        return;
-    }
-    b->text = text;
-}
-
-#define doc_h1(d, ...) doc_text((d), B_H1, tv_strdup_printf(__VA_ARGS__))
-#define doc_h2(d, ...) doc_text((d), B_H2, tv_strdup_printf(__VA_ARGS__))
-#define doc_para(d, ...) doc_text((d), B_PARA, tv_strdup_printf(__VA_ARGS__))
-
-static void doc_img(Doc *d, const char *file, const char *alt)
-{
-    Block *b = doc_add(d, B_IMG);
-    if (!b)
-        return;
-    b->file = strdup(file);
-    b->text = strdup(alt);
-    if (!b->file || !b->text)
-        d->oom = true;
-}
-
-/* Starts a table; align is one 'l' or 'r' per column.  The header cells and
- * then the rows are added with doc_cell, in order. */
-static void doc_table(Doc *d, const char *align)
-{
-    Block *b = doc_add(d, B_TABLE);
-    if (!b)
-        return;
-    b->ncols = (int)strlen(align);
-    b->align = strdup(align);
-    if (!b->align)
-        d->oom = true;
-}
-
-static void doc_cell(Doc *d, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void doc_cell(Doc *d, const char *fmt, ...)
-{
-    if (d->oom || d->n == 0 || d->b[d->n - 1].kind != B_TABLE)
-        return;
-    Block *b = &d->b[d->n - 1];
-    StrBuf s = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    strbuf_addv(&s, fmt, ap);
-    va_end(ap);
-    char *cell = strbuf_take(&s);
-    if (!cell) {
-        d->oom = true;
-        return;
-    }
-    if (b->ncells == b->capcells) {
-        int cap = b->capcells ? 2 * b->capcells : 64;
-        char **c = realloc(b->cells, (size_t)cap * sizeof *c);
-        if (!c) {
-            free(cell);
-            d->oom = true;
-            return;
-        }
-        b->cells = c;
-        b->capcells = cap;
-    }
-    b->cells[b->ncells++] = cell;
-}
-
-static void doc_free(Doc *d)
-{
-    for (int i = 0; i < d->n; i++) {
-        Block *b = &d->b[i];
-        free(b->text);
-        free(b->file);
-        free(b->align);
-        for (int k = 0; k < b->ncells; k++)
-            free(b->cells[k]);
-        free(b->cells);
-    }
-    free(d->b);
-    memset(d, 0, sizeof *d);
-}
-
-static void md_cell(StrBuf *o, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            strbuf_addf(o, "\\|");
-        else if (*s == '\n')
-            strbuf_addf(o, " ");
-        else
-            strbuf_addf(o, "%c", *s);
-    }
-}
-
-static void render_md(const Doc *d, StrBuf *o)
-{
-    for (int i = 0; i < d->n; i++) {
-        const Block *b = &d->b[i];
-        switch (b->kind) {
-        case B_H1: strbuf_addf(o, "# %s\n\n", b->text); break;
-        case B_H2: strbuf_addf(o, "## %s\n\n", b->text); break;
-        case B_PARA: strbuf_addf(o, "%s\n\n", b->text); break;
-        case B_IMG: strbuf_addf(o, "![%s](%s)\n\n", b->text, b->file); break;
-        case B_TABLE:
-            for (int k = 0; k < b->ncells; k++) {
-                int col = k % b->ncols;
-                strbuf_addf(o, col ? " | " : "| ");
-                md_cell(o, b->cells[k]);
-                if (col == b->ncols - 1) {
-                    strbuf_addf(o, " |\n");
-                    if (k == b->ncols - 1) {
-                        for (int c = 0; c < b->ncols; c++)
-                            strbuf_addf(o, "|%s", b->align[c] == 'r' ? "---:" : "---");
-                        strbuf_addf(o, "|\n");
-                    }
-                }
-            }
-            strbuf_addf(o, "\n");
-            break;
-        }
-    }
-}
-
-static void html_text(StrBuf *o, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': strbuf_addf(o, "&lt;"); break;
-        case '>': strbuf_addf(o, "&gt;"); break;
-        case '&': strbuf_addf(o, "&amp;"); break;
-        case '"': strbuf_addf(o, "&quot;"); break;
-        default: strbuf_addf(o, "%c", *s);
-        }
-    }
-}
-
-static const char HTML_HEAD[] =
-    "<!DOCTYPE html>\n"
-    "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n"
-    "<style>\n"
-    "body { font-family: sans-serif; color: #222; max-width: 1000px; margin: 2em auto; padding: 0 1em; "
-    "line-height: 1.4; }\n"
-    "h1 { border-bottom: 2px solid #3182bd; padding-bottom: 0.2em; }\n"
-    "h2 { margin-top: 1.8em; border-bottom: 1px solid #ccc; }\n"
-    "table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }\n"
-    "th, td { border: 1px solid #bbb; padding: 3px 9px; }\n"
-    "th { background: #eef3f8; }\n"
-    "td.r { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
-    "tr:nth-child(even) td { background: #f8f8f8; }\n"
-    "img { max-width: 100%%; border: 1px solid #ddd; margin: 0.5em 0; }\n"
-    "</style>\n</head>\n<body>\n";
-
-static void render_html(const Doc *d, StrBuf *o)
-{
-    const char *title = d->n > 0 && d->b[0].kind == B_H1 ? d->b[0].text : "report";
-    StrBuf t = {0};
-    html_text(&t, title);
-    strbuf_addf(o, HTML_HEAD, t.s ? t.s : "report");
-    free(t.s);
-    for (int i = 0; i < d->n; i++) {
-        const Block *b = &d->b[i];
-        switch (b->kind) {
-        case B_H1:
-        case B_H2:
-        case B_PARA: {
-            const char *tag = b->kind == B_H1 ? "h1" : b->kind == B_H2 ? "h2" : "p";
-            strbuf_addf(o, "<%s>", tag);
-            html_text(o, b->text);
-            strbuf_addf(o, "</%s>\n", tag);
-            break;
-        }
-        case B_IMG:
-            strbuf_addf(o, "<p><img src=\"");
-            html_text(o, b->file);
-            strbuf_addf(o, "\" alt=\"");
-            html_text(o, b->text);
-            strbuf_addf(o, "\"></p>\n");
-            break;
-        case B_TABLE:
-            strbuf_addf(o, "<table>\n");
-            for (int k = 0; k < b->ncells; k++) {
-                int col = k % b->ncols;
-                bool head = k < b->ncols;
-                if (col == 0)
-                    strbuf_addf(o, "<tr>");
-                strbuf_addf(o, head ? "<th>" : b->align[col] == 'r' ? "<td class=\"r\">" : "<td>");
-                html_text(o, b->cells[k]);
-                strbuf_addf(o, head ? "</th>" : "</td>");
-                if (col == b->ncols - 1)
-                    strbuf_addf(o, "</tr>\n");
-            }
-            strbuf_addf(o, "</table>\n");
-            break;
-        }
-    }
-    strbuf_addf(o, "</body>\n</html>\n");
-}
-
-/* ---- files --------------------------------------------------------------------- */
-
-/* mkdir -p. */
-static TvStatus make_dirs(const char *dir, TvError *err)
-{
-    char *p = strdup(dir);
-    if (!p)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    size_t n = strlen(p);
-    while (n > 1 && p[n - 1] == '/')
-        p[--n] = 0;
-    for (char *s = p + 1;; s++) {
-        bool end = *s == 0;
-        if (*s == '/' || end) {
-            char c = *s;
-            *s = 0;
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                int e = errno;
-                free(p);
-                return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir, strerror(e));
-            }
-            *s = c;
-        }
-        if (end)
-            break;
-    }
-    struct stat st;
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        free(p);
-        return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir,
-                       "it exists and is not a directory");
-    }
-    free(p);
-    return TV_OK;
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    return tv_strdup_printf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
-}
-
-/* Writes text to outdir/name. */
-static TvStatus write_file(const char *outdir, const char *name, const char *text, size_t len, TvError *err)
-{
-    char *path = path_join(outdir, name);
-    if (!path)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-        free(path);
-        return st;
-    }
-    size_t w = fwrite(text, 1, len, f);
-    int e = ferror(f) ? errno : 0;
-    if (fclose(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    TvStatus st = TV_OK;
-    if (w != len || e)
-        st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(e ? e : EIO));
-    free(path);
-    return st;
-}
-
-static TvStatus write_str(const char *outdir, const char *name, const StrBuf *s, TvError *err)
-{
-    if (s->failed)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory writing %s", name);
-    return write_file(outdir, name, s->s ? s->s : "", s->len, err);
-}
-
 /* Runs `gnuplot plots.gp` in outdir, its output going to outdir/gnuplot.log
  * (removed on success). */
 static TvStatus run_gnuplot(const char *outdir, TvError *err)
 {
-    char *log = path_join(outdir, "gnuplot.log");
+    char *log = doc_path(outdir, "gnuplot.log");
     if (!log)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     fflush(NULL);
@@ -427,7 +112,7 @@ static TvStatus run_gnuplot(const char *outdir, TvError *err)
 /* An outdir/name file that gnuplot should have written must be a PNG. */
 static TvStatus check_png(const char *outdir, const char *name, TvError *err)
 {
-    char *path = path_join(outdir, name);
+    char *path = doc_path(outdir, name);
     if (!path)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     unsigned char sig[8] = {0};
@@ -964,7 +649,7 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
     for (int b = 0; b < R->nbins; b++)
         strbuf_addf(&d, "%g %lld %lld\n", b * R->binw + (R->binw - 1) / 2.0, (long long)R->decisive_by_bin[b],
                  (long long)R->drawn_by_bin[b]);
-    if ((st = write_str(outdir, "lengths.dat", &d, err)) != TV_OK)
+    if ((st = doc_write_buf(outdir, "lengths.dat", &d, err)) != TV_OK)
         goto done;
     strbuf_addf(&gp,
              "\nreset\nset output \"lengths.png\"\n"
@@ -986,7 +671,7 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
         strbuf_addf(&d, "# games (in complete pairs)  LLR\n");
         for (int64_t k = 0; k <= s->npairs; k++)
             strbuf_addf(&d, "%g %.6f\n", s->path_games[k], s->path_llr[k]);
-        if ((st = write_str(outdir, dat, &d, err)) != TV_OK)
+        if ((st = doc_write_buf(outdir, dat, &d, err)) != TV_OK)
             goto done;
         const StoreContents *c = &R->c[s->file];
         double lo = fmin(s->lower, s->minllr), hi = fmax(s->upper, s->maxllr), pad = 0.08 * (hi - lo);
@@ -1010,7 +695,7 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
         for (int i = 0; i < R->tl.niters; i++)
             strbuf_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit_loss,
                      isfinite(R->tl.iters[i].holdout_loss) ? R->tl.iters[i].holdout_loss : NAN);
-        if ((st = write_str(outdir, "tuning_loss.dat", &d, err)) != TV_OK)
+        if ((st = doc_write_buf(outdir, "tuning_loss.dat", &d, err)) != TV_OK)
             goto done;
         strbuf_addf(&gp,
                  "\nreset\nset output \"tuning_loss.png\"\nset title \"Tuning: loss per iteration\"\n"
@@ -1027,7 +712,7 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
         strbuf_addf(&d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
         for (int i = k - 1; i >= 0; i--)
             strbuf_addf(&d, "%s %.10g %.10g\n", R->tl_rank[i].w->name, R->tl_rank[i].move, R->tl_rank[i].w->se);
-        if ((st = write_str(outdir, "tuning_weights.dat", &d, err)) != TV_OK)
+        if ((st = doc_write_buf(outdir, "tuning_weights.dat", &d, err)) != TV_OK)
             goto done;
         strbuf_addf(&gp,
                  "\nreset\nset output \"tuning_weights.png\"\n"
@@ -1040,7 +725,7 @@ static TvStatus plots(Report *R, const char *outdir, TvError *err)
                  "     \"\" using 2:0:(2*$3) with xerrorbars pt 7 ps 0.5 lc rgb \"black\" title \"+/- 2 stderr\"\n",
                  k, R->tl.nweights, R->tl_by_z ? "|new - start| / stderr" : "|new - start|", k - 0.3);
     }
-    if ((st = write_str(outdir, "plots.gp", &gp, err)) != TV_OK)
+    if ((st = doc_write_buf(outdir, "plots.gp", &gp, err)) != TV_OK)
         goto done;
     if ((st = run_gnuplot(outdir, err)) != TV_OK)
         goto done;
@@ -1331,18 +1016,18 @@ TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuni
     TvStatus st;
     if ((st = collect(&R, err)) != TV_OK || (st = compute(&R, err)) != TV_OK)
         goto done;
-    if ((st = make_dirs(outdir, err)) != TV_OK || (st = plots(&R, outdir, err)) != TV_OK)
+    if ((st = doc_make_dirs(outdir, err)) != TV_OK || (st = plots(&R, outdir, err)) != TV_OK)
         goto done;
     build_doc(&R, &D);
     if (D.oom) {
         st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
         goto done;
     }
-    render_md(&D, &md);
-    render_html(&D, &html);
-    if ((st = write_str(outdir, "report.md", &md, err)) != TV_OK)
+    doc_render_md(&D, &md);
+    doc_render_html(&D, &html);
+    if ((st = doc_write_buf(outdir, "report.md", &md, err)) != TV_OK)
         goto done;
-    st = write_str(outdir, "report.html", &html, err);
+    st = doc_write_buf(outdir, "report.html", &html, err);
 done:
     free(md.s);
     free(html.s);
