@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
-/* report.c: strength reports from self-play stores (and a tuning log).
+/* report.c: strength reports from self-play stores (and a tuning log): what
+ * the report says.
  *
  * The work is done in stages, each of which can fail with a clear message
  * before anything is written:
@@ -8,125 +9,31 @@
  *      unique per file);
  *   2. fit the ratings and compute the per-pairing statistics, the
  *      termination counts, the game lengths, the SPRT paths and the tuning
- *      log;
- *   3. create outdir, write the plot data and one gnuplot script
- *      (plots.gp), run gnuplot in outdir and check every PNG;
- *   4. build the report once as a list of blocks (headings, paragraphs,
- *      tables, images) and render it twice: report.md and report.html.
- * The data files and plots.gp stay in outdir, so a plot can be redrawn or
- * restyled by hand. */
-#include <errno.h>
-#include <fcntl.h>
+ *      log's ranking (the log is read by tune_log.h);
+ *   3. create outdir and draw the plots (report_plot.h: the data files, one
+ *      gnuplot script, gnuplot, every PNG checked);
+ *   4. build the report once as a document (report_doc.h: headings,
+ *      paragraphs, tables, images) and render it twice: report.md and
+ *      report.html. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "h5store.h"
 #include "outcome.h"
 #include "ratings.h"
 #include "report.h"
 #include "report_doc.h"
+#include "report_plot.h"
 #include "strbuf.h"
 #include "tune_log.h"
 
 #define TOP_WEIGHTS 15
 #define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
 
-
-/* Runs `gnuplot plots.gp` in outdir, its output going to outdir/gnuplot.log
- * (removed on success). */
-static TvStatus run_gnuplot(const char *outdir, TvError *err)
-{
-    char *log = doc_path(outdir, "gnuplot.log");
-    if (!log)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
-        free(log);
-        return st;
-    }
-    if (pid == 0) {
-        if (chdir(outdir) != 0)
-            _exit(126);
-        int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        char *argv[] = {"gnuplot", "plots.gp", NULL};
-        execvp(argv[0], argv);
-        _exit(errno == ENOENT ? 127 : 126);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            TvStatus st = tv_fail(err, TV_ERR_IO, "cannot wait for gnuplot: %s", strerror(errno));
-            free(log);
-            return st;
-        }
-    }
-    TvStatus st = TV_OK;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-        remove(log);
-        st = tv_fail(err, TV_ERR_IO,
-                     "gnuplot was not found: the report's plots need it; install gnuplot "
-                     "(Debian: apt-get install gnuplot-nox)");
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        /* The first line gnuplot wrote that mentions an error. */
-        char line[256] = "";
-        FILE *f = fopen(log, "r");
-        if (f) {
-            char buf[256];
-            while (fgets(buf, sizeof buf, f)) {
-                buf[strcspn(buf, "\n")] = 0;
-                if (buf[0] && (!line[0] || strstr(buf, "rror")))
-                    snprintf(line, sizeof line, "%s", buf);
-                if (strstr(buf, "rror"))
-                    break;
-            }
-            fclose(f);
-        }
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 126 && !line[0])
-            st = tv_fail(err, TV_ERR_IO, "cannot run gnuplot in %s (is gnuplot installed and executable?)", outdir);
-        else
-            st = tv_fail(err, TV_ERR_IO, "gnuplot failed on %s/plots.gp: %s (see %s)", outdir,
-                         line[0] ? line : "no message", log);
-    } else {
-        remove(log);
-    }
-    free(log);
-    return st;
-}
-
-/* An outdir/name file that gnuplot should have written must be a PNG. */
-static TvStatus check_png(const char *outdir, const char *name, TvError *err)
-{
-    char *path = doc_path(outdir, name);
-    if (!path)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    unsigned char sig[8] = {0};
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(sig, 1, sizeof sig, f) : 0;
-    if (f)
-        fclose(f);
-    TvStatus st = TV_OK;
-    if (n != 8 || memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0)
-        st = tv_fail(err, TV_ERR_IO, "gnuplot did not write the plot %s (is its png or pngcairo terminal available?)",
-                     path);
-    free(path);
-    return st;
-}
 
 /* ---- formatting ------------------------------------------------------------------ */
 
@@ -194,18 +101,6 @@ typedef struct {
     double *path_games, *path_llr; /* npairs + 1 points, starting at (0, 0) */
     double minllr, maxllr;
 } SprtInfo;
-
-/* The SPRT attributes of a store (NULL when absent): the root attributes
- * "sprt" and "sprt_result". */
-static const char *store_sprt(const StoreContents *c)
-{
-    return c->sprt;
-}
-
-static const char *store_sprt_result(const StoreContents *c)
-{
-    return c->sprt_result;
-}
 
 /* Reads the store's "sprt" attribute into s (stats.h's reader) and sets the
  * LLR bounds. */
@@ -598,7 +493,7 @@ static TvStatus compute(Report *R, TvError *err)
     if (!R->sprt)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     for (int f = 0; f < R->nfiles; f++) {
-        const char *text = store_sprt(&R->c[f]);
+        const char *text = R->c[f].sprt; /* the root attribute "sprt" (NULL: none) */
         if (!text)
             continue;
         SprtInfo *s = &R->sprt[R->nsprt++];
@@ -607,7 +502,7 @@ static TvStatus compute(Report *R, TvError *err)
             return st;
         if (R->c[f].nengines < 2)
             return tv_fail(err, TV_ERR_ARG, "%s: an SPRT needs two engines", R->files[f]);
-        const char *res = store_sprt_result(&R->c[f]);
+        const char *res = R->c[f].sprt_result;
         if (res && !(s->result = strdup(res)))
             return tv_fail(err, TV_ERR_LIMIT, "out of memory");
         if ((st = sprt_path(&R->c[f], s, err)) != TV_OK)
@@ -629,121 +524,32 @@ static const char *store_name(const StoreContents *c, int e)
     return e >= 0 && e < c->nengines ? c->engines[e].name : "?";
 }
 
-static const char GP_HEAD[] =
-    "# Written by `tavreli report`; run `gnuplot plots.gp` in this directory to redraw the plots.\n"
-    "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-    "    set terminal pngcairo size 900,500 noenhanced font \"sans,11\"\n"
-    "} else {\n"
-    "    set terminal png size 900,500 noenhanced\n"
-    "}\n";
-
 /* Stage 3: the plot data, the script, gnuplot. */
-static TvStatus plots(Report *R, const char *outdir, TvError *err)
+static TvStatus plots(const Report *R, const char *outdir, TvError *err)
 {
-    TvStatus st;
-    StrBuf gp = {0}, d = {0};
-    strbuf_addf(&gp, "%s", GP_HEAD);
-
-    /* Game lengths. */
-    strbuf_addf(&d, "# plies (bin centre)  decisive  drawn\n");
-    for (int b = 0; b < R->nbins; b++)
-        strbuf_addf(&d, "%g %lld %lld\n", b * R->binw + (R->binw - 1) / 2.0, (long long)R->decisive_by_bin[b],
-                 (long long)R->drawn_by_bin[b]);
-    if ((st = doc_write_buf(outdir, "lengths.dat", &d, err)) != TV_OK)
-        goto done;
-    strbuf_addf(&gp,
-             "\nreset\nset output \"lengths.png\"\n"
-             "set title \"Game length: %lld games (bins of %d plies)\"\n"
-             "set xlabel \"game length (plies)\"\nset ylabel \"games\"\n"
-             "set style fill solid 0.85 border rgb \"#555555\"\nset boxwidth %d absolute\n"
-             "set key below horizontal\nset grid ytics\nset yrange [0:*]\nset xrange [%g:%g]\n"
-             "plot \"lengths.dat\" using 1:($2+$3) with boxes lc rgb \"#fdae6b\" title \"drawn\", \\\n"
-             "     \"\" using 1:2 with boxes lc rgb \"#3182bd\" title \"decisive\"\n",
-             (long long)R->ngames, R->binw, R->binw, -R->binw / 2.0 - 0.5, R->nbins * R->binw - 0.5);
-
-    /* SPRT paths. */
-    for (int i = 0; i < R->nsprt; i++) {
+    PlotSet P;
+    plot_begin(&P, outdir);
+    TvStatus st = plot_lengths(&P, R->ngames, R->binw, R->nbins, R->decisive_by_bin, R->drawn_by_bin, err);
+    for (int i = 0; st == TV_OK && i < R->nsprt; i++) {
         const SprtInfo *s = &R->sprt[i];
-        char dat[32], png[32];
-        snprintf(dat, sizeof dat, i ? "sprt_llr_%d.dat" : "sprt_llr.dat", i + 1);
-        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
-        d.len = 0;
-        strbuf_addf(&d, "# games (in complete pairs)  LLR\n");
-        for (int64_t k = 0; k <= s->npairs; k++)
-            strbuf_addf(&d, "%g %.6f\n", s->path_games[k], s->path_llr[k]);
-        if ((st = doc_write_buf(outdir, dat, &d, err)) != TV_OK)
-            goto done;
         const StoreContents *c = &R->c[s->file];
-        double lo = fmin(s->lower, s->minllr), hi = fmax(s->upper, s->maxllr), pad = 0.08 * (hi - lo);
-        strbuf_addf(&gp,
-                 "\nreset\nset output \"%s\"\n"
-                 "set title \"SPRT: %s against %s, H0 nElo <= %g, H1 nElo >= %g (alpha %g, beta %g)\"\n"
-                 "set xlabel \"games (complete pairs x 2, in game-index order)\"\n"
-                 "set ylabel \"log-likelihood ratio\"\nset key below horizontal\nset grid\n"
-                 "set yrange [%g:%g]\nset xrange [0:%g]\n"
-                 "plot \"%s\" using 1:2 with lines lw 2 lc rgb \"#3182bd\" title \"LLR\", \\\n"
-                 "     %g with lines dt 2 lw 2 lc rgb \"#d62728\" title \"upper bound %.3f: accept H1\", \\\n"
-                 "     %g with lines dt 2 lw 2 lc rgb \"#2ca02c\" title \"lower bound %.3f: accept H0\"\n",
-                 png, store_name(c, 0), store_name(c, 1), s->elo0, s->elo1, s->alpha, s->beta, lo - pad, hi + pad,
-                 s->npairs > 0 ? 2.0 * (double)s->npairs : 2.0, dat, s->upper, s->upper, s->lower, s->lower);
+        PlotSprt ps = {store_name(c, 0), store_name(c, 1), s->elo0, s->elo1, s->alpha, s->beta, s->lower, s->upper,
+                       s->npairs, s->path_games, s->path_llr, s->minllr, s->maxllr};
+        st = plot_sprt(&P, i, &ps, err);
     }
-
-    /* Tuning. */
-    if (R->have_tl && R->tl.niters > 0) {
-        d.len = 0;
-        strbuf_addf(&d, "# iteration  fit_loss  holdout_loss\n");
-        for (int i = 0; i < R->tl.niters; i++)
-            strbuf_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit_loss,
-                     isfinite(R->tl.iters[i].holdout_loss) ? R->tl.iters[i].holdout_loss : NAN);
-        if ((st = doc_write_buf(outdir, "tuning_loss.dat", &d, err)) != TV_OK)
-            goto done;
-        strbuf_addf(&gp,
-                 "\nreset\nset output \"tuning_loss.png\"\nset title \"Tuning: loss per iteration\"\n"
-                 "set xlabel \"iteration\"\nset ylabel \"loss\"\nset key top right\nset grid\n"
-                 "plot \"tuning_loss.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"#3182bd\" "
-                 "title \"fit\"%s\n",
-                 R->tl_have_hold ? ", \\\n     \"\" using 1:3 with linespoints lw 2 pt 5 ps 0.6 lc rgb \"#e6550d\" "
-                                   "title \"hold-out\""
-                                 : "");
-    }
-    if (R->have_tl && R->tl.nweights > 0) {
+    if (st == TV_OK && R->have_tl && R->tl.niters > 0)
+        st = plot_tuning_loss(&P, R->tl.iters, R->tl.niters, R->tl_have_hold, err);
+    if (st == TV_OK && R->have_tl && R->tl.nweights > 0) {
         int k = R->tl.nweights < TOP_WEIGHTS ? R->tl.nweights : TOP_WEIGHTS;
-        d.len = 0;
-        strbuf_addf(&d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
-        for (int i = k - 1; i >= 0; i--)
-            strbuf_addf(&d, "%s %.10g %.10g\n", R->tl_rank[i].w->name, R->tl_rank[i].move, R->tl_rank[i].w->se);
-        if ((st = doc_write_buf(outdir, "tuning_weights.dat", &d, err)) != TV_OK)
-            goto done;
-        strbuf_addf(&gp,
-                 "\nreset\nset output \"tuning_weights.png\"\n"
-                 "set title \"Weights that moved most (top %d of %d by %s)\"\n"
-                 "set xlabel \"new - start (error bars: +/- 2 stderr)\"\n"
-                 "set ytics scale 0\nset yrange [-0.7:%g]\nset grid xtics\nset yzeroaxis lt -1\n"
-                 "set key below horizontal\nset style fill solid 0.6 border rgb \"#555555\"\n"
-                 "plot \"tuning_weights.dat\" using ($2/2):0:(abs($2)/2):(0.35):yticlabels(1) with boxxyerror "
-                 "lc rgb \"#3182bd\" title \"new - start\", \\\n"
-                 "     \"\" using 2:0:(2*$3) with xerrorbars pt 7 ps 0.5 lc rgb \"black\" title \"+/- 2 stderr\"\n",
-                 k, R->tl.nweights, R->tl_by_z ? "|new - start| / stderr" : "|new - start|", k - 0.3);
+        PlotBar bars[TOP_WEIGHTS];
+        for (int i = 0; i < k; i++)
+            bars[i] = (PlotBar){R->tl_rank[i].w->name, R->tl_rank[i].move, R->tl_rank[i].w->se};
+        st = plot_tuning_weights(&P, bars, k, R->tl.nweights,
+                                 R->tl_by_z ? "|new - start| / stderr" : "|new - start|", err);
     }
-    if ((st = doc_write_buf(outdir, "plots.gp", &gp, err)) != TV_OK)
-        goto done;
-    if ((st = run_gnuplot(outdir, err)) != TV_OK)
-        goto done;
-    if ((st = check_png(outdir, "lengths.png", err)) != TV_OK)
-        goto done;
-    for (int i = 0; i < R->nsprt; i++) {
-        char png[32];
-        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
-        if ((st = check_png(outdir, png, err)) != TV_OK)
-            goto done;
-    }
-    if (R->have_tl && R->tl.niters > 0 && (st = check_png(outdir, "tuning_loss.png", err)) != TV_OK)
-        goto done;
-    if (R->have_tl && R->tl.nweights > 0 && (st = check_png(outdir, "tuning_weights.png", err)) != TV_OK)
-        goto done;
-done:
-    free(gp.s);
-    free(d.s);
+    if (st == TV_OK)
+        st = plot_draw(&P, err);
+    plot_free(&P);
     return st;
 }
 
@@ -908,14 +714,14 @@ static void build_doc(const Report *R, Doc *D)
         doc_para(D, "Plies per game: min %d, median %g, mean %.1f, max %d.", R->plies[0], median,
                  sum / (double)R->ngames, R->plies[R->ngames - 1]);
     }
-    doc_img(D, "lengths.png", "histogram of game lengths in plies, decisive and drawn games");
+    doc_img(D, PLOT_LENGTHS_PNG, "histogram of game lengths in plies, decisive and drawn games");
 
     /* SPRT. */
     for (int i = 0; i < R->nsprt; i++) {
         const SprtInfo *s = &R->sprt[i];
         const StoreContents *c = &R->c[s->file];
         char png[32];
-        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
+        plot_sprt_file(i, "png", png, sizeof png);
         doc_h2(D, "SPRT (%s)", R->files[s->file]);
         doc_para(D,
                  "%.64s against %.64s: H0 nElo <= %g against H1 nElo >= %g, alpha %g, beta %g; LLR bounds "
@@ -959,7 +765,7 @@ static void build_doc(const Report *R, Doc *D)
                 doc_para(D, "%s: %d iterations; fit loss %.6g -> %.6g (no hold-out loss).", R->tuning_path,
                          t->niters, f0->fit_loss, fl->fit_loss);
             }
-            doc_img(D, "tuning_loss.png", "fit and hold-out loss per iteration");
+            doc_img(D, PLOT_TUNING_LOSS_PNG, "fit and hold-out loss per iteration");
         }
         if (t->nweights > 0) {
             int k = t->nweights < TOP_WEIGHTS ? t->nweights : TOP_WEIGHTS;
@@ -981,7 +787,7 @@ static void build_doc(const Report *R, Doc *D)
                 else
                     doc_cell(D, "-");
             }
-            doc_img(D, "tuning_weights.png", "the weights that moved most, with +/- 2 stderr error bars");
+            doc_img(D, PLOT_TUNING_WEIGHTS_PNG, "the weights that moved most, with +/- 2 stderr error bars");
         }
     }
 }
