@@ -44,19 +44,32 @@ void plot_free(PlotSet *p)
     strbuf_free(&p->pngs);
 }
 
+/* Starts the next data file: the data buffer emptied, then its header line. */
+static StrBuf *data_begin(PlotSet *p, const char *header)
+{
+    p->data.len = 0;
+    strbuf_addf(&p->data, "%s\n", header);
+    return &p->data;
+}
+
+/* Ends a plot: writes its data file dat and records that the script draws
+ * png.  Errors: dat cannot be written. */
+static TvStatus data_end(PlotSet *p, const char *dat, const char *png, TvError *err)
+{
+    TvStatus st = doc_write_buf(p->outdir, dat, &p->data, err);
+    if (st == TV_OK)
+        strbuf_addf(&p->pngs, "%s\n", png);
+    return st;
+}
+
 /* ---- the plots ----------------------------------------------------------------------- */
 
 TvStatus plot_lengths(PlotSet *p, int64_t ngames, int binw, int nbins, const int64_t *decisive, const int64_t *drawn,
                       TvError *err)
 {
-    StrBuf *d = &p->data;
-    d->len = 0;
-    strbuf_addf(d, "# plies (bin centre)  decisive  drawn\n");
+    StrBuf *d = data_begin(p, "# plies (bin centre)  decisive  drawn");
     for (int b = 0; b < nbins; b++)
         strbuf_addf(d, "%g %lld %lld\n", b * binw + (binw - 1) / 2.0, (long long)decisive[b], (long long)drawn[b]);
-    TvStatus st = doc_write_buf(p->outdir, "lengths.dat", d, err);
-    if (st != TV_OK)
-        return st;
     strbuf_addf(&p->script,
              "\nreset\nset output \"" PLOT_LENGTHS_PNG "\"\n"
              "set title \"Game length: %lld games (bins of %d plies)\"\n"
@@ -66,8 +79,7 @@ TvStatus plot_lengths(PlotSet *p, int64_t ngames, int binw, int nbins, const int
              "plot \"lengths.dat\" using 1:($2+$3) with boxes lc rgb \"#fdae6b\" title \"drawn\", \\\n"
              "     \"\" using 1:2 with boxes lc rgb \"#3182bd\" title \"decisive\"\n",
              (long long)ngames, binw, binw, -binw / 2.0 - 0.5, nbins * binw - 0.5);
-    strbuf_addf(&p->pngs, "%s\n", PLOT_LENGTHS_PNG);
-    return TV_OK;
+    return data_end(p, "lengths.dat", PLOT_LENGTHS_PNG, err);
 }
 
 TvStatus plot_sprt(PlotSet *p, int i, const PlotSprt *s, TvError *err)
@@ -75,14 +87,9 @@ TvStatus plot_sprt(PlotSet *p, int i, const PlotSprt *s, TvError *err)
     char dat[32], png[32];
     plot_sprt_file(i, "dat", dat, sizeof dat);
     plot_sprt_file(i, "png", png, sizeof png);
-    StrBuf *d = &p->data;
-    d->len = 0;
-    strbuf_addf(d, "# games (in complete pairs)  LLR\n");
+    StrBuf *d = data_begin(p, "# games (in complete pairs)  LLR");
     for (int64_t k = 0; k <= s->npairs; k++)
         strbuf_addf(d, "%g %.6f\n", s->games[k], s->llr[k]);
-    TvStatus st = doc_write_buf(p->outdir, dat, d, err);
-    if (st != TV_OK)
-        return st;
     double lo = fmin(s->lower, s->minllr), hi = fmax(s->upper, s->maxllr), pad = 0.08 * (hi - lo);
     strbuf_addf(&p->script,
              "\nreset\nset output \"%s\"\n"
@@ -95,21 +102,15 @@ TvStatus plot_sprt(PlotSet *p, int i, const PlotSprt *s, TvError *err)
              "     %g with lines dt 2 lw 2 lc rgb \"#2ca02c\" title \"lower bound %.3f: accept H0\"\n",
              png, s->engine0, s->engine1, s->elo0, s->elo1, s->alpha, s->beta, lo - pad, hi + pad,
              s->npairs > 0 ? 2.0 * (double)s->npairs : 2.0, dat, s->upper, s->upper, s->lower, s->lower);
-    strbuf_addf(&p->pngs, "%s\n", png);
-    return TV_OK;
+    return data_end(p, dat, png, err);
 }
 
 TvStatus plot_tuning_loss(PlotSet *p, const TuneLogIter *iters, int niters, bool have_hold, TvError *err)
 {
-    StrBuf *d = &p->data;
-    d->len = 0;
-    strbuf_addf(d, "# iteration  fit_loss  holdout_loss\n");
+    StrBuf *d = data_begin(p, "# iteration  fit_loss  holdout_loss");
     for (int i = 0; i < niters; i++)
         strbuf_addf(d, "%ld %.10g %.10g\n", iters[i].iter, iters[i].fit_loss,
                  isfinite(iters[i].holdout_loss) ? iters[i].holdout_loss : NAN);
-    TvStatus st = doc_write_buf(p->outdir, "tuning_loss.dat", d, err);
-    if (st != TV_OK)
-        return st;
     strbuf_addf(&p->script,
              "\nreset\nset output \"" PLOT_TUNING_LOSS_PNG "\"\nset title \"Tuning: loss per iteration\"\n"
              "set xlabel \"iteration\"\nset ylabel \"loss\"\nset key top right\nset grid\n"
@@ -118,21 +119,15 @@ TvStatus plot_tuning_loss(PlotSet *p, const TuneLogIter *iters, int niters, bool
              have_hold ? ", \\\n     \"\" using 1:3 with linespoints lw 2 pt 5 ps 0.6 lc rgb \"#e6550d\" "
                          "title \"hold-out\""
                        : "");
-    strbuf_addf(&p->pngs, "%s\n", PLOT_TUNING_LOSS_PNG);
-    return TV_OK;
+    return data_end(p, "tuning_loss.dat", PLOT_TUNING_LOSS_PNG, err);
 }
 
 TvStatus plot_tuning_weights(PlotSet *p, const PlotBar *bars, int k, int nweights, const char *ranked_by,
                              TvError *err)
 {
-    StrBuf *d = &p->data;
-    d->len = 0;
-    strbuf_addf(d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
+    StrBuf *d = data_begin(p, "# weight  new-start  stderr (largest last: drawn at the top)");
     for (int i = k - 1; i >= 0; i--)
         strbuf_addf(d, "%s %.10g %.10g\n", bars[i].name, bars[i].move, bars[i].se);
-    TvStatus st = doc_write_buf(p->outdir, "tuning_weights.dat", d, err);
-    if (st != TV_OK)
-        return st;
     strbuf_addf(&p->script,
              "\nreset\nset output \"" PLOT_TUNING_WEIGHTS_PNG "\"\n"
              "set title \"Weights that moved most (top %d of %d by %s)\"\n"
@@ -143,8 +138,7 @@ TvStatus plot_tuning_weights(PlotSet *p, const PlotBar *bars, int k, int nweight
              "lc rgb \"#3182bd\" title \"new - start\", \\\n"
              "     \"\" using 2:0:(2*$3) with xerrorbars pt 7 ps 0.5 lc rgb \"black\" title \"+/- 2 stderr\"\n",
              k, nweights, ranked_by, k - 0.3);
-    strbuf_addf(&p->pngs, "%s\n", PLOT_TUNING_WEIGHTS_PNG);
-    return TV_OK;
+    return data_end(p, "tuning_weights.dat", PLOT_TUNING_WEIGHTS_PNG, err);
 }
 
 /* ---- gnuplot ------------------------------------------------------------------------- */

@@ -99,12 +99,17 @@ double tune_loss(const TuneSet *s, const double *w, double K, const float *game_
     return loss / wsum;
 }
 
-/* Gauss-Newton sums over the free weights F (fidx[0..p-1]; pos[j] = index in F
- * or -1): A = sum m (s' K)^2 f_F f_F^T, B = sum m r^2 (s' K)^2 f_F f_F^T,
- * and sum m r^2, sum m.  A and B are p x p (row-major, full). */
-static void gn_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *posf, int p, double *A,
+/* Gauss-Newton sums over the free weights F (fidx[0..p-1]):
+ * A = sum m (s' K)^2 f_F f_F^T, B = sum m r^2 (s' K)^2 f_F f_F^T (B may be
+ * NULL), and sum m r^2, sum m.  A and B are p x p (row-major, full). */
+static void gn_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *fidx, int p, double *A,
                     double *B, double *rss, double *wsum)
 {
+    int posf[NW]; /* weight -> its index in F, or -1 */
+    for (int i = 0; i < NW; i++)
+        posf[i] = -1;
+    for (int j = 0; j < p; j++)
+        posf[fidx[j]] = j;
     int nch = s->n < GN_CHUNKS ? (int)s->n : GN_CHUNKS;
     size_t pp = (size_t)p * (size_t)p;
     double *part = calloc((size_t)(nch > 0 ? nch : 1) * (2 * pp + 2), sizeof *part);
@@ -265,6 +270,12 @@ TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err)
     *K = exp(x);
     return TV_OK;
 }
+/* The loss of the hold-out set at w (NAN without one). */
+static double hold_loss(const TuneSet *hold, const double *w, double K)
+{
+    return hold && hold->n ? tune_loss(hold, w, K, NULL, NULL) : NAN;
+}
+
 /* ---- the weight fit ---------------------------------------------------------- */
 
 typedef struct {
@@ -333,16 +344,11 @@ static void gf_fdf(const gsl_vector *x, void *user, double *f, gsl_vector *g) { 
 static TvStatus precondition(FitCtx *c, TvError *err)
 {
     int p = c->p;
-    int posf[NW];
-    for (int i = 0; i < NW; i++)
-        posf[i] = -1;
-    for (int j = 0; j < p; j++)
-        posf[c->fidx[j]] = j;
     double *A = malloc(sizeof *A * (size_t)p * (size_t)p);
     if (!A)
         return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
     double rss, W;
-    gn_sums(c->s, c->base, c->K, c->gw, posf, p, A, NULL, &rss, &W);
+    gn_sums(c->s, c->base, c->K, c->gw, c->fidx, p, A, NULL, &rss, &W);
     double maxd = 0;
     for (int j = 0; j < p; j++) {
         double d = 2 * A[j * p + j] / W + 2 * c->l2;
@@ -404,7 +410,7 @@ static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResul
     double gtol = 1e-3 * sqrt(2 * mse0 / (double)c->s->n);
     double w[NW], pw[NW];
     if (rec) {
-        TuneIteration it = {0, mse0, hold && hold->n ? tune_loss(hold, c->base, c->K, NULL, NULL) : NAN, f0, {0}};
+        TuneIteration it = {0, mse0, hold_loss(hold, c->base, c->K), f0, {0}};
         for (int i = 0; i < NW; i++)
             it.w[i] = (float)c->base[i];
         rec->history[rec->nhistory++] = it;
@@ -441,7 +447,7 @@ static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResul
             x_to_w(c, gsl_multimin_fdfminimizer_x(m), w);
             project(c, w, pw);
             TuneIteration it = {iter, tune_loss(c->s, pw, c->K, c->gw, NULL),
-                                hold && hold->n ? tune_loss(hold, pw, c->K, NULL, NULL) : NAN,
+                                hold_loss(hold, pw, c->K),
                                 gsl_multimin_fdfminimizer_minimum(m), {0}};
             for (int i = 0; i < NW; i++)
                 it.w[i] = (float)pw[i];
@@ -492,11 +498,6 @@ void tune_result_free(TuneResult *r)
 static TvStatus covariance(const TuneSet *s, const double *w, double K, double l2, const int *fidx, int p,
                            double *se, double *resvar, TvError *err)
 {
-    int posf[NW];
-    for (int i = 0; i < NW; i++)
-        posf[i] = -1;
-    for (int j = 0; j < p; j++)
-        posf[fidx[j]] = j;
     size_t pp = (size_t)p * (size_t)p;
     double *A = malloc(sizeof *A * (pp ? pp : 1));
     if (!A)
@@ -507,7 +508,7 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, double l
         return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
     }
     double rss, W;
-    gn_sums(s, w, K, NULL, posf, p, A, B, &rss, &W);
+    gn_sums(s, w, K, NULL, fidx, p, A, B, &rss, &W);
     *resvar = s->n > p ? rss / (double)(s->n - p) : NAN;
     if (p == 0) {
         free(A);
@@ -636,7 +637,7 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
     }
     c.K = out->K;
     out->fit_loss0 = tune_loss(fit, out->start, c.K, NULL, NULL);
-    out->hold_loss0 = hold && hold->n ? tune_loss(hold, out->start, c.K, NULL, NULL) : NAN;
+    out->hold_loss0 = hold_loss(hold, out->start, c.K);
     int max_iter = opt->max_iter > 0 ? opt->max_iter : 500;
     out->history = malloc(sizeof *out->history * (size_t)(max_iter + 2));
     c.L = gsl_matrix_alloc((size_t)c.p, (size_t)c.p);
@@ -669,12 +670,12 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
         }
         st = covariance(fit, out->fitted, c.K, c.l2, fidx2, p2, out->se, &out->residual_var, err);
         out->fit_loss1 = tune_loss(fit, out->fitted, c.K, NULL, NULL);
-        out->hold_loss1 = hold && hold->n ? tune_loss(hold, out->fitted, c.K, NULL, NULL) : NAN;
+        out->hold_loss1 = hold_loss(hold, out->fitted, c.K);
         double rw[NW];
         for (int i = 0; i < NW; i++)
             rw[i] = out->rounded[i];
         out->fit_loss_rounded = tune_loss(fit, rw, c.K, NULL, NULL);
-        out->hold_loss_rounded = hold && hold->n ? tune_loss(hold, rw, c.K, NULL, NULL) : NAN;
+        out->hold_loss_rounded = hold_loss(hold, rw, c.K);
     }
     /* bootstrap: resample the fit set's games with replacement, refit from
      * the optimum (same K), sd of the fitted weights */

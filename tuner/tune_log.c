@@ -79,6 +79,11 @@ static TvStatus log_error(TvError *err, const char *path, long line, const char 
     return st;
 }
 
+static TvStatus out_of_memory(TvError *err, const char *path)
+{
+    return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+}
+
 /* Makes room for element n of *arr (elements of elem bytes, *cap of them
  * allocated); false when out of memory (*arr unchanged). */
 static bool room_for(void **arr, int n, int *cap, size_t elem)
@@ -133,10 +138,11 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
         int path_used = -1;
         if (sscanf(line, " path %ld %n", &path_iter, &path_used) == 1 && path_used >= 0) {
             TuneLogPath p = {path_iter, 0, NULL};
-            if (!read_numbers(line + path_used, &p) ||
-                !room_for((void **)&t->paths, t->npaths, &cap_paths, sizeof *t->paths)) {
+            bool ok = read_numbers(line + path_used, &p) &&
+                      room_for((void **)&t->paths, t->npaths, &cap_paths, sizeof *t->paths);
+            if (!ok) {
                 free(p.w);
-                st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+                st = out_of_memory(err, path);
                 break;
             }
             t->paths[t->npaths++] = p;
@@ -152,7 +158,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
                 break;
             }
             if (!room_for((void **)&t->iters, t->niters, &cap_iters, sizeof *t->iters)) {
-                st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+                st = out_of_memory(err, path);
                 break;
             }
             t->iters[t->niters++] = it;
@@ -178,7 +184,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
             if (st != TV_OK)
                 break;
             if (!room_for((void **)&t->weights, t->nweights, &cap_weights, sizeof *t->weights)) {
-                st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+                st = out_of_memory(err, path);
                 break;
             }
             t->weights[t->nweights++] = w;
