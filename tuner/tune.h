@@ -51,6 +51,7 @@ typedef struct {
     FILE *msg;           /* progress and summary (may be NULL) */
 } TuneArgs;
 
+/* No files or outputs, hold-out 0.1, seed 1, the rest 0 / NULL. */
 void tune_args_default(TuneArgs *a);
 
 /* out without ".ini" plus ".tuning.log" (or out + ".tuning.log"). */

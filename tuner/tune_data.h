@@ -32,7 +32,10 @@ typedef struct {
     int32_t ngames;          /* 1 + the largest game number */
 } TuneSet;
 
+/* An empty set (no allocation). */
 void tune_set_init(TuneSet *s);
+
+/* Frees the set's arrays and leaves it empty. */
 void tune_set_free(TuneSet *s);
 
 /* Appends a position: its feature vector times sign (+1 or -1), its result

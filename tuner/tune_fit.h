@@ -51,6 +51,8 @@ typedef struct {
     void *user;
 } TuneOptions;
 
+/* Every weight free, no l2, K fitted, no bootstrap, seed 0, 500 iterations
+ * at most, no progress callback. */
 void tune_options_default(TuneOptions *o);
 
 typedef struct {
@@ -82,6 +84,7 @@ typedef struct {
 TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *start, const TuneOptions *opt,
                   TuneResult *out, TvError *err);
 
+/* Frees the result's history (the rest is held in the struct). */
 void tune_result_free(TuneResult *r);
 
 #endif
