@@ -12,6 +12,8 @@
  *    (trial, weight) pairs; K is recovered within 10% by tune_fit_k;
  *  - the objective never increases across accepted steps (recorded);
  *  - a fit with the same data and seed (split, bootstrap) is identical;
+ *  - the tuning log read back (tune_log_read) gives every record written
+ *    (tune_write_log), to the precision written; the reader's errors;
  *  - errors: unknown group (lists the known ones), unreadable store, no
  *    files, empty fit set, bad hold-out fraction.
  * Sizes are small enough for sanitizer builds (a few seconds). */
@@ -358,6 +360,157 @@ static void test_monotone_and_reproducible(void **state)
     tune_set_free(&hold2);
 }
 
+/* ---- the tuning log: written and read back ---------------------------------------- */
+
+/* a equals b to a relative precision rel (exactly when b is 0). */
+static bool close_to(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
+
+/* Writes r's tuning log, reads it back with tune_log_read and compares every
+ * record with r, to the precision the writer prints (iter losses %.10g, path
+ * values %.6g, START %g of an integer, NEW exact, STDERR %.4g). */
+static void check_log_round_trip(const TuneResult *r)
+{
+    char path[] = "/tmp/tavreli_tune_rt_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    TvError err;
+    assert_int_equal(tune_write_log(path, r, "round trip\nsecond header line", &err), TV_OK);
+    TuneLog log;
+    TvStatus st = tune_log_read(path, &log, &err);
+    remove(path);
+    if (st != TV_OK)
+        fail_msg("tune_log_read: %s", err.msg);
+    assert_int_equal(log.niters, r->nhistory);
+    assert_int_equal(log.npaths, r->nhistory);
+    for (int k = 0; k < r->nhistory; k++) {
+        const TuneIteration *h = &r->history[k];
+        assert_int_equal(log.iters[k].iter, h->iter);
+        assert_true(close_to(log.iters[k].fit_loss, h->fit_loss, 1e-9));
+        if (isnan(h->holdout_loss))
+            assert_true(isnan(log.iters[k].holdout_loss));
+        else
+            assert_true(close_to(log.iters[k].holdout_loss, h->holdout_loss, 1e-9));
+        assert_int_equal(log.paths[k].iter, h->iter);
+        assert_int_equal(log.paths[k].n, NW);
+        for (int i = 0; i < NW; i++)
+            if (!close_to(log.paths[k].w[i], h->w[i], 1e-5))
+                fail_msg("path %d weight %d: read %.9g, wrote %.9g", h->iter, i, log.paths[k].w[i], h->w[i]);
+    }
+    int j = 0;
+    for (int i = 0; i < NW; i++) {
+        if (!r->free[i])
+            continue;
+        assert_true(j < log.nweights);
+        const TuneLogWeight *w = &log.weights[j++];
+        char name[96];
+        eval_weight_element_name(i, name, sizeof name);
+        assert_string_equal(w->name, name);
+        assert_true(w->start == r->start[i]);
+        assert_true(w->now == r->rounded[i]);
+        double se = r->boot_done > 1 ? r->boot_sd[i] : r->se[i];
+        if (!close_to(w->se, isfinite(se) ? se : 0.0, 1e-3))
+            fail_msg("weight %s: stderr read %g, wrote %g", name, w->se, se);
+    }
+    assert_int_equal(j, log.nweights);
+    assert_int_equal(log.nweights, r->nfree);
+    tune_log_free(&log);
+    assert_null(log.iters);
+    assert_int_equal(log.niters + log.npaths + log.nweights, 0);
+}
+
+/* Writes text to a new temporary file named into path (a mkstemp template). */
+static void write_temp(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* tune_log_read on text: the status, and (when not OK) that the message
+ * holds want. */
+static void check_log_text(const char *text, TvStatus want_st, const char *want, int want_line)
+{
+    char path[] = "/tmp/tavreli_tune_log_text_XXXXXX";
+    write_temp(path, text);
+    TuneLog log;
+    TvError err;
+    memset(&err, 0, sizeof err);
+    TvStatus st = tune_log_read(path, &log, &err);
+    if (st != want_st)
+        fail_msg("'%s': status %d, expected %d (%s)", text, (int)st, (int)want_st, err.msg);
+    if (st != TV_OK) {
+        if (!strstr(err.msg, want))
+            fail_msg("'%s': message '%s' lacks '%s'", text, err.msg, want);
+        if (want_line > 0) {
+            char where[128];
+            snprintf(where, sizeof where, "%s:%d: ", path, want_line);
+            assert_int_equal(strncmp(err.msg, where, strlen(where)), 0);
+            assert_string_equal(err.file, path);
+            assert_int_equal(err.line, want_line);
+        }
+        assert_null(log.iters);
+        assert_null(log.weights);
+    }
+    tune_log_free(&log);
+    remove(path);
+}
+
+static void test_log_round_trip(void **state)
+{
+    Fixture *f = *state;
+    double truth[NW];
+    true_weights(f, 21, truth);
+    TuneSet all, fit, hold;
+    synth(&f->base, 6000, truth, 0.004, 17, &all);
+    TvError err;
+    assert_int_equal(tune_split(&all, 0.2, 3, &fit, &hold, &err), TV_OK);
+    TuneOptions opt;
+    tune_options_default(&opt);
+    assert_int_equal(tune_groups_parse("material,tower", opt.free, &err), TV_OK);
+    opt.max_iter = 5;
+    TuneResult r;
+    assert_int_equal(tune_fit(&fit, &hold, &f->start, &opt, &r, &err), TV_OK);
+    assert_true(r.nhistory >= 2 && r.nfree > 0 && r.nfree < NW);
+    check_log_round_trip(&r);
+    /* no hold-out loss (nan), the bootstrap sd as STDERR, and an infinite
+     * one (written as 0) */
+    for (int k = 0; k < r.nhistory; k++)
+        r.history[k].holdout_loss = NAN;
+    r.boot_done = 2;
+    bool first = true;
+    for (int i = 0; i < NW; i++)
+        if (r.free[i]) {
+            r.boot_sd[i] = first ? INFINITY : 0.25 * (i + 1);
+            first = false;
+        }
+    check_log_round_trip(&r);
+    tune_result_free(&r);
+    tune_set_free(&all);
+    tune_set_free(&fit);
+    tune_set_free(&hold);
+
+    /* the reader's errors */
+    check_log_text("iter 1 fit_loss 0.1 holdout_loss 0.2\n\nweight tempo 10 twelve 1\n", TV_ERR_PARSE,
+                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'", 3);
+    check_log_text("# comment\niter 2 fit_loss inf holdout_loss 0.2\n", TV_ERR_PARSE,
+                   "fit_loss must be a finite number", 2);
+    check_log_text("weight a 1 2 -1\n", TV_ERR_PARSE, "weight: START and NEW must be numbers and STDERR a number >= 0",
+                   1);
+    check_log_text("weight a 1 2 3\nweight b 1 2 3\nweight a 1 2 3 # again\n", TV_ERR_PARSE,
+                   "weight 'a' is given twice", 3);
+    check_log_text("# only comments\n\npath 0 1 2 3\n", TV_ERR_PARSE, "no 'iter' or 'weight' records: not a tuning log",
+                   0);
+    /* a path line is read up to its first word that is not a number */
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss nan\npath 0 1 2 x 3\n", TV_OK, "", 0);
+    TuneLog log;
+    assert_int_equal(tune_log_read("/nonexistent/dir/x.log", &log, &err), TV_ERR_IO);
+    assert_non_null(strstr(err.msg, "cannot read the tuning log /nonexistent/dir/x.log"));
+}
+
 /* ---- errors ---------------------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -412,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_fit_k),
         cmocka_unit_test(test_recovery_coverage),
         cmocka_unit_test(test_monotone_and_reproducible),
+        cmocka_unit_test(test_log_round_trip),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -21,6 +21,7 @@
  * iteration, and the result does not depend on the order of the games (the
  * counts are integers, summed exactly). */
 #include "ratings.h"
+#include "gsl_util.h"
 #include "rng.h"
 
 #include <float.h>
@@ -42,6 +43,8 @@
 
 #define ELO_PER_NAT (400.0 / M_LN10) /* 173.717... */
 #define MAX_PLAYERS 1024
+/* A GSL failure: what failed, then GSL's text (tuner_gsl_fail). */
+#define RATINGS_GSL_MSG "ratings: %s failed (GSL: %s)"
 
 /* The weak prior, used only when the plain maximum-likelihood solution may
  * not be finite.  A finite ML solution needs (at least) that every player
@@ -354,11 +357,6 @@ done:
     free(nr);
 }
 
-static TvStatus gsl_fail(TvError *err, const char *what, int status)
-{
-    return tv_fail(err, TV_ERR_ARG, "ratings: %s failed (GSL: %s)", what, gsl_strerror(status));
-}
-
 /* Fits the counts: on success r (n, nats, r_0 = 0) and *theta hold the
  * maximum; x0 (n, may be NULL) is the starting point in the same layout
  * (r_1..r_{n-1}, log theta). */
@@ -397,7 +395,7 @@ static TvStatus fit_counts(const Counts *c, const double *x0, double *r, double 
     gsl_multimin_function_fdf fdf = { fit_f, fit_df, fit_fdf, dim, &ctx };
     int gs = gsl_multimin_fdfminimizer_set(s, &fdf, x, 0.1, 0.1);
     if (gs) {
-        st = gsl_fail(err, "minimiser set-up", gs);
+        st = tuner_gsl_fail(err, gs, RATINGS_GSL_MSG, "minimiser set-up");
         goto done;
     }
     int iter = 0, status = GSL_CONTINUE, failure = GSL_SUCCESS;
@@ -426,8 +424,8 @@ static TvStatus fit_counts(const Counts *c, const double *x0, double *r, double 
         for (int k = 1; k < n; k++)
             gmax = fmax(gmax, fabs(grad[k]));
         if (!(gmax < 1e-8)) {
-            st = tv_fail(err, TV_ERR_ARG, "ratings: the BFGS fit did not converge (gradient %g; GSL: %s)", gmax,
-                         gsl_strerror(failure ? failure : GSL_ENOPROG));
+            st = tuner_gsl_fail(err, failure ? failure : GSL_ENOPROG,
+                                "ratings: the BFGS fit did not converge (gradient %g; GSL: %s)", gmax);
             goto done;
         }
     }
@@ -467,7 +465,7 @@ static TvStatus covariance(const Counts *c, const double *r, double theta, doubl
     if (!gs)
         gs = gsl_linalg_cholesky_invert(h);
     if (gs) {
-        st = gsl_fail(err, "inverting the Hessian", gs);
+        st = tuner_gsl_fail(err, gs, RATINGS_GSL_MSG, "inverting the Hessian");
         goto done;
     }
     /* Covariance of (r_0 = 0, r_1, ..., r_{n-1}). */
@@ -609,8 +607,8 @@ TvStatus ratings_fit(const RatedGame *games, int64_t ngames, int nplayers, int s
     if (simulations < 0)
         return tv_fail(err, TV_ERR_ARG, "ratings: negative number of simulations (%d)", simulations);
     /* GSL must not abort the process: its errors come back as status codes
-     * and are reported in err.  (This sets GSL's process-wide handler.) */
-    gsl_set_error_handler_off();
+     * and are reported in err (gsl_util.h). */
+    tuner_gsl_errors_off();
 
     int n = nplayers;
     size_t m = (size_t)n;

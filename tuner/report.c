@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
-/* report.c: strength reports from self-play stores (and a tuning log).
+/* report.c: strength reports from self-play stores (and a tuning log): what
+ * the report says.
  *
  * The work is done in stages, each of which can fail with a clear message
  * before anything is written:
@@ -8,439 +9,31 @@
  *      unique per file);
  *   2. fit the ratings and compute the per-pairing statistics, the
  *      termination counts, the game lengths, the SPRT paths and the tuning
- *      log;
- *   3. create outdir, write the plot data and one gnuplot script
- *      (plots.gp), run gnuplot in outdir and check every PNG;
- *   4. build the report once as a list of blocks (headings, paragraphs,
- *      tables, images) and render it twice: report.md and report.html.
- * The data files and plots.gp stay in outdir, so a plot can be redrawn or
- * restyled by hand. */
-#include <errno.h>
-#include <fcntl.h>
+ *      log's ranking (the log is read by tune_log.h);
+ *   3. create outdir and draw the plots (report_plot.h: the data files, one
+ *      gnuplot script, gnuplot, every PNG checked);
+ *   4. build the report once as a document (report_doc.h: headings,
+ *      paragraphs, tables, images) and render it twice: report.md and
+ *      report.html. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "h5store.h"
 #include "outcome.h"
 #include "ratings.h"
 #include "report.h"
+#include "report_doc.h"
+#include "report_plot.h"
 #include "strbuf.h"
+#include "tune_log.h"
 
 #define TOP_WEIGHTS 15
 #define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
 
-
-/* ---- the document: blocks rendered as Markdown and as HTML ------------------- */
-
-typedef enum { B_H1, B_H2, B_PARA, B_TABLE, B_IMG } BlockKind;
-
-typedef struct {
-    BlockKind kind;
-    char *text;  /* heading, paragraph, image alt text */
-    char *file;  /* image */
-    int ncols;   /* table */
-    char *align; /* table: 'l' or 'r' per column */
-    char **cells; /* table: header row first, row-major */
-    int ncells, capcells;
-} Block;
-
-typedef struct {
-    Block *b;
-    int n, cap;
-    bool oom;
-} Doc;
-
-static Block *doc_add(Doc *d, BlockKind kind)
-{
-    if (d->oom)
-        return NULL;
-    if (d->n == d->cap) {
-        int cap = d->cap ? 2 * d->cap : 32;
-        Block *b = realloc(d->b, (size_t)cap * sizeof *b);
-        if (!b) {
-            d->oom = true;
-            return NULL;
-        }
-        d->b = b;
-        d->cap = cap;
-    }
-    Block *b = &d->b[d->n++];
-    memset(b, 0, sizeof *b);
-    b->kind = kind;
-    return b;
-}
-
-static void doc_text(Doc *d, BlockKind kind, char *text /* owned */)
-{
-    Block *b = doc_add(d, kind);
-    if (!b || !text) {
-        d->oom = true;
-        free(text);
-        return;
-    }
-    b->text = text;
-}
-
-#define doc_h1(d, ...) doc_text((d), B_H1, tv_strdup_printf(__VA_ARGS__))
-#define doc_h2(d, ...) doc_text((d), B_H2, tv_strdup_printf(__VA_ARGS__))
-#define doc_para(d, ...) doc_text((d), B_PARA, tv_strdup_printf(__VA_ARGS__))
-
-static void doc_img(Doc *d, const char *file, const char *alt)
-{
-    Block *b = doc_add(d, B_IMG);
-    if (!b)
-        return;
-    b->file = strdup(file);
-    b->text = strdup(alt);
-    if (!b->file || !b->text)
-        d->oom = true;
-}
-
-/* Starts a table; align is one 'l' or 'r' per column.  The header cells and
- * then the rows are added with doc_cell, in order. */
-static void doc_table(Doc *d, const char *align)
-{
-    Block *b = doc_add(d, B_TABLE);
-    if (!b)
-        return;
-    b->ncols = (int)strlen(align);
-    b->align = strdup(align);
-    if (!b->align)
-        d->oom = true;
-}
-
-static void doc_cell(Doc *d, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void doc_cell(Doc *d, const char *fmt, ...)
-{
-    if (d->oom || d->n == 0 || d->b[d->n - 1].kind != B_TABLE)
-        return;
-    Block *b = &d->b[d->n - 1];
-    StrBuf s = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    strbuf_addv(&s, fmt, ap);
-    va_end(ap);
-    char *cell = strbuf_take(&s);
-    if (!cell) {
-        d->oom = true;
-        return;
-    }
-    if (b->ncells == b->capcells) {
-        int cap = b->capcells ? 2 * b->capcells : 64;
-        char **c = realloc(b->cells, (size_t)cap * sizeof *c);
-        if (!c) {
-            free(cell);
-            d->oom = true;
-            return;
-        }
-        b->cells = c;
-        b->capcells = cap;
-    }
-    b->cells[b->ncells++] = cell;
-}
-
-static void doc_free(Doc *d)
-{
-    for (int i = 0; i < d->n; i++) {
-        Block *b = &d->b[i];
-        free(b->text);
-        free(b->file);
-        free(b->align);
-        for (int k = 0; k < b->ncells; k++)
-            free(b->cells[k]);
-        free(b->cells);
-    }
-    free(d->b);
-    memset(d, 0, sizeof *d);
-}
-
-static void md_cell(StrBuf *o, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            strbuf_addf(o, "\\|");
-        else if (*s == '\n')
-            strbuf_addf(o, " ");
-        else
-            strbuf_addf(o, "%c", *s);
-    }
-}
-
-static void render_md(const Doc *d, StrBuf *o)
-{
-    for (int i = 0; i < d->n; i++) {
-        const Block *b = &d->b[i];
-        switch (b->kind) {
-        case B_H1: strbuf_addf(o, "# %s\n\n", b->text); break;
-        case B_H2: strbuf_addf(o, "## %s\n\n", b->text); break;
-        case B_PARA: strbuf_addf(o, "%s\n\n", b->text); break;
-        case B_IMG: strbuf_addf(o, "![%s](%s)\n\n", b->text, b->file); break;
-        case B_TABLE:
-            for (int k = 0; k < b->ncells; k++) {
-                int col = k % b->ncols;
-                strbuf_addf(o, col ? " | " : "| ");
-                md_cell(o, b->cells[k]);
-                if (col == b->ncols - 1) {
-                    strbuf_addf(o, " |\n");
-                    if (k == b->ncols - 1) {
-                        for (int c = 0; c < b->ncols; c++)
-                            strbuf_addf(o, "|%s", b->align[c] == 'r' ? "---:" : "---");
-                        strbuf_addf(o, "|\n");
-                    }
-                }
-            }
-            strbuf_addf(o, "\n");
-            break;
-        }
-    }
-}
-
-static void html_text(StrBuf *o, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': strbuf_addf(o, "&lt;"); break;
-        case '>': strbuf_addf(o, "&gt;"); break;
-        case '&': strbuf_addf(o, "&amp;"); break;
-        case '"': strbuf_addf(o, "&quot;"); break;
-        default: strbuf_addf(o, "%c", *s);
-        }
-    }
-}
-
-static const char HTML_HEAD[] =
-    "<!DOCTYPE html>\n"
-    "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n"
-    "<style>\n"
-    "body { font-family: sans-serif; color: #222; max-width: 1000px; margin: 2em auto; padding: 0 1em; "
-    "line-height: 1.4; }\n"
-    "h1 { border-bottom: 2px solid #3182bd; padding-bottom: 0.2em; }\n"
-    "h2 { margin-top: 1.8em; border-bottom: 1px solid #ccc; }\n"
-    "table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }\n"
-    "th, td { border: 1px solid #bbb; padding: 3px 9px; }\n"
-    "th { background: #eef3f8; }\n"
-    "td.r { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
-    "tr:nth-child(even) td { background: #f8f8f8; }\n"
-    "img { max-width: 100%%; border: 1px solid #ddd; margin: 0.5em 0; }\n"
-    "</style>\n</head>\n<body>\n";
-
-static void render_html(const Doc *d, StrBuf *o)
-{
-    const char *title = d->n > 0 && d->b[0].kind == B_H1 ? d->b[0].text : "report";
-    StrBuf t = {0};
-    html_text(&t, title);
-    strbuf_addf(o, HTML_HEAD, t.s ? t.s : "report");
-    free(t.s);
-    for (int i = 0; i < d->n; i++) {
-        const Block *b = &d->b[i];
-        switch (b->kind) {
-        case B_H1:
-        case B_H2:
-        case B_PARA: {
-            const char *tag = b->kind == B_H1 ? "h1" : b->kind == B_H2 ? "h2" : "p";
-            strbuf_addf(o, "<%s>", tag);
-            html_text(o, b->text);
-            strbuf_addf(o, "</%s>\n", tag);
-            break;
-        }
-        case B_IMG:
-            strbuf_addf(o, "<p><img src=\"");
-            html_text(o, b->file);
-            strbuf_addf(o, "\" alt=\"");
-            html_text(o, b->text);
-            strbuf_addf(o, "\"></p>\n");
-            break;
-        case B_TABLE:
-            strbuf_addf(o, "<table>\n");
-            for (int k = 0; k < b->ncells; k++) {
-                int col = k % b->ncols;
-                bool head = k < b->ncols;
-                if (col == 0)
-                    strbuf_addf(o, "<tr>");
-                strbuf_addf(o, head ? "<th>" : b->align[col] == 'r' ? "<td class=\"r\">" : "<td>");
-                html_text(o, b->cells[k]);
-                strbuf_addf(o, head ? "</th>" : "</td>");
-                if (col == b->ncols - 1)
-                    strbuf_addf(o, "</tr>\n");
-            }
-            strbuf_addf(o, "</table>\n");
-            break;
-        }
-    }
-    strbuf_addf(o, "</body>\n</html>\n");
-}
-
-/* ---- files --------------------------------------------------------------------- */
-
-/* mkdir -p. */
-static TvStatus make_dirs(const char *dir, TvError *err)
-{
-    char *p = strdup(dir);
-    if (!p)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    size_t n = strlen(p);
-    while (n > 1 && p[n - 1] == '/')
-        p[--n] = 0;
-    for (char *s = p + 1;; s++) {
-        bool end = *s == 0;
-        if (*s == '/' || end) {
-            char c = *s;
-            *s = 0;
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                int e = errno;
-                free(p);
-                return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir, strerror(e));
-            }
-            *s = c;
-        }
-        if (end)
-            break;
-    }
-    struct stat st;
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        free(p);
-        return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir,
-                       "it exists and is not a directory");
-    }
-    free(p);
-    return TV_OK;
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    return tv_strdup_printf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
-}
-
-/* Writes text to outdir/name. */
-static TvStatus write_file(const char *outdir, const char *name, const char *text, size_t len, TvError *err)
-{
-    char *path = path_join(outdir, name);
-    if (!path)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-        free(path);
-        return st;
-    }
-    size_t w = fwrite(text, 1, len, f);
-    int e = ferror(f) ? errno : 0;
-    if (fclose(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    TvStatus st = TV_OK;
-    if (w != len || e)
-        st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(e ? e : EIO));
-    free(path);
-    return st;
-}
-
-static TvStatus write_str(const char *outdir, const char *name, const StrBuf *s, TvError *err)
-{
-    if (s->failed)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory writing %s", name);
-    return write_file(outdir, name, s->s ? s->s : "", s->len, err);
-}
-
-/* Runs `gnuplot plots.gp` in outdir, its output going to outdir/gnuplot.log
- * (removed on success). */
-static TvStatus run_gnuplot(const char *outdir, TvError *err)
-{
-    char *log = path_join(outdir, "gnuplot.log");
-    if (!log)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
-        free(log);
-        return st;
-    }
-    if (pid == 0) {
-        if (chdir(outdir) != 0)
-            _exit(126);
-        int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        char *argv[] = {"gnuplot", "plots.gp", NULL};
-        execvp(argv[0], argv);
-        _exit(errno == ENOENT ? 127 : 126);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            TvStatus st = tv_fail(err, TV_ERR_IO, "cannot wait for gnuplot: %s", strerror(errno));
-            free(log);
-            return st;
-        }
-    }
-    TvStatus st = TV_OK;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-        remove(log);
-        st = tv_fail(err, TV_ERR_IO,
-                     "gnuplot was not found: the report's plots need it; install gnuplot "
-                     "(Debian: apt-get install gnuplot-nox)");
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        /* The first line gnuplot wrote that mentions an error. */
-        char line[256] = "";
-        FILE *f = fopen(log, "r");
-        if (f) {
-            char buf[256];
-            while (fgets(buf, sizeof buf, f)) {
-                buf[strcspn(buf, "\n")] = 0;
-                if (buf[0] && (!line[0] || strstr(buf, "rror")))
-                    snprintf(line, sizeof line, "%s", buf);
-                if (strstr(buf, "rror"))
-                    break;
-            }
-            fclose(f);
-        }
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 126 && !line[0])
-            st = tv_fail(err, TV_ERR_IO, "cannot run gnuplot in %s (is gnuplot installed and executable?)", outdir);
-        else
-            st = tv_fail(err, TV_ERR_IO, "gnuplot failed on %s/plots.gp: %s (see %s)", outdir,
-                         line[0] ? line : "no message", log);
-    } else {
-        remove(log);
-    }
-    free(log);
-    return st;
-}
-
-/* An outdir/name file that gnuplot should have written must be a PNG. */
-static TvStatus check_png(const char *outdir, const char *name, TvError *err)
-{
-    char *path = path_join(outdir, name);
-    if (!path)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    unsigned char sig[8] = {0};
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(sig, 1, sizeof sig, f) : 0;
-    if (f)
-        fclose(f);
-    TvStatus st = TV_OK;
-    if (n != 8 || memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0)
-        st = tv_fail(err, TV_ERR_IO, "gnuplot did not write the plot %s (is its png or pngcairo terminal available?)",
-                     path);
-    free(path);
-    return st;
-}
 
 /* ---- formatting ------------------------------------------------------------------ */
 
@@ -479,156 +72,20 @@ static void fmt_pct(char *buf, size_t n, double x)
 
 /* ---- the tuning log ------------------------------------------------------------------ */
 
+/* A weight of the tuning log and how far it moved, for the ranking. */
 typedef struct {
-    long iter;
-    double fit, hold;
-} IterRec;
+    const TuneLogWeight *w;
+    double move; /* new - start */
+    double key;  /* |move| / stderr when ranked by z, else |move| */
+} RankedWeight;
 
-typedef struct {
-    char name[96];
-    double start, now, se, move, key;
-} WeightRec;
-
-typedef struct {
-    IterRec *iters;
-    int niters, capiters;
-    WeightRec *w;
-    int nw, capw;
-    bool have_hold;
-    bool by_z; /* ranked by |move| / stderr (every stderr > 0), else by |move| */
-} TuningLog;
-
-static void tuning_free(TuningLog *t)
+/* Biggest key first (ties: by name; names are unique in a log). */
+static int cmp_ranked(const void *a, const void *b)
 {
-    free(t->iters);
-    free(t->w);
-    memset(t, 0, sizeof *t);
-}
-
-static bool only_space(const char *s)
-{
-    for (; *s; s++)
-        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-            return false;
-    return true;
-}
-
-static TvStatus log_error(TvError *err, const char *path, long line, const char *why)
-{
-    TvStatus st = tv_fail(err, TV_ERR_PARSE, "%s:%ld: %s", path, line, why);
-    if (err) {
-        snprintf(err->file, sizeof err->file, "%s", path);
-        err->line = (int)line;
-    }
-    return st;
-}
-
-static TvStatus tuning_read(const char *path, TuningLog *t, TvError *err)
-{
-    memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    TvStatus st = TV_OK;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        if (only_space(line))
-            continue;
-        long path_iter;
-        int path_used = -1;
-        if (sscanf(line, " path %ld %n", &path_iter, &path_used) == 1 && path_used >= 0)
-            continue; /* the weight path: kept in the log for other tools, not drawn */
-        int used = -1;
-        IterRec it = {0, 0, NAN};
-        WeightRec w;
-        memset(&w, 0, sizeof w);
-        if (sscanf(line, " iter %ld fit_loss %lf holdout_loss %lf %n", &it.iter, &it.fit, &it.hold, &used) == 3 &&
-            used >= 0 && only_space(line + used)) {
-            if (!isfinite(it.fit)) {
-                st = log_error(err, path, lineno, "fit_loss must be a finite number");
-                break;
-            }
-            if (t->niters == t->capiters) {
-                int c = t->capiters ? 2 * t->capiters : 64;
-                IterRec *p = realloc(t->iters, (size_t)c * sizeof *p);
-                if (!p) {
-                    st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
-                    break;
-                }
-                t->iters = p;
-                t->capiters = c;
-            }
-            if (isfinite(it.hold))
-                t->have_hold = true;
-            t->iters[t->niters++] = it;
-            continue;
-        }
-        used = -1;
-        if (sscanf(line, " weight %95s %lf %lf %lf %n", w.name, &w.start, &w.now, &w.se, &used) == 4 && used >= 0 &&
-            only_space(line + used)) {
-            if (!isfinite(w.start) || !isfinite(w.now) || !isfinite(w.se) || w.se < 0) {
-                st = log_error(err, path, lineno,
-                               "weight: START and NEW must be numbers and STDERR a number >= 0");
-                break;
-            }
-            for (int i = 0; i < t->nw; i++)
-                if (!strcmp(t->w[i].name, w.name)) {
-                    char why[200];
-                    snprintf(why, sizeof why, "weight '%s' is given twice", w.name);
-                    st = log_error(err, path, lineno, why);
-                    break;
-                }
-            if (st != TV_OK)
-                break;
-            if (t->nw == t->capw) {
-                int c = t->capw ? 2 * t->capw : 64;
-                WeightRec *p = realloc(t->w, (size_t)c * sizeof *p);
-                if (!p) {
-                    st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
-                    break;
-                }
-                t->w = p;
-                t->capw = c;
-            }
-            w.move = w.now - w.start;
-            t->w[t->nw++] = w;
-            continue;
-        }
-        st = log_error(err, path, lineno,
-                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'");
-        break;
-    }
-    if (st == TV_OK && ferror(f))
-        st = tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    free(line);
-    fclose(f);
-    if (st == TV_OK && t->niters == 0 && t->nw == 0)
-        st = tv_fail(err, TV_ERR_PARSE, "%s: no 'iter' or 'weight' records: not a tuning log", path);
-    if (st != TV_OK) {
-        tuning_free(t);
-        return st;
-    }
-    t->by_z = t->nw > 0;
-    for (int i = 0; i < t->nw; i++)
-        if (!(t->w[i].se > 0))
-            t->by_z = false;
-    for (int i = 0; i < t->nw; i++)
-        t->w[i].key = t->by_z ? fabs(t->w[i].move) / t->w[i].se : fabs(t->w[i].move);
-    return TV_OK;
-}
-
-static int cmp_weight_key(const void *a, const void *b)
-{
-    const WeightRec *x = a, *y = b;
+    const RankedWeight *x = a, *y = b;
     if (x->key != y->key)
         return x->key > y->key ? -1 : 1;
-    return strcmp(x->name, y->name);
+    return strcmp(x->w->name, y->w->name);
 }
 
 /* ---- the SPRT of one store -------------------------------------------------------------- */
@@ -644,18 +101,6 @@ typedef struct {
     double *path_games, *path_llr; /* npairs + 1 points, starting at (0, 0) */
     double minllr, maxllr;
 } SprtInfo;
-
-/* The SPRT attributes of a store (NULL when absent): the root attributes
- * "sprt" and "sprt_result". */
-static const char *store_sprt(const StoreContents *c)
-{
-    return c->sprt;
-}
-
-static const char *store_sprt_result(const StoreContents *c)
-{
-    return c->sprt_result;
-}
 
 /* Reads the store's "sprt" attribute into s (stats.h's reader) and sets the
  * LLR bounds. */
@@ -764,8 +209,11 @@ typedef struct {
     int nbins, binw;
     SprtInfo *sprt;
     int nsprt;
-    TuningLog tl;
+    TuneLog tl;
     bool have_tl;
+    bool tl_have_hold;     /* some iteration has a hold-out loss */
+    bool tl_by_z;          /* weights ranked by |move| / stderr (every stderr > 0), else by |move| */
+    RankedWeight *tl_rank; /* tl.nweights, the biggest movers first */
     const char *tuning_path;
     int simulations; /* > 0: intervals from simulated replays */
 } Report;
@@ -792,7 +240,8 @@ static void report_free(Report *R)
         free(R->sprt[i].path_llr);
     }
     free(R->sprt);
-    tuning_free(&R->tl);
+    tune_log_free(&R->tl);
+    free(R->tl_rank);
 }
 
 static bool same_engine(const StoredEngine *x, const StoredEngine *y)
@@ -893,6 +342,30 @@ static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+/* The tuning log's weights ranked by how far they moved, the biggest first. */
+static TvStatus rank_tuning(Report *R, TvError *err)
+{
+    const TuneLog *t = &R->tl;
+    for (int i = 0; i < t->niters; i++)
+        if (isfinite(t->iters[i].holdout_loss))
+            R->tl_have_hold = true;
+    R->tl_rank = malloc((size_t)(t->nweights ? t->nweights : 1) * sizeof *R->tl_rank);
+    if (!R->tl_rank)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    R->tl_by_z = t->nweights > 0;
+    for (int i = 0; i < t->nweights; i++)
+        if (!(t->weights[i].se > 0))
+            R->tl_by_z = false;
+    for (int i = 0; i < t->nweights; i++) {
+        RankedWeight *r = &R->tl_rank[i];
+        r->w = &t->weights[i];
+        r->move = r->w->now - r->w->start;
+        r->key = R->tl_by_z ? fabs(r->move) / r->w->se : fabs(r->move);
+    }
+    qsort(R->tl_rank, (size_t)t->nweights, sizeof *R->tl_rank, cmp_ranked);
+    return TV_OK;
 }
 
 /* Stage 2: the numbers. */
@@ -1020,7 +493,7 @@ static TvStatus compute(Report *R, TvError *err)
     if (!R->sprt)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     for (int f = 0; f < R->nfiles; f++) {
-        const char *text = store_sprt(&R->c[f]);
+        const char *text = R->c[f].sprt; /* the root attribute "sprt" (NULL: none) */
         if (!text)
             continue;
         SprtInfo *s = &R->sprt[R->nsprt++];
@@ -1029,7 +502,7 @@ static TvStatus compute(Report *R, TvError *err)
             return st;
         if (R->c[f].nengines < 2)
             return tv_fail(err, TV_ERR_ARG, "%s: an SPRT needs two engines", R->files[f]);
-        const char *res = store_sprt_result(&R->c[f]);
+        const char *res = R->c[f].sprt_result;
         if (res && !(s->result = strdup(res)))
             return tv_fail(err, TV_ERR_LIMIT, "out of memory");
         if ((st = sprt_path(&R->c[f], s, err)) != TV_OK)
@@ -1037,10 +510,11 @@ static TvStatus compute(Report *R, TvError *err)
     }
 
     if (R->tuning_path) {
-        if ((st = tuning_read(R->tuning_path, &R->tl, err)) != TV_OK)
+        if ((st = tune_log_read(R->tuning_path, &R->tl, err)) != TV_OK)
             return st;
         R->have_tl = true;
-        qsort(R->tl.w, (size_t)R->tl.nw, sizeof *R->tl.w, cmp_weight_key);
+        if ((st = rank_tuning(R, err)) != TV_OK)
+            return st;
     }
     return TV_OK;
 }
@@ -1050,121 +524,32 @@ static const char *store_name(const StoreContents *c, int e)
     return e >= 0 && e < c->nengines ? c->engines[e].name : "?";
 }
 
-static const char GP_HEAD[] =
-    "# Written by `tavreli report`; run `gnuplot plots.gp` in this directory to redraw the plots.\n"
-    "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-    "    set terminal pngcairo size 900,500 noenhanced font \"sans,11\"\n"
-    "} else {\n"
-    "    set terminal png size 900,500 noenhanced\n"
-    "}\n";
-
 /* Stage 3: the plot data, the script, gnuplot. */
-static TvStatus plots(Report *R, const char *outdir, TvError *err)
+static TvStatus plots(const Report *R, const char *outdir, TvError *err)
 {
-    TvStatus st;
-    StrBuf gp = {0}, d = {0};
-    strbuf_addf(&gp, "%s", GP_HEAD);
-
-    /* Game lengths. */
-    strbuf_addf(&d, "# plies (bin centre)  decisive  drawn\n");
-    for (int b = 0; b < R->nbins; b++)
-        strbuf_addf(&d, "%g %lld %lld\n", b * R->binw + (R->binw - 1) / 2.0, (long long)R->decisive_by_bin[b],
-                 (long long)R->drawn_by_bin[b]);
-    if ((st = write_str(outdir, "lengths.dat", &d, err)) != TV_OK)
-        goto done;
-    strbuf_addf(&gp,
-             "\nreset\nset output \"lengths.png\"\n"
-             "set title \"Game length: %lld games (bins of %d plies)\"\n"
-             "set xlabel \"game length (plies)\"\nset ylabel \"games\"\n"
-             "set style fill solid 0.85 border rgb \"#555555\"\nset boxwidth %d absolute\n"
-             "set key below horizontal\nset grid ytics\nset yrange [0:*]\nset xrange [%g:%g]\n"
-             "plot \"lengths.dat\" using 1:($2+$3) with boxes lc rgb \"#fdae6b\" title \"drawn\", \\\n"
-             "     \"\" using 1:2 with boxes lc rgb \"#3182bd\" title \"decisive\"\n",
-             (long long)R->ngames, R->binw, R->binw, -R->binw / 2.0 - 0.5, R->nbins * R->binw - 0.5);
-
-    /* SPRT paths. */
-    for (int i = 0; i < R->nsprt; i++) {
+    PlotSet P;
+    plot_begin(&P, outdir);
+    TvStatus st = plot_lengths(&P, R->ngames, R->binw, R->nbins, R->decisive_by_bin, R->drawn_by_bin, err);
+    for (int i = 0; st == TV_OK && i < R->nsprt; i++) {
         const SprtInfo *s = &R->sprt[i];
-        char dat[32], png[32];
-        snprintf(dat, sizeof dat, i ? "sprt_llr_%d.dat" : "sprt_llr.dat", i + 1);
-        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
-        d.len = 0;
-        strbuf_addf(&d, "# games (in complete pairs)  LLR\n");
-        for (int64_t k = 0; k <= s->npairs; k++)
-            strbuf_addf(&d, "%g %.6f\n", s->path_games[k], s->path_llr[k]);
-        if ((st = write_str(outdir, dat, &d, err)) != TV_OK)
-            goto done;
         const StoreContents *c = &R->c[s->file];
-        double lo = fmin(s->lower, s->minllr), hi = fmax(s->upper, s->maxllr), pad = 0.08 * (hi - lo);
-        strbuf_addf(&gp,
-                 "\nreset\nset output \"%s\"\n"
-                 "set title \"SPRT: %s against %s, H0 nElo <= %g, H1 nElo >= %g (alpha %g, beta %g)\"\n"
-                 "set xlabel \"games (complete pairs x 2, in game-index order)\"\n"
-                 "set ylabel \"log-likelihood ratio\"\nset key below horizontal\nset grid\n"
-                 "set yrange [%g:%g]\nset xrange [0:%g]\n"
-                 "plot \"%s\" using 1:2 with lines lw 2 lc rgb \"#3182bd\" title \"LLR\", \\\n"
-                 "     %g with lines dt 2 lw 2 lc rgb \"#d62728\" title \"upper bound %.3f: accept H1\", \\\n"
-                 "     %g with lines dt 2 lw 2 lc rgb \"#2ca02c\" title \"lower bound %.3f: accept H0\"\n",
-                 png, store_name(c, 0), store_name(c, 1), s->elo0, s->elo1, s->alpha, s->beta, lo - pad, hi + pad,
-                 s->npairs > 0 ? 2.0 * (double)s->npairs : 2.0, dat, s->upper, s->upper, s->lower, s->lower);
+        PlotSprt ps = {store_name(c, 0), store_name(c, 1), s->elo0, s->elo1, s->alpha, s->beta, s->lower, s->upper,
+                       s->npairs, s->path_games, s->path_llr, s->minllr, s->maxllr};
+        st = plot_sprt(&P, i, &ps, err);
     }
-
-    /* Tuning. */
-    if (R->have_tl && R->tl.niters > 0) {
-        d.len = 0;
-        strbuf_addf(&d, "# iteration  fit_loss  holdout_loss\n");
-        for (int i = 0; i < R->tl.niters; i++)
-            strbuf_addf(&d, "%ld %.10g %.10g\n", R->tl.iters[i].iter, R->tl.iters[i].fit,
-                     isfinite(R->tl.iters[i].hold) ? R->tl.iters[i].hold : NAN);
-        if ((st = write_str(outdir, "tuning_loss.dat", &d, err)) != TV_OK)
-            goto done;
-        strbuf_addf(&gp,
-                 "\nreset\nset output \"tuning_loss.png\"\nset title \"Tuning: loss per iteration\"\n"
-                 "set xlabel \"iteration\"\nset ylabel \"loss\"\nset key top right\nset grid\n"
-                 "plot \"tuning_loss.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"#3182bd\" "
-                 "title \"fit\"%s\n",
-                 R->tl.have_hold ? ", \\\n     \"\" using 1:3 with linespoints lw 2 pt 5 ps 0.6 lc rgb \"#e6550d\" "
-                                   "title \"hold-out\""
-                                 : "");
+    if (st == TV_OK && R->have_tl && R->tl.niters > 0)
+        st = plot_tuning_loss(&P, R->tl.iters, R->tl.niters, R->tl_have_hold, err);
+    if (st == TV_OK && R->have_tl && R->tl.nweights > 0) {
+        int k = R->tl.nweights < TOP_WEIGHTS ? R->tl.nweights : TOP_WEIGHTS;
+        PlotBar bars[TOP_WEIGHTS];
+        for (int i = 0; i < k; i++)
+            bars[i] = (PlotBar){R->tl_rank[i].w->name, R->tl_rank[i].move, R->tl_rank[i].w->se};
+        st = plot_tuning_weights(&P, bars, k, R->tl.nweights,
+                                 R->tl_by_z ? "|new - start| / stderr" : "|new - start|", err);
     }
-    if (R->have_tl && R->tl.nw > 0) {
-        int k = R->tl.nw < TOP_WEIGHTS ? R->tl.nw : TOP_WEIGHTS;
-        d.len = 0;
-        strbuf_addf(&d, "# weight  new-start  stderr (largest last: drawn at the top)\n");
-        for (int i = k - 1; i >= 0; i--)
-            strbuf_addf(&d, "%s %.10g %.10g\n", R->tl.w[i].name, R->tl.w[i].move, R->tl.w[i].se);
-        if ((st = write_str(outdir, "tuning_weights.dat", &d, err)) != TV_OK)
-            goto done;
-        strbuf_addf(&gp,
-                 "\nreset\nset output \"tuning_weights.png\"\n"
-                 "set title \"Weights that moved most (top %d of %d by %s)\"\n"
-                 "set xlabel \"new - start (error bars: +/- 2 stderr)\"\n"
-                 "set ytics scale 0\nset yrange [-0.7:%g]\nset grid xtics\nset yzeroaxis lt -1\n"
-                 "set key below horizontal\nset style fill solid 0.6 border rgb \"#555555\"\n"
-                 "plot \"tuning_weights.dat\" using ($2/2):0:(abs($2)/2):(0.35):yticlabels(1) with boxxyerror "
-                 "lc rgb \"#3182bd\" title \"new - start\", \\\n"
-                 "     \"\" using 2:0:(2*$3) with xerrorbars pt 7 ps 0.5 lc rgb \"black\" title \"+/- 2 stderr\"\n",
-                 k, R->tl.nw, R->tl.by_z ? "|new - start| / stderr" : "|new - start|", k - 0.3);
-    }
-    if ((st = write_str(outdir, "plots.gp", &gp, err)) != TV_OK)
-        goto done;
-    if ((st = run_gnuplot(outdir, err)) != TV_OK)
-        goto done;
-    if ((st = check_png(outdir, "lengths.png", err)) != TV_OK)
-        goto done;
-    for (int i = 0; i < R->nsprt; i++) {
-        char png[32];
-        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
-        if ((st = check_png(outdir, png, err)) != TV_OK)
-            goto done;
-    }
-    if (R->have_tl && R->tl.niters > 0 && (st = check_png(outdir, "tuning_loss.png", err)) != TV_OK)
-        goto done;
-    if (R->have_tl && R->tl.nw > 0 && (st = check_png(outdir, "tuning_weights.png", err)) != TV_OK)
-        goto done;
-done:
-    free(gp.s);
-    free(d.s);
+    if (st == TV_OK)
+        st = plot_draw(&P, err);
+    plot_free(&P);
     return st;
 }
 
@@ -1329,14 +714,14 @@ static void build_doc(const Report *R, Doc *D)
         doc_para(D, "Plies per game: min %d, median %g, mean %.1f, max %d.", R->plies[0], median,
                  sum / (double)R->ngames, R->plies[R->ngames - 1]);
     }
-    doc_img(D, "lengths.png", "histogram of game lengths in plies, decisive and drawn games");
+    doc_img(D, PLOT_LENGTHS_PNG, "histogram of game lengths in plies, decisive and drawn games");
 
     /* SPRT. */
     for (int i = 0; i < R->nsprt; i++) {
         const SprtInfo *s = &R->sprt[i];
         const StoreContents *c = &R->c[s->file];
         char png[32];
-        snprintf(png, sizeof png, i ? "sprt_llr_%d.png" : "sprt_llr.png", i + 1);
+        plot_sprt_file(i, "png", png, sizeof png);
         doc_h2(D, "SPRT (%s)", R->files[s->file]);
         doc_para(D,
                  "%.64s against %.64s: H0 nElo <= %g against H1 nElo >= %g, alpha %g, beta %g; LLR bounds "
@@ -1361,47 +746,48 @@ static void build_doc(const Report *R, Doc *D)
 
     /* Tuning. */
     if (R->have_tl) {
-        const TuningLog *t = &R->tl;
+        const TuneLog *t = &R->tl;
         doc_h2(D, "Tuning");
         if (t->niters > 0) {
-            const IterRec *f0 = &t->iters[0], *fl = &t->iters[t->niters - 1];
-            if (t->have_hold) {
+            const TuneLogIter *f0 = &t->iters[0], *fl = &t->iters[t->niters - 1];
+            if (R->tl_have_hold) {
                 int best = -1;
                 for (int i = 0; i < t->niters; i++)
-                    if (isfinite(t->iters[i].hold) && (best < 0 || t->iters[i].hold < t->iters[best].hold))
+                    if (isfinite(t->iters[i].holdout_loss) &&
+                        (best < 0 || t->iters[i].holdout_loss < t->iters[best].holdout_loss))
                         best = i;
                 doc_para(D,
                          "%s: %d iterations; fit loss %.6g -> %.6g, hold-out loss %.6g -> %.6g (lowest %.6g at "
                          "iteration %ld).",
-                         R->tuning_path, t->niters, f0->fit, fl->fit, f0->hold, fl->hold, t->iters[best].hold,
-                         t->iters[best].iter);
+                         R->tuning_path, t->niters, f0->fit_loss, fl->fit_loss, f0->holdout_loss, fl->holdout_loss,
+                         t->iters[best].holdout_loss, t->iters[best].iter);
             } else {
                 doc_para(D, "%s: %d iterations; fit loss %.6g -> %.6g (no hold-out loss).", R->tuning_path,
-                         t->niters, f0->fit, fl->fit);
+                         t->niters, f0->fit_loss, fl->fit_loss);
             }
-            doc_img(D, "tuning_loss.png", "fit and hold-out loss per iteration");
+            doc_img(D, PLOT_TUNING_LOSS_PNG, "fit and hold-out loss per iteration");
         }
-        if (t->nw > 0) {
-            int k = t->nw < TOP_WEIGHTS ? t->nw : TOP_WEIGHTS;
-            doc_para(D, "The %d weights (of %d) that moved most, ranked by %s.", k, t->nw,
-                     t->by_z ? "|new - start| / stderr" : "|new - start| (some stderr is 0)");
+        if (t->nweights > 0) {
+            int k = t->nweights < TOP_WEIGHTS ? t->nweights : TOP_WEIGHTS;
+            doc_para(D, "The %d weights (of %d) that moved most, ranked by %s.", k, t->nweights,
+                     R->tl_by_z ? "|new - start| / stderr" : "|new - start| (some stderr is 0)");
             doc_table(D, "lrrrrr");
             const char *wh[] = {"weight", "start", "new", "new - start", "stderr", "move / stderr"};
             for (size_t i = 0; i < sizeof wh / sizeof wh[0]; i++)
                 doc_cell(D, "%s", wh[i]);
             for (int i = 0; i < k; i++) {
-                const WeightRec *w = &t->w[i];
-                doc_cell(D, "%s", w->name);
-                doc_cell(D, "%g", w->start);
-                doc_cell(D, "%g", w->now);
-                doc_cell(D, "%+g", w->move);
-                doc_cell(D, "%g", w->se);
-                if (w->se > 0)
-                    doc_cell(D, "%+.2f", w->move / w->se);
+                const RankedWeight *rw = &R->tl_rank[i];
+                doc_cell(D, "%s", rw->w->name);
+                doc_cell(D, "%g", rw->w->start);
+                doc_cell(D, "%g", rw->w->now);
+                doc_cell(D, "%+g", rw->move);
+                doc_cell(D, "%g", rw->w->se);
+                if (rw->w->se > 0)
+                    doc_cell(D, "%+.2f", rw->move / rw->w->se);
                 else
                     doc_cell(D, "-");
             }
-            doc_img(D, "tuning_weights.png", "the weights that moved most, with +/- 2 stderr error bars");
+            doc_img(D, PLOT_TUNING_WEIGHTS_PNG, "the weights that moved most, with +/- 2 stderr error bars");
         }
     }
 }
@@ -1436,18 +822,18 @@ TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuni
     TvStatus st;
     if ((st = collect(&R, err)) != TV_OK || (st = compute(&R, err)) != TV_OK)
         goto done;
-    if ((st = make_dirs(outdir, err)) != TV_OK || (st = plots(&R, outdir, err)) != TV_OK)
+    if ((st = doc_make_dirs(outdir, err)) != TV_OK || (st = plots(&R, outdir, err)) != TV_OK)
         goto done;
     build_doc(&R, &D);
     if (D.oom) {
         st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
         goto done;
     }
-    render_md(&D, &md);
-    render_html(&D, &html);
-    if ((st = write_str(outdir, "report.md", &md, err)) != TV_OK)
+    doc_render_md(&D, &md);
+    doc_render_html(&D, &html);
+    if ((st = doc_write_buf(outdir, "report.md", &md, err)) != TV_OK)
         goto done;
-    st = write_str(outdir, "report.html", &html, err);
+    st = doc_write_buf(outdir, "report.html", &html, err);
 done:
     free(md.s);
     free(html.s);

@@ -17,7 +17,8 @@
  * tuning log, the loss curve and the weights that moved most with their
  * error bars.
  *
- * Tuning log format (text, one record per line, '#' comments):
+ * Tuning log format (text, one record per line, '#' comments; tuner/tune_log.h
+ * writes and reads it and says more):
  *   iter N fit_loss X holdout_loss Y
  *   path N V0 V1 ...      (the weight path: every weight after iteration N;
  *                          accepted and not drawn)

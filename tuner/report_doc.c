@@ -1,0 +1,300 @@
+/* report_doc.c: the report's document model, its Markdown and HTML
+ * renderers, and the files of the output directory (see report_doc.h). */
+#include "report_doc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* ---- building -------------------------------------------------------------------- */
+
+static DocBlock *doc_add(Doc *d, DocBlockKind kind)
+{
+    if (d->oom)
+        return NULL;
+    if (d->n == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 32;
+        DocBlock *b = realloc(d->b, (size_t)cap * sizeof *b);
+        if (!b) {
+            d->oom = true;
+            return NULL;
+        }
+        d->b = b;
+        d->cap = cap;
+    }
+    DocBlock *b = &d->b[d->n++];
+    memset(b, 0, sizeof *b);
+    b->kind = kind;
+    return b;
+}
+
+void doc_text(Doc *d, DocBlockKind kind, char *text)
+{
+    DocBlock *b = doc_add(d, kind);
+    if (!b || !text) {
+        d->oom = true;
+        free(text);
+        return;
+    }
+    b->text = text;
+}
+
+void doc_img(Doc *d, const char *file, const char *alt)
+{
+    DocBlock *b = doc_add(d, DOC_IMG);
+    if (!b)
+        return;
+    b->file = strdup(file);
+    b->text = strdup(alt);
+    if (!b->file || !b->text)
+        d->oom = true;
+}
+
+void doc_table(Doc *d, const char *align)
+{
+    DocBlock *b = doc_add(d, DOC_TABLE);
+    if (!b)
+        return;
+    b->ncols = (int)strlen(align);
+    b->align = strdup(align);
+    if (!b->align)
+        d->oom = true;
+}
+
+void doc_cell(Doc *d, const char *fmt, ...)
+{
+    if (d->oom || d->n == 0 || d->b[d->n - 1].kind != DOC_TABLE)
+        return;
+    DocBlock *b = &d->b[d->n - 1];
+    StrBuf s = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_addv(&s, fmt, ap);
+    va_end(ap);
+    char *cell = strbuf_take(&s);
+    if (!cell) {
+        d->oom = true;
+        return;
+    }
+    if (b->ncells == b->capcells) {
+        int cap = b->capcells ? 2 * b->capcells : 64;
+        char **c = realloc(b->cells, (size_t)cap * sizeof *c);
+        if (!c) {
+            free(cell);
+            d->oom = true;
+            return;
+        }
+        b->cells = c;
+        b->capcells = cap;
+    }
+    b->cells[b->ncells++] = cell;
+}
+
+void doc_free(Doc *d)
+{
+    for (int i = 0; i < d->n; i++) {
+        DocBlock *b = &d->b[i];
+        free(b->text);
+        free(b->file);
+        free(b->align);
+        for (int k = 0; k < b->ncells; k++)
+            free(b->cells[k]);
+        free(b->cells);
+    }
+    free(d->b);
+    memset(d, 0, sizeof *d);
+}
+
+/* ---- Markdown ------------------------------------------------------------------- */
+
+static void md_cell(StrBuf *o, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            strbuf_addf(o, "\\|");
+        else if (*s == '\n')
+            strbuf_addf(o, " ");
+        else
+            strbuf_addf(o, "%c", *s);
+    }
+}
+
+void doc_render_md(const Doc *d, StrBuf *o)
+{
+    for (int i = 0; i < d->n; i++) {
+        const DocBlock *b = &d->b[i];
+        switch (b->kind) {
+        case DOC_H1: strbuf_addf(o, "# %s\n\n", b->text); break;
+        case DOC_H2: strbuf_addf(o, "## %s\n\n", b->text); break;
+        case DOC_PARA: strbuf_addf(o, "%s\n\n", b->text); break;
+        case DOC_IMG: strbuf_addf(o, "![%s](%s)\n\n", b->text, b->file); break;
+        case DOC_TABLE:
+            for (int k = 0; k < b->ncells; k++) {
+                int col = k % b->ncols;
+                strbuf_addf(o, col ? " | " : "| ");
+                md_cell(o, b->cells[k]);
+                if (col == b->ncols - 1) {
+                    strbuf_addf(o, " |\n");
+                    if (k == b->ncols - 1) {
+                        for (int c = 0; c < b->ncols; c++)
+                            strbuf_addf(o, "|%s", b->align[c] == 'r' ? "---:" : "---");
+                        strbuf_addf(o, "|\n");
+                    }
+                }
+            }
+            strbuf_addf(o, "\n");
+            break;
+        }
+    }
+}
+
+/* ---- HTML ----------------------------------------------------------------------- */
+
+static void html_text(StrBuf *o, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': strbuf_addf(o, "&lt;"); break;
+        case '>': strbuf_addf(o, "&gt;"); break;
+        case '&': strbuf_addf(o, "&amp;"); break;
+        case '"': strbuf_addf(o, "&quot;"); break;
+        default: strbuf_addf(o, "%c", *s);
+        }
+    }
+}
+
+static const char HTML_HEAD[] =
+    "<!DOCTYPE html>\n"
+    "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n"
+    "<style>\n"
+    "body { font-family: sans-serif; color: #222; max-width: 1000px; margin: 2em auto; padding: 0 1em; "
+    "line-height: 1.4; }\n"
+    "h1 { border-bottom: 2px solid #3182bd; padding-bottom: 0.2em; }\n"
+    "h2 { margin-top: 1.8em; border-bottom: 1px solid #ccc; }\n"
+    "table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }\n"
+    "th, td { border: 1px solid #bbb; padding: 3px 9px; }\n"
+    "th { background: #eef3f8; }\n"
+    "td.r { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
+    "tr:nth-child(even) td { background: #f8f8f8; }\n"
+    "img { max-width: 100%%; border: 1px solid #ddd; margin: 0.5em 0; }\n"
+    "</style>\n</head>\n<body>\n";
+
+void doc_render_html(const Doc *d, StrBuf *o)
+{
+    const char *title = d->n > 0 && d->b[0].kind == DOC_H1 ? d->b[0].text : "report";
+    StrBuf t = {0};
+    html_text(&t, title);
+    strbuf_addf(o, HTML_HEAD, t.s ? t.s : "report");
+    free(t.s);
+    for (int i = 0; i < d->n; i++) {
+        const DocBlock *b = &d->b[i];
+        switch (b->kind) {
+        case DOC_H1:
+        case DOC_H2:
+        case DOC_PARA: {
+            const char *tag = b->kind == DOC_H1 ? "h1" : b->kind == DOC_H2 ? "h2" : "p";
+            strbuf_addf(o, "<%s>", tag);
+            html_text(o, b->text);
+            strbuf_addf(o, "</%s>\n", tag);
+            break;
+        }
+        case DOC_IMG:
+            strbuf_addf(o, "<p><img src=\"");
+            html_text(o, b->file);
+            strbuf_addf(o, "\" alt=\"");
+            html_text(o, b->text);
+            strbuf_addf(o, "\"></p>\n");
+            break;
+        case DOC_TABLE:
+            strbuf_addf(o, "<table>\n");
+            for (int k = 0; k < b->ncells; k++) {
+                int col = k % b->ncols;
+                bool head = k < b->ncols;
+                if (col == 0)
+                    strbuf_addf(o, "<tr>");
+                strbuf_addf(o, head ? "<th>" : b->align[col] == 'r' ? "<td class=\"r\">" : "<td>");
+                html_text(o, b->cells[k]);
+                strbuf_addf(o, head ? "</th>" : "</td>");
+                if (col == b->ncols - 1)
+                    strbuf_addf(o, "</tr>\n");
+            }
+            strbuf_addf(o, "</table>\n");
+            break;
+        }
+    }
+    strbuf_addf(o, "</body>\n</html>\n");
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+TvStatus doc_make_dirs(const char *dir, TvError *err)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        p[--n] = 0;
+    for (char *s = p + 1;; s++) {
+        bool end = *s == 0;
+        if (*s == '/' || end) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                free(p);
+                return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir, strerror(e));
+            }
+            *s = c;
+        }
+        if (end)
+            break;
+    }
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(p);
+        return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir,
+                       "it exists and is not a directory");
+    }
+    free(p);
+    return TV_OK;
+}
+
+char *doc_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    return tv_strdup_printf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+}
+
+TvStatus doc_write_file(const char *outdir, const char *name, const char *text, size_t len, TvError *err)
+{
+    char *path = doc_path(outdir, name);
+    if (!path)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        free(path);
+        return st;
+    }
+    size_t w = fwrite(text, 1, len, f);
+    int e = ferror(f) ? errno : 0;
+    if (fclose(f) != 0 && !e)
+        e = errno ? errno : EIO;
+    TvStatus st = TV_OK;
+    if (w != len || e)
+        st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(e ? e : EIO));
+    free(path);
+    return st;
+}
+
+TvStatus doc_write_buf(const char *outdir, const char *name, const StrBuf *s, TvError *err)
+{
+    if (s->failed)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory writing %s", name);
+    return doc_write_file(outdir, name, s->s ? s->s : "", s->len, err);
+}

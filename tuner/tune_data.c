@@ -1,0 +1,389 @@
+/* tune_data.c: the tuner's data set (see tune_data.h): the sparse set of
+ * feature vectors, resolving positions to quiet leaves, loading self-play
+ * stores, the split into fit and hold-out games, and random-walk positions. */
+#include "tune_data.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+#include "h5store.h"
+#include "movegen.h"
+#include "record.h"
+#include "rng.h"
+#include "search.h"
+#include "tfen.h"
+
+#define NW EVAL_NWEIGHTS
+
+/* ---- seeds ------------------------------------------------------------------- */
+
+uint64_t tune_seed_mix(uint64_t seed, uint64_t k) { return tv_rng_mix(seed ^ (k * 0x2545f4914f6cdd1dULL)); }
+
+/* ---- the sparse set ---------------------------------------------------- */
+
+void tune_set_init(TuneSet *s) { memset(s, 0, sizeof *s); }
+
+void tune_set_free(TuneSet *s)
+{
+    free(s->row);
+    free(s->ent);
+    free(s->label2);
+    free(s->game);
+    tune_set_init(s);
+}
+
+static bool grow(void **p, int64_t *cap, int64_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    int64_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+static TvStatus reserve(TuneSet *s, int64_t n, int64_t nnz, TvError *err)
+{
+    if (n + 1 > s->cap) {
+        int64_t c = s->cap ? s->cap * 2 : 1024;
+        while (c < n + 1)
+            c *= 2;
+        int64_t *row = realloc(s->row, sizeof *row * (size_t)c);
+        if (row)
+            s->row = row;
+        uint8_t *lab = realloc(s->label2, sizeof *lab * (size_t)c);
+        if (lab)
+            s->label2 = lab;
+        int32_t *gm = realloc(s->game, sizeof *gm * (size_t)c);
+        if (gm)
+            s->game = gm;
+        if (!row || !lab || !gm)
+            return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for %lld positions", (long long)n);
+        s->cap = c;
+    }
+    if (!grow((void **)&s->ent, &s->cap_nnz, nnz, sizeof *s->ent))
+        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for %lld features", (long long)nnz);
+    if (s->n == 0)
+        s->row[0] = 0;
+    return TV_OK;
+}
+
+TvStatus tune_set_add(TuneSet *s, const EvalTrace *t, int sign, double result, int32_t game, TvError *err)
+{
+    int label2;
+    if (result == 0.0)
+        label2 = 0;
+    else if (result == 0.5)
+        label2 = 1;
+    else if (result == 1.0)
+        label2 = 2;
+    else
+        return tv_fail(err, TV_ERR_ARG, "tune: result %g is not 0, 0.5 or 1", result);
+    if (game < 0)
+        return tv_fail(err, TV_ERR_ARG, "tune: negative game number %d", (int)game);
+    int k = 0;
+    for (int i = 0; i < NW; i++) {
+        if (t->f[i] < -32767 || t->f[i] > 32767)
+            return tv_fail(err, TV_ERR_LIMIT, "tune: feature %d count %d does not fit 16 bits", i, t->f[i]);
+        k += t->f[i] != 0;
+    }
+    TvStatus st = reserve(s, s->n + 1, s->nnz + k, err);
+    if (st != TV_OK)
+        return st;
+    for (int i = 0; i < NW; i++)
+        if (t->f[i])
+            s->ent[s->nnz++] = (TuneEntry){(int16_t)i, (int16_t)(sign * t->f[i])};
+    s->label2[s->n] = (uint8_t)label2;
+    s->game[s->n] = game;
+    s->n++;
+    s->row[s->n] = s->nnz;
+    if (game + 1 > s->ngames)
+        s->ngames = game + 1;
+    return TV_OK;
+}
+
+TvStatus tune_set_add_from(TuneSet *s, const TuneSet *src, int64_t i, TvError *err)
+{
+    int64_t a = src->row[i], b = src->row[i + 1];
+    TvStatus st = reserve(s, s->n + 1, s->nnz + (b - a), err);
+    if (st != TV_OK)
+        return st;
+    memcpy(&s->ent[s->nnz], &src->ent[a], sizeof(TuneEntry) * (size_t)(b - a));
+    s->nnz += b - a;
+    s->label2[s->n] = src->label2[i];
+    s->game[s->n] = src->game[i];
+    s->n++;
+    s->row[s->n] = s->nnz;
+    if (src->game[i] + 1 > s->ngames)
+        s->ngames = src->game[i] + 1;
+    return TV_OK;
+}
+
+double tune_set_dot(const TuneSet *s, int64_t i, const double *w)
+{
+    double e = 0;
+    for (int64_t k = s->row[i]; k < s->row[i + 1]; k++)
+        e += w[s->ent[k].idx] * s->ent[k].val;
+    return e;
+}
+
+size_t tune_set_bytes(const TuneSet *s)
+{
+    return (size_t)(s->n + 1) * sizeof *s->row + (size_t)s->nnz * sizeof *s->ent +
+           (size_t)s->n * (sizeof *s->label2 + sizeof *s->game);
+}
+/* ---- resolving positions ------------------------------------------------ */
+
+void tune_resolve(SearchContext *ctx, const Position *pos, const Options *rules, EvalTrace *trace, int *qscore,
+                  Position *leaf_out)
+{
+    Position leaf;
+    int q = 0;
+    search_quiet(ctx, pos, &leaf, &q);
+    eval_trace(&leaf, rules, trace);
+    if (leaf.side != pos->side)
+        for (int i = 0; i < NW; i++)
+            trace->f[i] = -trace->f[i];
+    if (qscore)
+        *qscore = q;
+    if (leaf_out)
+        *leaf_out = leaf;
+}
+
+TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *result, const int32_t *game, int64_t n,
+                            const EvalParams *params, const Options *rules, int64_t *skipped, TvError *err)
+{
+    enum { BATCH = 8192 };
+    int nt = omp_get_max_threads();
+    SearchSettings set;
+    search_settings_default(&set);
+    set.tt_mb = 1; /* the quiescence search does not use the table */
+    SearchContext **ctx = calloc((size_t)nt, sizeof *ctx);
+    EvalTrace *tr = malloc(sizeof *tr * BATCH);
+    int *qs = malloc(sizeof *qs * BATCH);
+    TvStatus st = TV_OK;
+    if (!ctx || !tr || !qs)
+        st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    for (int t = 0; st == TV_OK && t < nt; t++)
+        if (!(ctx[t] = search_alloc(params, rules, &set)))
+            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for a search context");
+    int64_t skip = 0;
+    for (int64_t b0 = 0; st == TV_OK && b0 < n; b0 += BATCH) {
+        int64_t m = n - b0 < BATCH ? n - b0 : BATCH;
+#pragma omp parallel for schedule(dynamic, 16)
+        for (int64_t i = 0; i < m; i++)
+            tune_resolve(ctx[omp_get_thread_num()], &pos[b0 + i], rules, &tr[i], &qs[i], NULL);
+        for (int64_t i = 0; st == TV_OK && i < m; i++) {
+            if (qs[i] >= SCORE_MATE_BOUND || qs[i] <= -SCORE_MATE_BOUND) {
+                skip++;
+                continue;
+            }
+            st = tune_set_add(s, &tr[i], 1, result[b0 + i], game[b0 + i], err);
+        }
+    }
+    for (int t = 0; ctx && t < nt; t++)
+        if (ctx[t])
+            search_free(ctx[t]);
+    free(ctx);
+    free(tr);
+    free(qs);
+    if (skipped)
+        *skipped += skip;
+    return st;
+}
+
+TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, TuneSet *out, int64_t *skipped,
+                   TvError *err)
+{
+    enum { CHUNK = 16384 };
+    tune_set_init(out);
+    if (skipped)
+        *skipped = 0;
+    if (nfiles < 1)
+        return tv_fail(err, TV_ERR_ARG, "tune: no data files");
+    Position *pos = malloc(sizeof *pos * CHUNK);
+    double *res = malloc(sizeof *res * CHUNK);
+    int32_t *gm = malloc(sizeof *gm * CHUNK);
+    int *bad = malloc(sizeof *bad * CHUNK);
+    char(*tf)[H5STORE_TFEN_LEN] = malloc(sizeof *tf * CHUNK);
+    TvStatus st = TV_OK;
+    if (!pos || !res || !gm || !bad || !tf)
+        st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    int64_t game_base = 0;
+    for (int f = 0; st == TV_OK && f < nfiles; f++) {
+        StoreContents c;
+        memset(&c, 0, sizeof c);
+        st = h5store_read(files[f], false, true, &c, err);
+        if (st != TV_OK)
+            break;
+        Options rules;
+        TvError oe;
+        if (options_parse(c.options ? c.options : "", &rules, &oe) != TV_OK) {
+            st = tv_fail(err, TV_ERR_PARSE, "%s: bad rule options '%s': %s", files[f], c.options ? c.options : "",
+                         oe.msg);
+            h5store_contents_free(&c);
+            break;
+        }
+        /* Positions of game gi are rows position_offset .. + position_count. */
+        int64_t fill = 0;
+        for (int64_t gi = 0; st == TV_OK && gi <= c.ngames; gi++) {
+            bool last = gi == c.ngames;
+            const StoredGame *g = last ? NULL : &c.games[gi];
+            int64_t cnt = last ? 0 : g->position_count;
+            if (!last && (g->position_offset < 0 || g->position_offset + cnt > c.npositions)) {
+                st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: positions %lld..%lld are not in the store", files[f],
+                             (long long)g->index, (long long)g->position_offset,
+                             (long long)(g->position_offset + cnt));
+                break;
+            }
+            for (int64_t k = 0; k <= cnt; k++) {
+                bool flush = (k == cnt && last) || fill == CHUNK;
+                if (flush && fill) {
+                    /* parse the TFENs of the chunk, then resolve */
+#pragma omp parallel for schedule(static)
+                    for (int64_t i = 0; i < fill; i++)
+                        bad[i] = tfen_read(tf[i], &pos[i], NULL) != TV_OK;
+                    for (int64_t i = 0; i < fill; i++)
+                        if (bad[i]) {
+                            st = tv_fail(err, TV_ERR_PARSE, "%s: bad TFEN '%.60s' (game %d of the store)",
+                                         files[f], tf[i], (int)(gm[i] - game_base));
+                            break;
+                        }
+                    if (st == TV_OK)
+                        st = tune_add_positions(out, pos, res, gm, fill, &start->params, &rules, skipped, err);
+                    fill = 0;
+                    if (st != TV_OK)
+                        break;
+                }
+                if (k == cnt)
+                    break;
+                const StoredPosition *p = &c.positions[g->position_offset + k];
+                if (!memchr(p->tfen, 0, sizeof p->tfen)) {
+                    st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: TFEN not terminated", files[f],
+                                 (long long)g->index);
+                    break;
+                }
+                if (!(p->result == 0.0f || p->result == 0.5f || p->result == 1.0f)) {
+                    st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld ply %d: result %g is not 0, 0.5 or 1", files[f],
+                                 (long long)g->index, (int)p->ply, (double)p->result);
+                    break;
+                }
+                if (game_base + gi > INT32_MAX) {
+                    st = tv_fail(err, TV_ERR_LIMIT, "tune: more than 2^31 games");
+                    break;
+                }
+                memcpy(tf[fill], p->tfen, sizeof p->tfen);
+                res[fill] = p->result;
+                gm[fill] = (int32_t)(game_base + gi);
+                fill++;
+            }
+        }
+        game_base += c.ngames;
+        h5store_contents_free(&c);
+    }
+    free(pos);
+    free(res);
+    free(gm);
+    free(bad);
+    free(tf);
+    if (st == TV_OK && out->n == 0)
+        st = tv_fail(err, TV_ERR_ARG, "tune: no positions in the data (%d file%s)", nfiles, nfiles == 1 ? "" : "s");
+    if (st != TV_OK)
+        tune_set_free(out);
+    return st;
+}
+/* ---- splitting ------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t key;
+    int32_t game;
+} GameKey;
+
+static int cmp_gamekey(const void *a, const void *b)
+{
+    const GameKey *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->game > y->game) - (x->game < y->game);
+}
+
+TvStatus tune_split(const TuneSet *all, double holdout, uint64_t seed, TuneSet *fit, TuneSet *hold, TvError *err)
+{
+    tune_set_init(fit);
+    tune_set_init(hold);
+    if (!(holdout >= 0 && holdout < 1))
+        return tv_fail(err, TV_ERR_ARG, "tune: the hold-out fraction must be in [0, 1), not %g", holdout);
+    int32_t G = all->ngames;
+    uint8_t *present = calloc((size_t)G + 1, 1);
+    GameKey *keys = malloc(sizeof *keys * ((size_t)G + 1));
+    if (!present || !keys) {
+        free(present);
+        free(keys);
+        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    }
+    for (int64_t i = 0; i < all->n; i++)
+        present[all->game[i]] = 1;
+    int32_t ng = 0;
+    for (int32_t g = 0; g < G; g++)
+        if (present[g])
+            keys[ng++] = (GameKey){tune_seed_mix(seed, (uint64_t)g), g};
+    qsort(keys, (size_t)ng, sizeof *keys, cmp_gamekey);
+    int32_t nh = (int32_t)floor(holdout * ng + 0.5);
+    if (holdout > 0 && nh < 1 && ng >= 2)
+        nh = 1;
+    if (nh >= ng)
+        nh = ng - 1;
+    if (nh < 0)
+        nh = 0;
+    for (int32_t k = 0; k < ng; k++)
+        present[keys[k].game] = k < nh ? 2 : 1;
+    TvStatus st = TV_OK;
+    for (int64_t i = 0; st == TV_OK && i < all->n; i++)
+        st = tune_set_add_from(present[all->game[i]] == 2 ? hold : fit, all, i, err);
+    free(present);
+    free(keys);
+    if (st != TV_OK) {
+        tune_set_free(fit);
+        tune_set_free(hold);
+    }
+    return st;
+}
+/* ---- random walks ------------------------------------------------------------- */
+
+void tune_random_walks(int64_t n, uint64_t seed, const Options *rules, Position *out)
+{
+    uint64_t rs = seed;
+    MoveList *list = malloc(sizeof *list);
+    if (!list)
+        return;
+    for (int64_t i = 0; i < n; i++) {
+        for (;;) {
+            Position p;
+            pos_set_start(&p);
+            int plies = 2 + (int)tv_rng_below(&rs, 79);
+            bool ok = true;
+            for (int k = 0; k < plies && ok; k++) {
+                movegen_legal(&p, rules, list);
+                if (list->count == 0) {
+                    ok = false;
+                    break;
+                }
+                Undo u;
+                pos_make_move(&p, list->moves[tv_rng_below(&rs, (uint64_t)list->count)], &u);
+            }
+            if (ok && movegen_state(&p, rules) == TV_STATE_ONGOING) {
+                out[i] = p;
+                break;
+            }
+        }
+    }
+    free(list);
+}

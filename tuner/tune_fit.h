@@ -1,0 +1,90 @@
+/* tune_fit.h: the tuner's loss, the fit of K and of the weights, standard
+ * errors and the bootstrap (see tune.h for the model, tune_fit.c for the
+ * method).  Part of tune.h. */
+#ifndef TAVRELI_TUNE_FIT_H
+#define TAVRELI_TUNE_FIT_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "eval.h"
+#include "status.h"
+#include "tune_data.h"
+
+/* The model's sigmoid: the expected result of eval x (scaled by K). */
+static inline double tune_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* Mean squared error of s at weights w (EVAL_NWEIGHTS) and scale K; with
+ * game_weight (indexed by game number; NULL = all 1) a weighted mean.  When
+ * grad is not NULL it receives dMSE/dw (EVAL_NWEIGHTS).  The sum is taken in
+ * a fixed order, so the result does not depend on the number of threads.
+ * Returns NAN for an empty set. */
+double tune_loss(const TuneSet *s, const double *w, double K, const float *game_weight, double *grad);
+
+/* Parses a comma-separated list of groups (weights.def's group column) into
+ * mask (EVAL_NWEIGHTS; true = free); NULL or "" or "all" selects every
+ * weight.  Error: an unknown group (the message lists the known ones). */
+TvStatus tune_groups_parse(const char *groups, bool *mask, TvError *err);
+
+/* Fits K with weights w: minimises tune_loss over K (grid in log K, then
+ * GSL's Brent minimiser). */
+TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err);
+
+typedef struct {
+    int iter;
+    double fit_loss;     /* MSE of the fit set */
+    double holdout_loss; /* MSE of the hold-out set (NAN without one) */
+    double objective;    /* what is minimised: fit MSE + l2 term + bound penalty */
+    float w[EVAL_NWEIGHTS]; /* the weights after this iteration (the weight path) */
+} TuneIteration;
+
+typedef struct {
+    bool free[EVAL_NWEIGHTS]; /* weights to fit (others stay at the start) */
+    double l2;                /* lambda of the pull to the start weights */
+    double fixed_k;           /* > 0: use this K instead of fitting it */
+    int bootstrap;            /* refits on games resampled with replacement */
+    uint64_t seed;            /* for the bootstrap */
+    int max_iter;             /* 0: 500 */
+    /* Called after every iteration (iter 0: the start), may be NULL. */
+    void (*progress)(const TuneIteration *it, void *user);
+    void *user;
+} TuneOptions;
+
+/* Every weight free, no l2, K fitted, no bootstrap, seed 0, 500 iterations
+ * at most, no progress callback. */
+void tune_options_default(TuneOptions *o);
+
+typedef struct {
+    double K;
+    double start[EVAL_NWEIGHTS];   /* start weights */
+    double fitted[EVAL_NWEIGHTS];  /* real-valued optimum (start where not free) */
+    int rounded[EVAL_NWEIGHTS];    /* fitted, rounded and clamped to the bounds */
+    double se[EVAL_NWEIGHTS];      /* standard error (0: not fitted or at a bound) */
+    double boot_sd[EVAL_NWEIGHTS]; /* bootstrap sd (0 without --bootstrap) */
+    bool free[EVAL_NWEIGHTS];      /* fitted */
+    bool no_data[EVAL_NWEIGHTS];   /* asked for but the feature is always 0: kept */
+    bool at_bound[EVAL_NWEIGHTS];
+    int nfree;
+    double fit_loss0, hold_loss0;  /* MSE with the start weights (and K) */
+    double fit_loss1, hold_loss1;  /* MSE with the fitted weights */
+    double fit_loss_rounded, hold_loss_rounded; /* MSE with the rounded weights */
+    double residual_var;           /* sum of squared residuals / (n - p) */
+    int iterations;
+    int boot_done;
+    double seconds;
+    const char *stop_reason;       /* constant string */
+    TuneIteration *history;        /* heap, nhistory (iter 0 first) */
+    int nhistory;
+} TuneResult;
+
+/* Fits the free weights of opt on fit (hold may be NULL or empty: its loss
+ * is then NAN).  start: the start weights.  Errors: an empty fit set, no
+ * free weight, a GSL failure (its text). */
+TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *start, const TuneOptions *opt,
+                  TuneResult *out, TvError *err);
+
+/* Frees the result's history (the rest is held in the struct). */
+void tune_result_free(TuneResult *r);
+
+#endif

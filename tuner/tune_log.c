@@ -1,0 +1,250 @@
+/* tune_log.c: the tuning log's writer and reader, and the INI comment of a
+ * tuned engine (see tune_log.h for the format). */
+#include "tune_log.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "strbuf.h"
+
+#define NW EVAL_NWEIGHTS
+
+/* ---- the writer ---------------------------------------------------------------- */
+
+static double reported_se(const TuneResult *r, int i) { return r->boot_done > 1 ? r->boot_sd[i] : r->se[i]; }
+
+TvStatus tune_write_log(const char *path, const TuneResult *r, const char *header, TvError *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot write the tuning log: %s", path, strerror(errno));
+    fprintf(f, "# tavreli tuning log (format: tuner/report.h)\n");
+    if (header)
+        for (const char *s = header; *s;) {
+            const char *nl = strchr(s, '\n');
+            size_t len = nl ? (size_t)(nl - s) : strlen(s);
+            fprintf(f, "# %.*s\n", (int)len, s);
+            s += len + (nl ? 1 : 0);
+        }
+    fprintf(f, "# K %.9g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree, r->iterations,
+            r->stop_reason ? r->stop_reason : "", r->seconds);
+    fprintf(f, "# iter N fit_loss X holdout_loss Y  (mean squared error)\n");
+    for (int k = 0; k < r->nhistory; k++)
+        fprintf(f, "iter %d fit_loss %.10g holdout_loss %.10g\n", r->history[k].iter, r->history[k].fit_loss,
+                r->history[k].holdout_loss);
+    fprintf(f, "# path N V...  (the weight path: every weight element, in weights.def order, after iteration N)\n");
+    for (int k = 0; k < r->nhistory; k++) {
+        fprintf(f, "path %d", r->history[k].iter);
+        for (int i = 0; i < NW; i++)
+            fprintf(f, " %.6g", r->history[k].w[i]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "# weight NAME START NEW STDERR  (NEW as written to the INI; STDERR %s)\n",
+            r->boot_done > 1 ? "bootstrap sd over games" : "from the Gauss-Newton covariance");
+    for (int i = 0; i < NW; i++) {
+        if (!r->free[i])
+            continue;
+        char name[96];
+        eval_weight_element_name(i, name, sizeof name);
+        double se = reported_se(r, i);
+        fprintf(f, "weight %s %g %d %.4g\n", name, r->start[i], r->rounded[i], isfinite(se) ? se : 0.0);
+    }
+    if (fclose(f) != 0)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot write the tuning log: %s", path, strerror(errno));
+    return TV_OK;
+}
+
+/* ---- the reader ------------------------------------------------------------------ */
+
+static bool only_space(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+            return false;
+    return true;
+}
+
+static TvStatus log_error(TvError *err, const char *path, long line, const char *why)
+{
+    TvStatus st = tv_fail(err, TV_ERR_PARSE, "%s:%ld: %s", path, line, why);
+    if (err) {
+        snprintf(err->file, sizeof err->file, "%s", path);
+        err->line = (int)line;
+    }
+    return st;
+}
+
+static TvStatus out_of_memory(TvError *err, const char *path)
+{
+    return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+}
+
+/* Makes room for element n of *arr (elements of elem bytes, *cap of them
+ * allocated); false when out of memory (*arr unchanged). */
+static bool room_for(void **arr, int n, int *cap, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    int c = *cap ? 2 * *cap : 64;
+    void *p = realloc(*arr, (size_t)c * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = c;
+    return true;
+}
+
+/* The numbers of s up to the first word that is not one (a 'path' line's
+ * values) into p->w, p->n; false when out of memory. */
+static bool read_numbers(const char *s, TuneLogPath *p)
+{
+    int cap = 0;
+    for (;;) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s)
+            return true;
+        if (!room_for((void **)&p->w, p->n, &cap, sizeof *p->w))
+            return false;
+        p->w[p->n++] = v;
+        s = end;
+    }
+}
+
+TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
+    int cap_iters = 0, cap_paths = 0, cap_weights = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    TvStatus st = TV_OK;
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        if (only_space(line))
+            continue;
+        long path_iter;
+        int path_used = -1;
+        if (sscanf(line, " path %ld %n", &path_iter, &path_used) == 1 && path_used >= 0) {
+            TuneLogPath p = {path_iter, 0, NULL};
+            bool ok = read_numbers(line + path_used, &p) &&
+                      room_for((void **)&t->paths, t->npaths, &cap_paths, sizeof *t->paths);
+            if (!ok) {
+                free(p.w);
+                st = out_of_memory(err, path);
+                break;
+            }
+            t->paths[t->npaths++] = p;
+            continue;
+        }
+        int used = -1;
+        TuneLogIter it = {0, 0, NAN};
+        if (sscanf(line, " iter %ld fit_loss %lf holdout_loss %lf %n", &it.iter, &it.fit_loss, &it.holdout_loss,
+                   &used) == 3 &&
+            used >= 0 && only_space(line + used)) {
+            if (!isfinite(it.fit_loss)) {
+                st = log_error(err, path, lineno, "fit_loss must be a finite number");
+                break;
+            }
+            if (!room_for((void **)&t->iters, t->niters, &cap_iters, sizeof *t->iters)) {
+                st = out_of_memory(err, path);
+                break;
+            }
+            t->iters[t->niters++] = it;
+            continue;
+        }
+        used = -1;
+        TuneLogWeight w;
+        memset(&w, 0, sizeof w);
+        if (sscanf(line, " weight %95s %lf %lf %lf %n", w.name, &w.start, &w.now, &w.se, &used) == 4 && used >= 0 &&
+            only_space(line + used)) {
+            if (!isfinite(w.start) || !isfinite(w.now) || !isfinite(w.se) || w.se < 0) {
+                st = log_error(err, path, lineno,
+                               "weight: START and NEW must be numbers and STDERR a number >= 0");
+                break;
+            }
+            for (int i = 0; i < t->nweights; i++)
+                if (!strcmp(t->weights[i].name, w.name)) {
+                    char why[200];
+                    snprintf(why, sizeof why, "weight '%s' is given twice", w.name);
+                    st = log_error(err, path, lineno, why);
+                    break;
+                }
+            if (st != TV_OK)
+                break;
+            if (!room_for((void **)&t->weights, t->nweights, &cap_weights, sizeof *t->weights)) {
+                st = out_of_memory(err, path);
+                break;
+            }
+            t->weights[t->nweights++] = w;
+            continue;
+        }
+        st = log_error(err, path, lineno,
+                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'");
+        break;
+    }
+    if (st == TV_OK && ferror(f))
+        st = tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
+    free(line);
+    fclose(f);
+    if (st == TV_OK && t->niters == 0 && t->nweights == 0)
+        st = tv_fail(err, TV_ERR_PARSE, "%s: no 'iter' or 'weight' records: not a tuning log", path);
+    if (st != TV_OK)
+        tune_log_free(t);
+    return st;
+}
+
+void tune_log_free(TuneLog *t)
+{
+    for (int i = 0; i < t->npaths; i++)
+        free(t->paths[i].w);
+    free(t->paths);
+    free(t->iters);
+    free(t->weights);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- the INI comment ------------------------------------------------------------- */
+
+char *tune_ini_comment(const TuneResult *r, const char *header)
+{
+    StrBuf b = {0};
+    if (header)
+        strbuf_addf(&b, "%s\n", header);
+    strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree,
+              r->iterations, r->stop_reason ? r->stop_reason : "", r->seconds);
+    strbuf_addf(&b, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
+              r->fit_loss0, r->fit_loss1, r->fit_loss_rounded, r->hold_loss0, r->hold_loss1, r->hold_loss_rounded);
+    strbuf_addf(&b, "weights: name: start -> new +- standard error%s\n",
+              r->boot_done > 1 ? " (Gauss-Newton; bootstrap sd over games in brackets)" : " (Gauss-Newton)");
+    for (int i = 0; i < NW; i++) {
+        char name[96];
+        eval_weight_element_name(i, name, sizeof name);
+        if (r->no_data[i]) {
+            strbuf_addf(&b, "%s: %g (no data: kept)\n", name, r->start[i]);
+            continue;
+        }
+        if (!r->free[i])
+            continue;
+        strbuf_addf(&b, "%s: %g -> %d +- %.3g", name, r->start[i], r->rounded[i], r->se[i]);
+        if (isinf(r->se[i]))
+            strbuf_addf(&b, " (not identifiable: its feature is collinear with others in the data)");
+        if (r->boot_done > 1)
+            strbuf_addf(&b, " [%.3g]", r->boot_sd[i]);
+        if (r->at_bound[i])
+            strbuf_addf(&b, " (at its bound)");
+        strbuf_addf(&b, "\n");
+    }
+    return strbuf_take(&b);
+}
