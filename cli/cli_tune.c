@@ -41,6 +41,23 @@ static const char BENCH_TUNE_HELP[] =
     "from the model. Prints loss + gradient positions per second, bytes per\n"
     "position in memory, and the time of a full fit of all weights.\n";
 
+static void print_loaded(const TuneRunReport *r, void *user)
+{
+    (void)user;
+    printf("positions: %lld resolved to quiet leaves in %.1f s (%lld skipped: mate scores); fit %lld, "
+           "hold-out %lld (split by games); %.1f bytes/position\n",
+           (long long)r->positions, r->load_seconds, (long long)r->skipped, (long long)r->fit, (long long)r->hold,
+           r->bytes_per_position);
+    fflush(stdout);
+}
+
+static void print_iteration(const TuneIteration *it, void *user)
+{
+    (void)user;
+    printf("iter %d fit_loss %.8f holdout_loss %.8f\n", it->iter, it->fit_loss, it->holdout_loss);
+    fflush(stdout);
+}
+
 typedef struct {
     const char *data, *engine, *out, *log, *groups;
     double holdout, l2;
@@ -89,7 +106,6 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
         files[0] = c.data;
         nfiles++;
     }
-    a.msg = stdout;
     a.engine = c.engine;
     a.out = c.out;
     a.log = c.log;
@@ -108,10 +124,14 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
     a.files = files;
     a.nfiles = nfiles;
     TvError err;
-    if (tune_run(&a, &err) != TV_OK) {
+    TuneRunReport report;
+    const TuneCallbacks cb = {print_loaded, print_iteration, NULL};
+    if (tune_run(&a, &cb, &report, &err) != TV_OK) {
         cli_error("%s", err.msg);
         rc = CLI_FAIL;
-    }
+    } else
+        printf("%swrote %s and %s\n", report.summary ? report.summary : "", a.out, report.log_path);
+    tune_run_report_free(&report);
 done:
     free(files);
     return rc;

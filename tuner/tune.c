@@ -35,22 +35,16 @@ void tune_default_log_path(const char *out, char *buf, size_t n)
         snprintf(buf, n, "%s.tuning.log", out);
 }
 
-typedef struct {
-    FILE *f;
-} Progress;
-
-static void print_progress(const TuneIteration *it, void *user)
+void tune_run_report_free(TuneRunReport *r)
 {
-    const Progress *p = user;
-    if (p->f) {
-        fprintf(p->f, "iter %d fit_loss %.8f holdout_loss %.8f\n", it->iter, it->fit_loss, it->holdout_loss);
-        fflush(p->f);
-    }
+    free(r->summary);
+    r->summary = NULL;
 }
 
-TvStatus tune_run(const TuneArgs *a, TvError *err)
+TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out, TvError *err)
 {
     double t0 = omp_get_wtime();
+    memset(out, 0, sizeof *out);
     if (!a->out || !a->engine || a->nfiles < 1)
         return tv_fail(err, TV_ERR_ARG, "tune: expected --data FILE.h5 ... --engine START.ini --out NEW.ini");
     EngineVersion start;
@@ -66,14 +60,13 @@ TvStatus tune_run(const TuneArgs *a, TvError *err)
     opt.bootstrap = a->bootstrap;
     opt.seed = a->seed;
     opt.max_iter = a->max_iter;
-    Progress pr = {a->msg};
-    opt.progress = print_progress;
-    opt.user = &pr;
-    char logpath[1024];
+    opt.progress = cb ? cb->iteration : NULL;
+    opt.user = cb ? cb->user : NULL;
+    char *logpath = out->log_path;
     if (a->log)
-        snprintf(logpath, sizeof logpath, "%s", a->log);
+        snprintf(logpath, sizeof out->log_path, "%s", a->log);
     else
-        tune_default_log_path(a->out, logpath, sizeof logpath);
+        tune_default_log_path(a->out, logpath, sizeof out->log_path);
     /* check the outputs can be written before the long part */
     for (int k = 0; k < 2; k++) {
         const char *path = k ? logpath : a->out;
@@ -87,18 +80,19 @@ TvStatus tune_run(const TuneArgs *a, TvError *err)
     st = tune_load(a->files, a->nfiles, &start, &all, &skipped, err);
     if (st != TV_OK)
         return st;
-    double t_load = omp_get_wtime() - t0;
+    out->load_seconds = omp_get_wtime() - t0;
     st = tune_split(&all, a->holdout, a->seed, &fit, &hold, err);
     int64_t nall = all.n;
-    double bpp = all.n ? (double)tune_set_bytes(&all) / (double)all.n : 0;
+    out->positions = nall;
+    out->skipped = skipped;
+    out->bytes_per_position = all.n ? (double)tune_set_bytes(&all) / (double)all.n : 0;
     tune_set_free(&all);
     if (st != TV_OK)
         return st;
-    if (a->msg)
-        fprintf(a->msg,
-                "positions: %lld resolved to quiet leaves in %.1f s (%lld skipped: mate scores); fit %lld, "
-                "hold-out %lld (split by games); %.1f bytes/position\n",
-                (long long)nall, t_load, (long long)skipped, (long long)fit.n, (long long)hold.n, bpp);
+    out->fit = fit.n;
+    out->hold = hold.n;
+    if (cb && cb->loaded)
+        cb->loaded(out, cb->user);
     TuneResult r;
     st = tune_fit(&fit, &hold, &start.params, &opt, &r, err);
     if (st == TV_OK) {
@@ -128,17 +122,14 @@ TvStatus tune_run(const TuneArgs *a, TvError *err)
         st = engine_write(a->out, &ne, comment, err);
         if (st == TV_OK)
             st = tune_write_log(logpath, &r, header, err);
-        if (st == TV_OK && a->msg) {
-            fprintf(a->msg, "%s", comment ? comment : "");
-            fprintf(a->msg, "wrote %s and %s\n", a->out, logpath);
-        }
-        free(comment);
+        out->summary = comment;
         tune_result_free(&r);
     }
     tune_set_free(&fit);
     tune_set_free(&hold);
     return st;
 }
+
 TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError *err)
 {
     tuner_gsl_errors_off();

@@ -48,8 +48,27 @@ typedef struct {
     double l2;
     int bootstrap;
     int max_iter;
-    FILE *msg;           /* progress and summary (may be NULL) */
 } TuneArgs;
+
+/* What tune_run did, for the front end to print. */
+typedef struct {
+    int64_t positions;         /* resolved to quiet leaves */
+    int64_t skipped;           /* skipped: their quiescence score is a mate score */
+    int64_t fit, hold;         /* positions in the fit and hold-out sets (split by games) */
+    double load_seconds;
+    double bytes_per_position;
+    char log_path[1024];       /* where the tuning log went */
+    char *summary;             /* heap: the fit's summary, as written into NEW.ini's comments */
+} TuneRunReport;
+
+/* Callbacks of tune_run (each may be NULL): `loaded` once the data set is
+ * loaded and split (positions, fit, hold known), `iteration` after every
+ * accepted step of the minimiser. */
+typedef struct {
+    void (*loaded)(const TuneRunReport *r, void *user);
+    void (*iteration)(const TuneIteration *it, void *user);
+    void *user;
+} TuneCallbacks;
 
 /* No files or outputs, hold-out 0.1, seed 1, the rest 0 / NULL. */
 void tune_args_default(TuneArgs *a);
@@ -57,8 +76,11 @@ void tune_args_default(TuneArgs *a);
 /* out without ".ini" plus ".tuning.log" (or out + ".tuning.log"). */
 void tune_default_log_path(const char *out, char *buf, size_t n);
 
-/* Load, split, fit, write the INI and the log. */
-TvStatus tune_run(const TuneArgs *a, TvError *err);
+/* Load, split, fit, write the INI and the log; fills *out (free it with
+ * tune_run_report_free, also after an error). */
+TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out, TvError *err);
+
+void tune_run_report_free(TuneRunReport *r);
 
 /* ---- benchmark ------------------------------------------------------------ */
 
