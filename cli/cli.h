@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "types.h"
+#include "position.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -75,6 +75,14 @@ CliParse cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, cha
  * (carry on), else the exit code to return (CLI_OK after --help, CLI_USAGE
  * after an error). */
 int cli_parse_or_exit(const CliCommand *cmd, int argc, char **argv, void *args, char **pos, int *npos);
+
+/* Reads a position given as one TFEN argument or as its space-separated
+ * words (or the word 'startpos'); false after printing the TFEN error. */
+bool cli_read_position(char **words, int n, Position *p);
+
+/* A command's only positional argument (`what`, e.g. "CONFIG.ini"): NULL
+ * after a usage message when there is none or more than one. */
+const char *cli_one_arg(const CliCommand *cmd, char **pos, int npos, const char *what);
 
 /* Joins words with single spaces into buf (a TFEN given unquoted arrives as
  * words); stops at the last word that fits. */

@@ -13,6 +13,7 @@
 
 #include "record.h"
 #include "status.h"
+#include "tfen.h"
 
 #define MAX_FLAGS 40
 
@@ -46,6 +47,30 @@ void cli_join_words(char **words, int n, char *buf, size_t size)
             break;
         len += (size_t)w;
     }
+}
+
+bool cli_read_position(char **words, int n, Position *p)
+{
+    char tfen[1024];
+    cli_join_words(words, n, tfen, sizeof tfen);
+    TvError err;
+    if (tfen_read_arg(tfen, p, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return false;
+    }
+    return true;
+}
+
+const char *cli_one_arg(const CliCommand *cmd, char **pos, int npos, const char *what)
+{
+    if (npos == 1)
+        return pos[0];
+    char shown[160];
+    if (npos == 0)
+        cli_error("%s: expected %s (see 'tavreli %s --help')", cmd->name, what, cmd->name);
+    else
+        cli_error("%s: one %s only ('%s' is extra)", cmd->name, what, tv_escape(pos[1], shown, sizeof shown));
+    return NULL;
 }
 
 /* Stores one flag's value; false (after a message) when it is not valid. */

@@ -120,14 +120,9 @@ static int run_analyse(const CliCommand *cmd, int argc, char **argv)
         cli_error("analyse: expected a TFEN (see 'tavreli analyse --help')");
         return CLI_USAGE;
     }
-    char tfen[1024];
-    cli_join_words(words, nwords, tfen, sizeof tfen);
     Position pos;
-    TvError err;
-    if (tfen_read_arg(tfen, &pos, &err) != TV_OK) {
-        cli_error("%s", err.msg);
+    if (!cli_read_position(words, nwords, &pos))
         return CLI_FAIL;
-    }
     EngineVersion e;
     if (!load_engine(engine_path, &e))
         return CLI_FAIL;

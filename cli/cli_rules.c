@@ -11,16 +11,6 @@
 #include "record.h"
 #include "tfen.h"
 
-static bool read_position(const char *tfen, Position *p)
-{
-    TvError err;
-    if (tfen_read_arg(tfen, p, &err) != TV_OK) {
-        cli_error("%s", err.msg);
-        return false;
-    }
-    return true;
-}
-
 typedef struct {
     char text[TV_MOVE_STR_MAX];
     Move move;
@@ -93,10 +83,8 @@ static int run_perft(const CliCommand *cmd, int argc, char **argv)
         cli_error("perft: DEPTH must be a whole number from 0 to 20, not '%s'", pos_args[npos - 1]);
         return CLI_USAGE;
     }
-    char tfen[1024];
-    cli_join_words(pos_args, npos - 1, tfen, sizeof tfen);
     Position p;
-    if (!read_position(tfen, &p))
+    if (!cli_read_position(pos_args, npos - 1, &p))
         return CLI_FAIL;
 
     if (!divide || depth == 0) {
@@ -154,10 +142,8 @@ static int run_moves(const CliCommand *cmd, int argc, char **argv)
         cli_error("moves: expected a TFEN (see 'tavreli moves --help')");
         return CLI_USAGE;
     }
-    char tfen[1024];
-    cli_join_words(pos_args, npos, tfen, sizeof tfen);
     Position p;
-    if (!read_position(tfen, &p))
+    if (!cli_read_position(pos_args, npos, &p))
         return CLI_FAIL;
     static NamedMove moves[TV_MAX_MOVES];
     int n = named_moves(&p, &o, !a.plain, moves);
@@ -267,7 +253,8 @@ static int run_replay(const CliCommand *cmd, int argc, char **argv)
         goto done;
     }
     Position start;
-    if (!read_position(tfen ? tfen : "startpos", &start)) {
+    char *start_words[1] = {(char *)(tfen ? tfen : "startpos")};
+    if (!cli_read_position(start_words, 1, &start)) {
         rc = CLI_FAIL;
         goto done;
     }

@@ -83,17 +83,12 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     int parsed = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
     if (parsed >= 0)
         return parsed;
-    if (npos > 1) {
-        cli_error("selfplay: one CONFIG.ini only ('%s' is extra)", pos[1]);
+    const char *config = cli_one_arg(cmd, pos, npos, "CONFIG.ini (for example configs/tournaments/quick.ini)");
+    if (!config)
         return CLI_USAGE;
-    }
-    const char *config = npos ? pos[0] : NULL, *out = a.out;
+    const char *out = a.out;
     const long threads = a.threads, games = a.games;
     const bool resume = a.resume, force = a.force, quiet = a.quiet;
-    if (!config) {
-        cli_error("selfplay: expected CONFIG.ini (for example configs/tournaments/quick.ini)");
-        return CLI_USAGE;
-    }
     if (resume && force) {
         cli_error("selfplay: --resume and --force contradict each other");
         return CLI_USAGE;
@@ -232,12 +227,10 @@ static int run_export(const CliCommand *cmd, int argc, char **argv)
     int parsed = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
     if (parsed >= 0)
         return parsed;
-    if (npos > 1) {
-        cli_error("export: one FILE.h5 only ('%s' is extra)", pos[1]);
+    const char *in = cli_one_arg(cmd, pos, npos, "FILE.h5"), *tgn = a.tgn, *digest = a.digest;
+    if (!in)
         return CLI_USAGE;
-    }
-    const char *in = npos ? pos[0] : NULL, *tgn = a.tgn, *digest = a.digest;
-    if (!in || (!tgn && !digest)) {
+    if (!tgn && !digest) {
         cli_error("export: expected FILE.h5 --tgn OUT.tgn and/or --digest OUT.txt");
         return CLI_USAGE;
     }

@@ -30,16 +30,29 @@ static const StoredGame **index_order(const StoreContents *c)
     return order;
 }
 
-TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
+/* Opens path for writing and puts the games of c in index order: both or
+ * neither (an error then). */
+static TvStatus open_export(const StoreContents *c, const char *path, const StoredGame ***order, FILE **f,
+                            TvError *err)
 {
-    const StoredGame **order = index_order(c);
-    if (!order)
+    *order = index_order(c);
+    if (!*order)
         return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        free(order);
+    *f = fopen(path, "w");
+    if (!*f) {
+        free(*order);
         return tv_fail(err, TV_ERR_IO, "export: cannot write %s: %s", path, strerror(errno));
     }
+    return TV_OK;
+}
+
+TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
+{
+    const StoredGame **order;
+    FILE *f;
+    TvStatus st = open_export(c, path, &order, &f, err);
+    if (st != TV_OK)
+        return st;
     for (int64_t i = 0; i < c->ngames; i++) {
         const StoredGame *g = order[i];
         uint64_t h = tv_hash_bytes(TV_HASH_START, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
@@ -97,15 +110,11 @@ void export_tournament_name(const char *ini_text, const char *fallback, char *bu
 
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err)
 {
-    const StoredGame **order = index_order(c);
-    if (!order)
-        return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        free(order);
-        return tv_fail(err, TV_ERR_IO, "export: cannot write %s: %s", path, strerror(errno));
-    }
-    TvStatus st = TV_OK;
+    const StoredGame **order;
+    FILE *f;
+    TvStatus st = open_export(c, path, &order, &f, err);
+    if (st != TV_OK)
+        return st;
     Move *moves = NULL;
     Options o = {0};
     options_parse(c->options ? c->options : "", &o, NULL);

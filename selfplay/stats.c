@@ -41,6 +41,19 @@ static double regularize(int64_t count)
     return count == 0 ? 1e-3 : (double)count;
 }
 
+/* The result of game g from a's view (1 win, 0 draw, -1 loss) when it is
+ * a game between a and b; false otherwise. */
+static bool result_for(const RatedGame *g, int a, int b, int *res)
+{
+    if (g->white == a && g->black == b)
+        *res = g->result;
+    else if (g->white == b && g->black == a)
+        *res = -g->result;
+    else
+        return false;
+    return true;
+}
+
 void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, PairingStats *out)
 {
     memset(out, 0, sizeof *out);
@@ -52,11 +65,7 @@ void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, Pairing
     for (int64_t g = 0; g < ngames; g++) {
         const RatedGame *gm = &games[g];
         int res; /* from a's view */
-        if (gm->white == a && gm->black == b)
-            res = gm->result;
-        else if (gm->white == b && gm->black == a)
-            res = -gm->result;
-        else
+        if (!result_for(gm, a, b, &res))
             continue;
         if (res > 0)
             out->wins++;
@@ -100,11 +109,7 @@ void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, Pairing
                 if (gm->pair < 0)
                     continue;
                 int res;
-                if (gm->white == a && gm->black == b)
-                    res = gm->result;
-                else if (gm->white == b && gm->black == a)
-                    res = -gm->result;
-                else
+                if (!result_for(gm, a, b, &res))
                     continue;
                 pg[k].pair = gm->pair;
                 pg[k].points = res + 1;
