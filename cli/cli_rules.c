@@ -51,21 +51,22 @@ static const char PERFT_HELP[] =
     "\n"
     "Example: tavreli perft startpos 3 --divide\n";
 
+/* The flags of perft and moves (moves has no --divide). */
 typedef struct {
     Options rules;
     bool divide, plain;
-} PerftArgs;
+} PositionArgs;
 
 static const CliFlag PERFT_FLAGS[] = {
-    {"option", 0, CLI_RULE_OPTION, offsetof(PerftArgs, rules), 0, 0},
-    {"divide", 0, CLI_BOOL, offsetof(PerftArgs, divide), 0, 0},
-    {"plain", 0, CLI_BOOL, offsetof(PerftArgs, plain), 0, 0},
+    {"option", 0, CLI_RULE_OPTION, offsetof(PositionArgs, rules), 0, 0},
+    {"divide", 0, CLI_BOOL, offsetof(PositionArgs, divide), 0, 0},
+    {"plain", 0, CLI_BOOL, offsetof(PositionArgs, plain), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
 static int run_perft(const CliCommand *cmd, int argc, char **argv)
 {
-    PerftArgs a = {0};
+    PositionArgs a = {0};
     char *pos_args[argc];
     int npos;
     int rc = cli_parse_or_exit(cmd, argc, argv, &a, pos_args, &npos);
@@ -118,20 +119,15 @@ static const char MOVES_HELP[] =
     "a split of the top k tavrels, 0-0 / 0-0-0, with '+' after a checking move and\n"
     "'x' after a mating one (--plain leaves the suffixes out).\n";
 
-typedef struct {
-    Options rules;
-    bool plain;
-} MovesArgs;
-
 static const CliFlag MOVES_FLAGS[] = {
-    {"option", 0, CLI_RULE_OPTION, offsetof(MovesArgs, rules), 0, 0},
-    {"plain", 0, CLI_BOOL, offsetof(MovesArgs, plain), 0, 0},
+    {"option", 0, CLI_RULE_OPTION, offsetof(PositionArgs, rules), 0, 0},
+    {"plain", 0, CLI_BOOL, offsetof(PositionArgs, plain), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
 static int run_moves(const CliCommand *cmd, int argc, char **argv)
 {
-    MovesArgs a = {0};
+    PositionArgs a = {0};
     char *pos_args[argc];
     int npos;
     int rc = cli_parse_or_exit(cmd, argc, argv, &a, pos_args, &npos);

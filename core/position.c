@@ -285,13 +285,22 @@ static inline Tavrel pop_one(Position *p, Square s)
     return t;
 }
 
+/* The Wizard's and the Warrior's squares of castling m by side us. */
+static void castling_squares(int us, Move m, Square *wfrom, Square *wto, Square *rfrom, Square *rto)
+{
+    int rank = us == TV_WHITE ? 0 : 7;
+    bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
+    *wfrom = sq_make(4, rank);
+    *wto = sq_make(short_side ? 6 : 2, rank);
+    *rfrom = sq_make(short_side ? 7 : 0, rank);
+    *rto = sq_make(short_side ? 5 : 3, rank);
+}
+
 static void make_castling(Position *p, Move m)
 {
     int us = p->side;
-    int rank = us == TV_WHITE ? 0 : 7;
-    bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
-    Square wfrom = sq_make(4, rank), wto = sq_make(short_side ? 6 : 2, rank);
-    Square rfrom = sq_make(short_side ? 7 : 0, rank), rto = sq_make(short_side ? 5 : 3, rank);
+    Square wfrom, wto, rfrom, rto;
+    castling_squares(us, m, &wfrom, &wto, &rfrom, &rto);
     top_bits_clear(p, wfrom);
     top_bits_clear(p, rfrom);
     push_one(p, wto, pop_one(p, wfrom));
@@ -304,10 +313,8 @@ static void make_castling(Position *p, Move m)
 static void unmake_castling(Position *p, Move m)
 {
     int us = p->side; /* already restored */
-    int rank = us == TV_WHITE ? 0 : 7;
-    bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
-    Square wfrom = sq_make(4, rank), wto = sq_make(short_side ? 6 : 2, rank);
-    Square rfrom = sq_make(short_side ? 7 : 0, rank), rto = sq_make(short_side ? 5 : 3, rank);
+    Square wfrom, wto, rfrom, rto;
+    castling_squares(us, m, &wfrom, &wto, &rfrom, &rto);
     top_bits_clear(p, wto);
     top_bits_clear(p, rto);
     p->stack[wfrom][p->height[wfrom]++] = p->stack[wto][--p->height[wto]];
