@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* test_h5store.c: the HDF5 store of a tournament (selfplay/h5store.c).
+/* test_h5store.c: the HDF5 store of a tournament (selfplay/store_*.c).
  *
  *  - write then read gives back exactly the games, moves, positions,
  *    engines and attributes, over several appends and a resumed store;

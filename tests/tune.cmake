@@ -1,4 +1,4 @@
-# Weight fitting (tuner/tune.c): synthetic recovery and 95% interval coverage,
+# Weight fitting (tuner/tune*.c): synthetic recovery and 95% interval coverage,
 # gradient against finite differences, monotone loss, reproducibility,
 # eval == trace . weights for the stored feature vectors, errors.
 tavreli_test(test_tune fast test_tune.c)
