@@ -35,6 +35,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "h5_fixtures.h"
 #include "h5store.h"
 
 static const char *INI = "[tournament]\nname = test\npairs = 2\n\n[engine a]\npath = a.ini\n";
@@ -403,19 +404,6 @@ static void test_merge(void **state)
     scratch_remove(&d);
 }
 
-/* Sets the schema_version attribute of a closed store. */
-static void set_schema(const char *path, int v)
-{
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
-    hid_t a = H5Aopen_by_name(f, "/", "schema_version", H5P_DEFAULT, H5P_DEFAULT);
-    assert_true(a >= 0);
-    int32_t x = v;
-    assert_true(H5Awrite(a, H5T_NATIVE_INT32, &x) >= 0);
-    H5Aclose(a);
-    H5Fclose(f);
-}
-
 static void test_refusals(void **state)
 {
     (void)state;
@@ -447,10 +435,10 @@ static void test_refusals(void **state)
     assert_null(s);
 
     /* Another schema version. */
-    set_schema(d.path, 7);
+    set_schema_version(d.path, 7);
     expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "schema version 7, this program reads 1");
     expect_error(h5store_open_append(d.path, INI, &s, &err), &err, "schema version 7", NULL);
-    set_schema(d.path, 1);
+    set_schema_version(d.path, 1);
     c = read_store(d.path);
     h5store_contents_free(&c);
 

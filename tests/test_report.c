@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <hdf5.h>
 
+#include "h5_fixtures.h"
 #include "h5store.h"
 #include "outcome.h"
 #include "report.h"
@@ -486,18 +486,6 @@ static void test_tuning_log(void **state)
 }
 
 /* ---- errors ------------------------------------------------------------------------ */
-
-static void set_schema_version(const char *path, int v)
-{
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
-    hid_t a = H5Aopen_by_name(f, "/", "schema_version", H5P_DEFAULT, H5P_DEFAULT);
-    assert_true(a >= 0);
-    int32_t x = v;
-    assert_true(H5Awrite(a, H5T_NATIVE_INT32, &x) >= 0);
-    H5Aclose(a);
-    H5Fclose(f);
-}
 
 static void expect_error(const char *const *files, int n, const char *log, const char *out, const char *msg)
 {
