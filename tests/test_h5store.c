@@ -522,6 +522,42 @@ static void crash_child(const char *path, int fd, int nappends, bool linger)
     _exit(0);
 }
 
+/* Runs crash_child in a child process; returns its pid, and in *counts the
+ * read end of the pipe it writes its counts to. */
+static pid_t start_child(const char *path, int nappends, bool linger, int *counts)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        crash_child(path, p[1], nappends, linger);
+    }
+    close(p[1]);
+    *counts = p[0];
+    return pid;
+}
+
+/* Resumes the store at path (repairing it when needed), appends games
+ * [have, have + n) and checks that it then holds exactly games [0, have + n).
+ * what: a prefix for the failure message. */
+static void resume_and_append(const char *path, int64_t have, int n, const char *what)
+{
+    H5Store *s = NULL;
+    TvError err;
+    tv_error_clear(&err);
+    if (h5store_open_append(path, INI, &s, &err) != TV_OK)
+        fail_msg("%sopen_append: %s", what, err.msg);
+    append_range(s, have, n);
+    close_store(s);
+    StoreContents c = read_store(path);
+    assert_int_equal(c.ngames, have + n);
+    check_games(&c, have + n, true);
+    h5store_contents_free(&c);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -540,16 +576,8 @@ static void sleep_s(double s)
  * returns the last count it reported. */
 static int64_t run_and_kill(const char *path, double delay, bool *finished)
 {
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(p[0]);
-        crash_child(path, p[1], CRASH_APPENDS, false);
-    }
-    close(p[1]);
+    int counts;
+    pid_t pid = start_child(path, CRASH_APPENDS, false, &counts);
     int status = 0;
     pid_t done = 0;
     double end = now_s() + delay;
@@ -566,9 +594,9 @@ static int64_t run_and_kill(const char *path, double delay, bool *finished)
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
         fail_msg("crash child failed with status %d", WEXITSTATUS(status));
     int64_t last = 0, v;
-    while (read(p[0], &v, sizeof v) == (ssize_t)sizeof v)
+    while (read(counts, &v, sizeof v) == (ssize_t)sizeof v)
         last = v;
-    close(p[0]);
+    close(counts);
     return last;
 }
 
@@ -622,15 +650,9 @@ static void test_crash_safety(void **state)
         h5store_contents_free(&c);
 
         /* Resume: repaired when needed, then more games. */
-        H5Store *s = NULL;
-        if (h5store_open_append(d.path, INI, &s, &err) != TV_OK)
-            fail_msg("run %d: open_append: %s", r, err.msg);
-        append_range(s, have, 6);
-        close_store(s);
-        c = read_store(d.path);
-        assert_int_equal(c.ngames, have + 6);
-        check_games(&c, have + 6, true);
-        h5store_contents_free(&c);
+        char what[32];
+        snprintf(what, sizeof what, "run %d: ", r);
+        resume_and_append(d.path, have, 6, what);
         assert_int_not_equal(access(d.path, F_OK), -1);
         repaired++;
         print_message("crash run %d: killed after %.3f s, %lld reported, %lld read\n", r, delay,
@@ -646,19 +668,11 @@ static void test_live_writer_refused(void **state)
 {
     (void)state;
     Scratch d = scratch("live.h5");
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(p[0]);
-        crash_child(d.path, p[1], 3, true);
-    }
-    close(p[1]);
+    int counts;
+    pid_t pid = start_child(d.path, 3, true, &counts);
     int64_t v = 0;
     for (int i = 0; i < 3; i++)
-        assert_int_equal(read(p[0], &v, sizeof v), (ssize_t)sizeof v);
+        assert_int_equal(read(counts, &v, sizeof v), (ssize_t)sizeof v);
     assert_int_equal(v, 3 * CRASH_BATCH);
     /* Readable while being written. */
     StoreContents c = read_store(d.path);
@@ -677,16 +691,9 @@ static void test_live_writer_refused(void **state)
     kill(pid, SIGKILL);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    close(p[0]);
+    close(counts);
     /* Now it is a crashed store: resumed after a repair. */
-    if (h5store_open_append(d.path, INI, &s, &err) != TV_OK)
-        fail_msg("open_append: %s", err.msg);
-    append_range(s, v, 2);
-    close_store(s);
-    c = read_store(d.path);
-    assert_int_equal(c.ngames, v + 2);
-    check_games(&c, v + 2, true);
-    h5store_contents_free(&c);
+    resume_and_append(d.path, v, 2, "");
     scratch_remove(&d);
 }
 
