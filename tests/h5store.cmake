@@ -1,5 +1,5 @@
 # The HDF5 store of a tournament: round trip, refusals, crash safety (kill -9).
-tavreli_test(test_h5store fast test_h5store.c)
+tavreli_test(test_h5store fast test_h5store.c h5_fixtures.c)
 target_link_libraries(test_h5store PRIVATE tavreli_selfplay)
 # The test also opens stores with HDF5 directly (to check attributes and to
 # make wrong files).

@@ -99,6 +99,25 @@ static bool read_token(const char **s, Tavrel *t, bool *tick)
     return true;
 }
 
+/* Steps over the space between two TFEN fields; false when there is none. */
+static bool next_field(const char **s)
+{
+    if (**s != ' ')
+        return false;
+    (*s)++;
+    return true;
+}
+
+/* Steps over a field that is '-' (none); false, stepping over nothing, for
+ * any other field. */
+static bool empty_field(const char **s)
+{
+    if (**s != '-')
+        return false;
+    (*s)++;
+    return true;
+}
+
 bool simple_from_tfen(const char *tfen, SimplePos *sp)
 {
     memset(sp, 0, sizeof *sp);
@@ -153,9 +172,8 @@ bool simple_from_tfen(const char *tfen, SimplePos *sp)
             c++;
         }
     }
-    if (*c != ' ')
+    if (!next_field(&c))
         return false;
-    c++;
     if (*c == 'w')
         sp->side = TV_WHITE;
     else if (*c == 'b')
@@ -163,12 +181,9 @@ bool simple_from_tfen(const char *tfen, SimplePos *sp)
     else
         return false;
     c++;
-    if (*c != ' ')
+    if (!next_field(&c))
         return false;
-    c++;
-    if (*c == '-') {
-        c++;
-    } else {
+    if (!empty_field(&c)) {
         while (*c && *c != ' ') {
             switch (*c) {
             case 'K': sp->castling |= TV_CASTLE_WK; break;
@@ -180,12 +195,9 @@ bool simple_from_tfen(const char *tfen, SimplePos *sp)
             c++;
         }
     }
-    if (*c != ' ')
+    if (!next_field(&c))
         return false;
-    c++;
-    if (*c == '-') {
-        c++;
-    } else {
+    if (!empty_field(&c)) {
         if (c[0] < 'a' || c[0] > 'h' || c[1] < '1' || c[1] > '8')
             return false;
         sp->ep = (c[1] - '1') * 8 + (c[0] - 'a');

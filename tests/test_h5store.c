@@ -35,6 +35,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "h5_fixtures.h"
 #include "h5store.h"
 
 static const char *INI = "[tournament]\nname = test\npairs = 2\n\n[engine a]\npath = a.ini\n";
@@ -403,19 +404,6 @@ static void test_merge(void **state)
     scratch_remove(&d);
 }
 
-/* Sets the schema_version attribute of a closed store. */
-static void set_schema(const char *path, int v)
-{
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
-    hid_t a = H5Aopen_by_name(f, "/", "schema_version", H5P_DEFAULT, H5P_DEFAULT);
-    assert_true(a >= 0);
-    int32_t x = v;
-    assert_true(H5Awrite(a, H5T_NATIVE_INT32, &x) >= 0);
-    H5Aclose(a);
-    H5Fclose(f);
-}
-
 static void test_refusals(void **state)
 {
     (void)state;
@@ -447,10 +435,10 @@ static void test_refusals(void **state)
     assert_null(s);
 
     /* Another schema version. */
-    set_schema(d.path, 7);
+    set_schema_version(d.path, 7);
     expect_error(h5store_read(d.path, true, true, &c, &err), &err, d.path, "schema version 7, this program reads 1");
     expect_error(h5store_open_append(d.path, INI, &s, &err), &err, "schema version 7", NULL);
-    set_schema(d.path, 1);
+    set_schema_version(d.path, 1);
     c = read_store(d.path);
     h5store_contents_free(&c);
 
@@ -534,6 +522,42 @@ static void crash_child(const char *path, int fd, int nappends, bool linger)
     _exit(0);
 }
 
+/* Runs crash_child in a child process; returns its pid, and in *counts the
+ * read end of the pipe it writes its counts to. */
+static pid_t start_child(const char *path, int nappends, bool linger, int *counts)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        crash_child(path, p[1], nappends, linger);
+    }
+    close(p[1]);
+    *counts = p[0];
+    return pid;
+}
+
+/* Resumes the store at path (repairing it when needed), appends games
+ * [have, have + n) and checks that it then holds exactly games [0, have + n).
+ * what: a prefix for the failure message. */
+static void resume_and_append(const char *path, int64_t have, int n, const char *what)
+{
+    H5Store *s = NULL;
+    TvError err;
+    tv_error_clear(&err);
+    if (h5store_open_append(path, INI, &s, &err) != TV_OK)
+        fail_msg("%sopen_append: %s", what, err.msg);
+    append_range(s, have, n);
+    close_store(s);
+    StoreContents c = read_store(path);
+    assert_int_equal(c.ngames, have + n);
+    check_games(&c, have + n, true);
+    h5store_contents_free(&c);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -552,16 +576,8 @@ static void sleep_s(double s)
  * returns the last count it reported. */
 static int64_t run_and_kill(const char *path, double delay, bool *finished)
 {
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(p[0]);
-        crash_child(path, p[1], CRASH_APPENDS, false);
-    }
-    close(p[1]);
+    int counts;
+    pid_t pid = start_child(path, CRASH_APPENDS, false, &counts);
     int status = 0;
     pid_t done = 0;
     double end = now_s() + delay;
@@ -578,9 +594,9 @@ static int64_t run_and_kill(const char *path, double delay, bool *finished)
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
         fail_msg("crash child failed with status %d", WEXITSTATUS(status));
     int64_t last = 0, v;
-    while (read(p[0], &v, sizeof v) == (ssize_t)sizeof v)
+    while (read(counts, &v, sizeof v) == (ssize_t)sizeof v)
         last = v;
-    close(p[0]);
+    close(counts);
     return last;
 }
 
@@ -634,15 +650,9 @@ static void test_crash_safety(void **state)
         h5store_contents_free(&c);
 
         /* Resume: repaired when needed, then more games. */
-        H5Store *s = NULL;
-        if (h5store_open_append(d.path, INI, &s, &err) != TV_OK)
-            fail_msg("run %d: open_append: %s", r, err.msg);
-        append_range(s, have, 6);
-        close_store(s);
-        c = read_store(d.path);
-        assert_int_equal(c.ngames, have + 6);
-        check_games(&c, have + 6, true);
-        h5store_contents_free(&c);
+        char what[32];
+        snprintf(what, sizeof what, "run %d: ", r);
+        resume_and_append(d.path, have, 6, what);
         assert_int_not_equal(access(d.path, F_OK), -1);
         repaired++;
         print_message("crash run %d: killed after %.3f s, %lld reported, %lld read\n", r, delay,
@@ -658,19 +668,11 @@ static void test_live_writer_refused(void **state)
 {
     (void)state;
     Scratch d = scratch("live.h5");
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(p[0]);
-        crash_child(d.path, p[1], 3, true);
-    }
-    close(p[1]);
+    int counts;
+    pid_t pid = start_child(d.path, 3, true, &counts);
     int64_t v = 0;
     for (int i = 0; i < 3; i++)
-        assert_int_equal(read(p[0], &v, sizeof v), (ssize_t)sizeof v);
+        assert_int_equal(read(counts, &v, sizeof v), (ssize_t)sizeof v);
     assert_int_equal(v, 3 * CRASH_BATCH);
     /* Readable while being written. */
     StoreContents c = read_store(d.path);
@@ -689,16 +691,9 @@ static void test_live_writer_refused(void **state)
     kill(pid, SIGKILL);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    close(p[0]);
+    close(counts);
     /* Now it is a crashed store: resumed after a repair. */
-    if (h5store_open_append(d.path, INI, &s, &err) != TV_OK)
-        fail_msg("open_append: %s", err.msg);
-    append_range(s, v, 2);
-    close_store(s);
-    c = read_store(d.path);
-    assert_int_equal(c.ngames, v + 2);
-    check_games(&c, v + 2, true);
-    h5store_contents_free(&c);
+    resume_and_append(d.path, v, 2, "");
     scratch_remove(&d);
 }
 

@@ -69,6 +69,14 @@ wait_games() {
   return 1
 }
 
+# start_long STEM N: a 2-rank run of long.ini writing STEM.h5 (its output in
+# STEM.out), in the background as $job; returns once its parts hold N games
+start_long() {
+  "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$1.h5" --threads 1 --quiet >"$1.out" 2>&1 &
+  job=$!
+  wait_games "$1" "$2"
+}
+
 # ---- the same games as one process ----
 "$ref" selfplay "$tmp/t.ini" --out "$tmp/ref.h5" --threads 2 --quiet >/dev/null 2>&1
 check "single-process reference run succeeds" [ $? = 0 ]
@@ -101,9 +109,7 @@ check "... saying why" grep -q "rank 1 read a tournament INI or engine weights t
 check "... leaving no store and no parts" sh -c "! ls '$tmp'/mix*.h5 2>/dev/null | grep -q ."
 
 # ---- a rank killed: parts stay, --resume merges them ----
-"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k.out" 2>&1 &
-job=$!
-wait_games "$tmp/k" 16
+start_long "$tmp/k" 16
 pid=$(rank_pid "$tmp/k.h5" 1)
 check "found rank 1 of the running job" [ -n "$pid" ]
 [ -n "$pid" ] && kill -9 $pid
@@ -125,9 +131,7 @@ check "killed then resumed: the games of one process" cmp -s "$tmp/longref.dig" 
 check "no parts after the resumed run" sh -c "! ls '$tmp'/k.part-*.h5 2>/dev/null | grep -q ."
 
 # ---- SIGTERM to every rank (scancel): a clean stop, one store ----
-"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/s.h5" --threads 1 --quiet >"$tmp/s.out" 2>&1 &
-job=$!
-wait_games "$tmp/s" 12
+start_long "$tmp/s" 12
 p0=$(rank_pid "$tmp/s.h5" 0)
 p1=$(rank_pid "$tmp/s.h5" 1)
 [ -n "$p0$p1" ] && kill -TERM $p0 $p1

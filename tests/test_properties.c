@@ -474,25 +474,20 @@ static void walk(const Position *start, const Options *o, uint64_t seed, int pli
 /* The walk starts: every rules case, then every property position. */
 static int n_starts(void) { return g_ncases + g_nextra; }
 
-static const RulesCase *start_at(int i, const char **file)
+/* Reads start i into p and names it ("FILE line N") in where; reports and
+ * returns NULL when tfen_read refuses it. */
+static const RulesCase *read_start(int i, Position *p, char *where, size_t where_len)
 {
-    if (i < g_ncases) {
-        *file = "rules_cases.tsv";
-        return &g_cases[i];
-    }
-    *file = "property_positions.tsv";
-    return &g_extra[i - g_ncases];
-}
-
-static bool read_case(const RulesCase *c, const char *file, Position *p)
-{
+    const char *file = i < g_ncases ? "rules_cases.tsv" : "property_positions.tsv";
+    const RulesCase *c = i < g_ncases ? &g_cases[i] : &g_extra[i - g_ncases];
+    snprintf(where, where_len, "%s line %d", file, c->line);
     TvError err;
     tv_error_clear(&err);
     if (tfen_read(c->tfen, p, &err) != TV_OK) {
-        report("%s line %d: tfen_read fails: %s\n  TFEN: %s", file, c->line, err.msg, c->tfen);
-        return false;
+        report("%s: tfen_read fails: %s\n  TFEN: %s", where, err.msg, c->tfen);
+        return NULL;
     }
-    return true;
+    return c;
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -531,14 +526,13 @@ static void test_core_vs_simple_perft3(void **state)
     (void)state;
     g_failures = 0;
     for (int i = 0; i < n_starts(); i++) {
-        const char *file;
-        const RulesCase *c = start_at(i, &file);
         Position p;
-        if (!read_case(c, file, &p))
+        char where[64];
+        const RulesCase *c = read_start(i, &p, where, sizeof where);
+        if (!c)
             continue;
         SimplePos sp;
-        char why[256], where[64];
-        snprintf(where, sizeof where, "%s line %d", file, c->line);
+        char why[256];
         if (!simple_from_tfen(c->tfen, &sp))
             report("%s: the simple reader cannot read %s", where, c->tfen);
         else if (!simple_equals_position(&sp, &p, why, sizeof why))
@@ -568,13 +562,10 @@ static void test_mirror_perft(void **state)
     (void)state;
     g_failures = 0;
     for (int i = 0; i < n_starts(); i++) {
-        const char *file;
-        const RulesCase *c = start_at(i, &file);
         Position p;
-        if (!read_case(c, file, &p))
-            continue;
         char where[64];
-        snprintf(where, sizeof where, "%s line %d", file, c->line);
+        if (!read_start(i, &p, where, sizeof where))
+            continue;
         Options def = option_set(0);
         check_mirror_perft(&p, &def, i % 3 == 0 ? 3 : 2, where);
         for (int s = 1; s < N_OPTION_SETS; s++) {
@@ -604,13 +595,10 @@ static void test_walks_default(void **state)
     for (int w = 0; w < 12; w++)
         walk(&start, &def, 1000 + (uint64_t)w, 40, WALK_FULL | WALK_VARIANTS, 4, "start position");
     for (int i = 0; i < n_starts(); i++) {
-        const char *file;
-        const RulesCase *c = start_at(i, &file);
         Position p;
-        if (!read_case(c, file, &p))
-            continue;
         char name[64];
-        snprintf(name, sizeof name, "%s line %d", file, c->line);
+        if (!read_start(i, &p, name, sizeof name))
+            continue;
         for (int w = 0; w < 3; w++)
             walk(&p, &def, 7000 + 100 * (uint64_t)i + (uint64_t)w, 16, WALK_FULL | WALK_VARIANTS, 4, name);
     }
@@ -636,12 +624,11 @@ static void test_walks_variants(void **state)
         for (int w = 0; w < 4; w++)
             walk(&start, &o, 50000 + 10 * (uint64_t)s + (uint64_t)w, 40, 0, 5, name);
         for (int i = 0; i < n_starts(); i++) {
-            const char *file;
-            const RulesCase *c = start_at(i, &file);
             Position p;
-            if (!read_case(c, file, &p))
+            if (!read_start(i, &p, name, sizeof name))
                 continue;
-            snprintf(name, sizeof name, "%s line %d [%s]", file, c->line, on);
+            size_t nl = strlen(name);
+            snprintf(name + nl, sizeof name - nl, " [%s]", on);
             walk(&p, &o, 90000 + 1000 * (uint64_t)s + (uint64_t)i, 10, 0, 5, name);
         }
     }

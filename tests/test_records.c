@@ -17,9 +17,16 @@ static const Options defaults = {0};
 
 static const char *const seed_game = "1. g1-f3 f8-e7 2. d1-c1 g8-h6 3. c1-b2 0-0 4. b2(1)-g7x";
 
-static void start_position(Position *p)
+/* Replays movetext strictly, under the default options, from the position
+ * of tfen; the status must be want. */
+static void replay_strict(const char *tfen, const char *movetext, TvStatus want, ReplayResult *r, TvError *err)
 {
-    assert_int_equal(tfen_read(TV_START_TFEN, p, NULL), TV_OK);
+    Position start;
+    assert_int_equal(tfen_read(tfen, &start, NULL), TV_OK);
+    tv_error_clear(err);
+    TvStatus got = replay_movetext(&start, &defaults, movetext, TV_PARSE_STRICT, r, err);
+    if (got != want)
+        fail_msg("'%s': status %d, expected %d: %s", movetext, got, want, err->msg);
 }
 
 static bool has_warning(const ReplayResult *r, const char *needle)
@@ -91,13 +98,9 @@ static void test_published_strict(void **state)
 static void test_seed_game(void **state)
 {
     (void)state;
-    Position start;
-    start_position(&start);
     ReplayResult r;
     TvError err;
-    tv_error_clear(&err);
-    if (replay_movetext(&start, &defaults, seed_game, TV_PARSE_STRICT, &r, &err) != TV_OK)
-        fail_msg("%s", err.msg);
+    replay_strict(TV_START_TFEN, seed_game, TV_OK, &r, &err);
     assert_int_equal(r.plies, 7);
     assert_int_equal(r.state, TV_STATE_CHECKMATE);
     assert_int_equal(r.nwarnings, 0);
@@ -107,17 +110,13 @@ static void test_seed_game(void **state)
     replay_result_free(&r);
 
     /* Without move numbers, with a result token. */
-    assert_int_equal(replay_movetext(&start, &defaults, "g1-f3 f8-e7 d1-c1 g8-h6 c1-b2 0-0 b2(1)-g7# 1-0",
-                                     TV_PARSE_STRICT, &r, &err),
-                     TV_OK);
+    replay_strict(TV_START_TFEN, "g1-f3 f8-e7 d1-c1 g8-h6 c1-b2 0-0 b2(1)-g7# 1-0", TV_OK, &r, &err);
     assert_int_equal(r.state, TV_STATE_CHECKMATE);
     assert_int_equal(r.nwarnings, 0);
     replay_result_free(&r);
 
     /* A move after mate is an error. */
-    assert_int_equal(replay_movetext(&start, &defaults, "g1-f3 f8-e7 d1-c1 g8-h6 c1-b2 0-0 b2(1)-g7x g8-h8",
-                                     TV_PARSE_STRICT, &r, &err),
-                     TV_ERR_ILLEGAL);
+    replay_strict(TV_START_TFEN, "g1-f3 f8-e7 d1-c1 g8-h6 c1-b2 0-0 b2(1)-g7x g8-h8", TV_ERR_ILLEGAL, &r, &err);
     assert_string_equal(err.msg, "ply 8 (4... g8-h8): the game is already over (checkmate)");
     replay_result_free(&r);
 }
@@ -125,21 +124,15 @@ static void test_seed_game(void **state)
 static void test_replay_errors_and_warnings(void **state)
 {
     (void)state;
-    Position start;
-    start_position(&start);
     ReplayResult r;
     TvError err;
-    tv_error_clear(&err);
-    assert_int_equal(replay_movetext(&start, &defaults, "1. g1-f3 f8-e7 2. d1-c1 g8-h6 3. c1-b2 0-0 4. b1-b5",
-                                     TV_PARSE_STRICT, &r, &err),
-                     TV_ERR_ILLEGAL);
+    replay_strict(TV_START_TFEN, "1. g1-f3 f8-e7 2. d1-c1 g8-h6 3. c1-b2 0-0 4. b1-b5", TV_ERR_ILLEGAL, &r, &err);
     assert_string_equal(err.msg, "ply 7 (4. b1-b5): illegal move 'b1-b5': the Horseman on b1 cannot reach b5");
     replay_result_free(&r);
 
     /* A '+' that does not check and a '#' that does not mate warn; an 'x'
      * that does not mate (resignation) does not. */
-    assert_int_equal(replay_movetext(&start, &defaults, "1. g1-f3+ f8-e7# 2. b1-c3x", TV_PARSE_STRICT, &r, &err),
-                     TV_OK);
+    replay_strict(TV_START_TFEN, "1. g1-f3+ f8-e7# 2. b1-c3x", TV_OK, &r, &err);
     assert_int_equal(r.nwarnings, 2);
     assert_string_equal(r.warnings[0], "ply 1 (1. g1-f3+): '+' but the move does not give check");
     assert_string_equal(r.warnings[1], "ply 2 (1... f8-e7#): '#' but the move does not mate");
@@ -147,23 +140,17 @@ static void test_replay_errors_and_warnings(void **state)
     replay_result_free(&r);
 
     /* Comments, annotations and numbers attached to moves. */
-    assert_int_equal(replay_movetext(&start, &defaults, "1.g1-f3!? {a comment} f8-e7 $1 2...", TV_PARSE_STRICT, &r,
-                                     &err),
-                     TV_OK);
+    replay_strict(TV_START_TFEN, "1.g1-f3!? {a comment} f8-e7 $1 2...", TV_OK, &r, &err);
     assert_int_equal(r.plies, 2);
     replay_result_free(&r);
 
-    assert_int_equal(replay_movetext(&start, &defaults, "1. g1-f3 1-0 f8-e7", TV_PARSE_STRICT, &r, &err),
-                     TV_ERR_PARSE);
+    replay_strict(TV_START_TFEN, "1. g1-f3 1-0 f8-e7", TV_ERR_PARSE, &r, &err);
     replay_result_free(&r);
-    assert_int_equal(replay_movetext(&start, &defaults, "1. g1-f3 {open", TV_PARSE_STRICT, &r, &err), TV_ERR_PARSE);
+    replay_strict(TV_START_TFEN, "1. g1-f3 {open", TV_ERR_PARSE, &r, &err);
     replay_result_free(&r);
 
     /* Starting with Black to move. */
-    Position p;
-    assert_int_equal(tfen_read("4k3/8/8/8/8/8/8/R3K2R b KQ - 0 9", &p, NULL), TV_OK);
-    assert_int_equal(replay_movetext(&p, &defaults, "9... e8-d7 10. 0-0 d7-d6 11. e1-e4", TV_PARSE_STRICT, &r, &err),
-                     TV_ERR_ILLEGAL);
+    replay_strict("4k3/8/8/8/8/8/8/R3K2R b KQ - 0 9", "9... e8-d7 10. 0-0 d7-d6 11. e1-e4", TV_ERR_ILLEGAL, &r, &err);
     assert_string_equal(err.msg, "ply 4 (11. e1-e4): illegal move 'e1-e4': no own stack on e1");
     replay_result_free(&r);
 }
@@ -171,31 +158,26 @@ static void test_replay_errors_and_warnings(void **state)
 static void test_repetition(void **state)
 {
     (void)state;
-    Position start;
-    start_position(&start);
     ReplayResult r;
     TvError err;
-    tv_error_clear(&err);
     const char *seven = "1. g1-f3 g8-f6 2. f3-g1 f6-g8 3. g1-f3 g8-f6 4. f3-g1";
-    assert_int_equal(replay_movetext(&start, &defaults, seven, TV_PARSE_STRICT, &r, &err), TV_OK);
+    replay_strict(TV_START_TFEN, seven, TV_OK, &r, &err);
     assert_int_equal(r.state, TV_STATE_ONGOING);
     replay_result_free(&r);
     const char *eight = "1. g1-f3 g8-f6 2. f3-g1 f6-g8 3. g1-f3 g8-f6 4. f3-g1 f6-g8";
-    assert_int_equal(replay_movetext(&start, &defaults, eight, TV_PARSE_STRICT, &r, &err), TV_OK);
+    replay_strict(TV_START_TFEN, eight, TV_OK, &r, &err);
     assert_int_equal(r.state, TV_STATE_REPETITION);
     assert_int_equal(r.plies, 8);
     replay_result_free(&r);
     char nine[128];
     snprintf(nine, sizeof nine, "%s 5. e2-e4", eight);
-    assert_int_equal(replay_movetext(&start, &defaults, nine, TV_PARSE_STRICT, &r, &err), TV_ERR_ILLEGAL);
+    replay_strict(TV_START_TFEN, nine, TV_ERR_ILLEGAL, &r, &err);
     assert_string_equal(err.msg, "ply 9 (5. e2-e4): the game is already over (repetition)");
     replay_result_free(&r);
     /* Castling rights count: the Warrior shuffle loses them, so the
      * position after it differs from the start. */
-    assert_int_equal(tfen_read("r3k3/8/8/8/8/8/8/R3K3 w Qq - 0 1", &start, NULL), TV_OK);
-    assert_int_equal(replay_movetext(&start, &defaults, "a1-a2 a8-a7 a2-a1 a7-a8 a1-a2 a8-a7 a2-a1 a7-a8",
-                                     TV_PARSE_STRICT, &r, &err),
-                     TV_OK);
+    replay_strict("r3k3/8/8/8/8/8/8/R3K3 w Qq - 0 1", "a1-a2 a8-a7 a2-a1 a7-a8 a1-a2 a8-a7 a2-a1 a7-a8", TV_OK, &r,
+                  &err);
     assert_int_equal(r.state, TV_STATE_ONGOING);
     replay_result_free(&r);
 }

@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <hdf5.h>
 
+#include "h5_fixtures.h"
 #include "h5store.h"
 #include "outcome.h"
 #include "report.h"
@@ -230,6 +230,20 @@ static TvStatus report1(const char *file, const char *log, const char *outdir, T
     return report_write(files, 1, log, outdir, err);
 }
 
+/* The report of one store (and a tuning log, or NULL) written into outdir:
+ * its report.md (the caller frees). */
+static char *report_md(const char *file, const char *log, const char *outdir)
+{
+    TvError err;
+    if (report1(file, log, outdir, &err) != TV_OK)
+        fail_msg("report: %s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.md", outdir);
+    char *md = slurp(path);
+    assert_non_null(md);
+    return md;
+}
+
 /* ---- the report of a round robin ----------------------------------------------- */
 
 static void test_round_robin(void **state)
@@ -239,14 +253,8 @@ static void test_round_robin(void **state)
     int n = select_games(games, NULL);
     assert_int_equal(n, NGAMES);
     write_store(tmp_path(t, "rr.h5"), NAMES, 3, games, n);
-    TvError err;
-    const char *out = tmp_path(t, "out/deeper");
-    if (report1(tmp_path(t, "rr.h5"), NULL, out, &err) != TV_OK)
-        fail_msg("report: %s", err.msg);
-
-    char *md = slurp(tmp_path(t, "out/deeper/report.md"));
+    char *md = report_md(tmp_path(t, "rr.h5"), NULL, tmp_path(t, "out/deeper"));
     char *html = slurp(tmp_path(t, "out/deeper/report.html"));
-    assert_non_null(md);
     assert_non_null(html);
 
     /* The rating table, best first. */
@@ -353,14 +361,12 @@ static void test_split_same_table(void **state)
         odd[i].black = map[odd[i].black];
     }
     write_store(tmp_path(t, "odd.h5"), rev, 3, odd, no);
-    TvError err;
-    if (report1(tmp_path(t, "all.h5"), NULL, tmp_path(t, "one"), &err) != TV_OK)
-        fail_msg("report: %s", err.msg);
+    char *m1 = report_md(tmp_path(t, "all.h5"), NULL, tmp_path(t, "one"));
     const char *files[2] = {tmp_path(t, "odd.h5"), tmp_path(t, "even.h5")};
+    TvError err;
     if (report_write(files, 2, NULL, tmp_path(t, "two"), &err) != TV_OK)
         fail_msg("report: %s", err.msg);
-    char *m1 = slurp(tmp_path(t, "one/report.md")), *m2 = slurp(tmp_path(t, "two/report.md"));
-    assert_non_null(m1);
+    char *m2 = slurp(tmp_path(t, "two/report.md"));
     assert_non_null(m2);
     const char *titles[] = {"Ratings", "Likelihood of superiority", "How games ended", "Game length"};
     for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++) {
@@ -404,10 +410,7 @@ static void test_sprt(void **state)
     TvError err;
     if (h5store_set_attributes(tmp_path(t, "sprt.h5"), names, values, 2, &err) != TV_OK)
         fail_msg("set attributes: %s", err.msg);
-    if (report1(tmp_path(t, "sprt.h5"), NULL, tmp_path(t, "out"), &err) != TV_OK)
-        fail_msg("report: %s", err.msg);
-    char *md = slurp(tmp_path(t, "out/report.md"));
-    assert_non_null(md);
+    char *md = report_md(tmp_path(t, "sprt.h5"), NULL, tmp_path(t, "out"));
     char head[600];
     snprintf(head, sizeof head, "SPRT (%s)", tmp_path(t, "sprt.h5"));
     char *s = section(md, head);
@@ -449,11 +452,7 @@ static void test_tuning_log(void **state)
     for (int i = 0; i < 20; i++)
         fprintf(f, "weight w%02d_x[%d] %d %d %.1f   # a comment\n", i, i, 100, 100 + (i % 2 ? i : -i) * 3, 2.0);
     fclose(f);
-    TvError err;
-    if (report1(tmp_path(t, "rr.h5"), tmp_path(t, "tune.log"), tmp_path(t, "out"), &err) != TV_OK)
-        fail_msg("report: %s", err.msg);
-    char *md = slurp(tmp_path(t, "out/report.md"));
-    assert_non_null(md);
+    char *md = report_md(tmp_path(t, "rr.h5"), tmp_path(t, "tune.log"), tmp_path(t, "out"));
     char *s = section(md, "Tuning");
     assert_contains(s, "30 iterations", "tuning");
     assert_contains(s, "(tuning_loss.png)", "tuning");
@@ -476,6 +475,7 @@ static void test_tuning_log(void **state)
     assert_non_null(f);
     fprintf(f, "iter 1 fit_loss 0.1 holdout_loss 0.2\n\nweight tempo 10 twelve 1\n");
     fclose(f);
+    TvError err;
     assert_int_equal(report1(tmp_path(t, "rr.h5"), tmp_path(t, "bad.log"), tmp_path(t, "out3"), &err), TV_ERR_PARSE);
     char want[600];
     snprintf(want, sizeof want, "%s:3: expected", tmp_path(t, "bad.log"));
@@ -486,18 +486,6 @@ static void test_tuning_log(void **state)
 }
 
 /* ---- errors ------------------------------------------------------------------------ */
-
-static void set_schema_version(const char *path, int v)
-{
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
-    hid_t a = H5Aopen_by_name(f, "/", "schema_version", H5P_DEFAULT, H5P_DEFAULT);
-    assert_true(a >= 0);
-    int32_t x = v;
-    assert_true(H5Awrite(a, H5T_NATIVE_INT32, &x) >= 0);
-    H5Aclose(a);
-    H5Fclose(f);
-}
 
 static void expect_error(const char *const *files, int n, const char *log, const char *out, const char *msg)
 {

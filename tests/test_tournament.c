@@ -187,30 +187,58 @@ static void test_missing_file(void **state)
 
 /* ---- a valid file: every key, defaults, overrides ----------------------------- */
 
+/* What good.ini and minimal.ini must give for the [tournament], [rules],
+ * [openings] and [adjudication] keys.  openings.file: a part of the resolved
+ * path, or "" for none. */
+typedef struct {
+    const char *name;
+    TournamentFormat format;
+    int pairs;
+    uint64_t seed;
+    int threads;
+    Options rules;
+    OpeningSettings openings;
+    Adjudication adjudication;
+} Settings;
+
+static void check_settings(const Tournament *t, const Settings *want)
+{
+    assert_string_equal(t->name, want->name);
+    assert_int_equal(t->format, want->format);
+    assert_int_equal(t->pairs, want->pairs);
+    assert_int_equal(t->seed, want->seed);
+    assert_int_equal(t->threads, want->threads);
+    assert_int_equal(t->rules.slide_over_own, want->rules.slide_over_own);
+    assert_int_equal(t->rules.enpassant, want->rules.enpassant);
+    assert_int_equal(t->rules.ending, want->rules.ending);
+    assert_int_equal(t->openings.plies, want->openings.plies);
+    assert_int_equal(t->openings.balance_depth, want->openings.balance_depth);
+    assert_int_equal(t->openings.balance_cp, want->openings.balance_cp);
+    if (want->openings.file[0])
+        assert_non_null(strstr(t->openings.file, want->openings.file));
+    else
+        assert_int_equal(t->openings.file[0], 0);
+    assert_int_equal(t->adjudication.max_plies, want->adjudication.max_plies);
+    assert_int_equal(t->adjudication.resign_score, want->adjudication.resign_score);
+    assert_int_equal(t->adjudication.resign_moves, want->adjudication.resign_moves);
+    assert_int_equal(t->adjudication.draw_score, want->adjudication.draw_score);
+    assert_int_equal(t->adjudication.draw_moves, want->adjudication.draw_moves);
+    assert_int_equal(t->adjudication.draw_after_ply, want->adjudication.draw_after_ply);
+}
+
 static void test_good_ini(void **state)
 {
     (void)state;
     Tournament t;
     read_ok(DATA "good.ini", &t);
-    assert_string_equal(t.name, "good");
-    assert_int_equal(t.format, FORMAT_GAUNTLET);
-    assert_int_equal(t.pairs, 3);
-    assert_int_equal(t.seed, 99);
-    assert_int_equal(t.threads, 2);
-    assert_true(t.rules.slide_over_own);
-    assert_int_equal(t.rules.enpassant, TV_EP_ANY);
-    assert_int_equal(t.rules.ending, TV_ENDING_CAPTURE);
-    assert_int_equal(t.openings.plies, 4);
-    assert_int_equal(t.openings.balance_depth, 1);
-    assert_int_equal(t.openings.balance_cp, 200);
-    assert_non_null(strstr(t.openings.file, "tournaments/openings.txt"));
+    check_settings(&t, &(Settings){
+        .name = "good", .format = FORMAT_GAUNTLET, .pairs = 3, .seed = 99, .threads = 2,
+        .rules = {.slide_over_own = true, .enpassant = TV_EP_ANY, .ending = TV_ENDING_CAPTURE},
+        .openings = {.plies = 4, .balance_depth = 1, .balance_cp = 200, .file = "tournaments/openings.txt"},
+        .adjudication = {.max_plies = 200, .resign_score = 800, .resign_moves = 3,
+                         .draw_score = 5, .draw_moves = 6, .draw_after_ply = 40},
+    });
     assert_int_equal(t.nopening_tfens, 3);
-    assert_int_equal(t.adjudication.max_plies, 200);
-    assert_int_equal(t.adjudication.resign_score, 800);
-    assert_int_equal(t.adjudication.resign_moves, 3);
-    assert_int_equal(t.adjudication.draw_score, 5);
-    assert_int_equal(t.adjudication.draw_moves, 6);
-    assert_int_equal(t.adjudication.draw_after_ply, 40);
     assert_int_equal(t.nengines, 4);
     const char *names[4] = {"plain", "deeper", "budget", "timed"};
     for (int i = 0; i < 4; i++) {
@@ -250,24 +278,13 @@ static void test_defaults(void **state)
     (void)state;
     Tournament t;
     read_ok(DATA "minimal.ini", &t);
-    assert_string_equal(t.name, "minimal");
-    assert_int_equal(t.format, FORMAT_ROUND_ROBIN);
-    assert_int_equal(t.pairs, 10);
-    assert_int_equal(t.seed, 1);
-    assert_int_equal(t.threads, 0);
-    assert_false(t.rules.slide_over_own);
-    assert_int_equal(t.rules.enpassant, TV_EP_COMBATANT);
-    assert_int_equal(t.rules.ending, TV_ENDING_CHECKMATE);
-    assert_int_equal(t.openings.plies, 6);
-    assert_int_equal(t.openings.balance_depth, 2);
-    assert_int_equal(t.openings.balance_cp, 150);
-    assert_int_equal(t.openings.file[0], 0);
-    assert_int_equal(t.adjudication.max_plies, 400);
-    assert_int_equal(t.adjudication.resign_score, 1000);
-    assert_int_equal(t.adjudication.resign_moves, 4);
-    assert_int_equal(t.adjudication.draw_score, 10);
-    assert_int_equal(t.adjudication.draw_moves, 8);
-    assert_int_equal(t.adjudication.draw_after_ply, 80);
+    check_settings(&t, &(Settings){
+        .name = "minimal", .format = FORMAT_ROUND_ROBIN, .pairs = 10, .seed = 1, .threads = 0,
+        .rules = {.slide_over_own = false, .enpassant = TV_EP_COMBATANT, .ending = TV_ENDING_CHECKMATE},
+        .openings = {.plies = 6, .balance_depth = 2, .balance_cp = 150, .file = ""},
+        .adjudication = {.max_plies = 400, .resign_score = 1000, .resign_moves = 4,
+                         .draw_score = 10, .draw_moves = 8, .draw_after_ply = 80},
+    });
     assert_string_equal(t.engines[0].engine.name, "a");
     assert_string_equal(t.engines[1].engine.name, "b");
     assert_int_equal(tournament_total_games(&t), 20);

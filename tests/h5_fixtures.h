@@ -1,0 +1,9 @@
+/* h5_fixtures.h: changing a closed store with HDF5 directly, behind the
+ * store's own writer (for the refusals of test_h5store and test_report). */
+#ifndef TAVRELI_TEST_H5_FIXTURES_H
+#define TAVRELI_TEST_H5_FIXTURES_H
+
+/* Sets the schema_version attribute of the closed store at path to v. */
+void set_schema_version(const char *path, int v);
+
+#endif
