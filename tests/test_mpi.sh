@@ -87,7 +87,7 @@ check "reference has 32 games" [ "$(wc -l <"$tmp/ref.dig")" = 32 ]
 check "2-rank run succeeds" [ $? = 0 ]
 digest "$tmp/two.h5" "$tmp/two.dig"
 check "2 ranks store exactly the games of one process" cmp -s "$tmp/ref.dig" "$tmp/two.dig"
-check "2-rank run leaves one file, no parts" [ ! -e "$tmp/two.part-0.h5" ] && [ ! -e "$tmp/two.part-1.h5" ]
+check "2-rank run leaves one file, no parts" [ ! -e "$tmp/two.part-0.h5" -a ! -e "$tmp/two.part-1.h5" ]
 check "summary counts the games of both ranks" grep -q "32 games stored this run (0 before), 32 of 32 planned" "$tmp/two.out"
 check "summary names the ranks" grep -q "^2 MPI ranks x 1 thread; merged 32 games" "$tmp/two.out"
 check "rank 0's progress counts all ranks" grep -q "^games 32/32 .*ETA done" "$tmp/two.err"
@@ -115,7 +115,7 @@ check "found rank 1 of the running job" [ -n "$pid" ]
 [ -n "$pid" ] && kill -9 $pid
 wait $job
 check "the job fails when a rank dies" [ $? != 0 ]
-check "the parts of the dead job are left" [ -e "$tmp/k.part-0.h5" ] && [ -e "$tmp/k.part-1.h5" ]
+check "the parts of the dead job are left" [ -e "$tmp/k.part-0.h5" -a -e "$tmp/k.part-1.h5" ]
 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k2.out" 2>&1
 check "a new run refuses the parts" [ $? != 0 ]
 check "... and says how to resume" grep -q "interrupted MPI run left its parts.*--resume" "$tmp/k2.out"
@@ -136,10 +136,10 @@ p0=$(rank_pid "$tmp/s.h5" 0)
 p1=$(rank_pid "$tmp/s.h5" 1)
 [ -n "$p0$p1" ] && kill -TERM $p0 $p1
 wait $job
-check "SIGTERM: the merged store exists, no parts" [ -e "$tmp/s.h5" ] && [ ! -e "$tmp/s.part-0.h5" ]
+check "SIGTERM: the merged store exists, no parts" [ -e "$tmp/s.h5" -a ! -e "$tmp/s.part-0.h5" -a ! -e "$tmp/s.part-1.h5" ]
 digest "$tmp/s.h5" "$tmp/s.dig"
 n=$(wc -l <"$tmp/s.dig")
-check "SIGTERM: the store holds the finished games ($n)" [ "$n" -ge 12 ] && [ "$n" -lt 40 ]
+check "SIGTERM: the store holds the finished games ($n)" [ "$n" -ge 12 -a "$n" -lt 40 ]
 check "SIGTERM: every stored game is a reference game" sh -c "grep -vxFf '$tmp/longref.dig' '$tmp/s.dig' | wc -l | grep -qx 0"
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/s.h5" --threads 1 --quiet --resume >/dev/null 2>&1
 digest "$tmp/s.h5" "$tmp/s.dig"
