@@ -37,6 +37,7 @@ check "2 threads give the same games as 1" cmp -s "$tmp/ref.txt" "$tmp/two.txt"
 # kill -9 at random moments, then resume, several times
 RANDOM=7
 first=1
+compared=0
 for round in 1 2 3 4 5; do
   if [ $first = 1 ]; then flag=""; first=0; else flag="--resume"; fi
   "$tv" selfplay "$tmp/t.ini" --out "$tmp/k.h5" --threads 2 --quiet $flag >/dev/null 2>&1 &
@@ -51,12 +52,14 @@ for round in 1 2 3 4 5; do
     whole=1
     for r in $(sed -n 's/^\[Round "\([0-9]*\)"\]$/\1/p' "$tmp/k$round.txt"); do
       cmp -s <(block "$tmp/k$round.txt" "$r") <(block "$tmp/ref.txt" "$r") || whole=0
+      compared=$((compared + 1))
     done
     check "games kept after kill -9 are whole and right (round $round)" [ $whole = 1 ]
   else
     first=1 # killed before the store was created
   fi
 done
+check "the killed stores held games to compare ($compared)" [ "$compared" -gt 0 ]
 flag="--resume"; [ -f "$tmp/k.h5" ] || flag=""
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/k.h5" --threads 2 --quiet $flag >"$tmp/k.out" 2>&1
 check "final resume succeeds" [ $? = 0 ]
