@@ -21,6 +21,21 @@ games_of() {
   grep -v '^\[Event\|^$' "$1.tgn" || true
 }
 
+# the number of games a store holds (0 when there is no store yet)
+count_games() {
+  "$tv" export "$1" --digest "$tmp/count.dig" >/dev/null 2>&1 && wc -l <"$tmp/count.dig" || echo 0
+}
+
+# waits until store $1 holds more than $2 games or process $3 has ended
+wait_more_games() {
+  local i
+  for i in $(seq 1 600); do
+    kill -0 "$3" 2>/dev/null || return 0
+    [ "$(count_games "$1")" -gt "$2" ] && return 0
+    sleep 0.05
+  done
+}
+
 # one game's record (from its Round tag to the next game)
 block() { awk -v r="[Round \"$2\"]" '$0 == r {p = 1; print; next} /^\[Round/ {p = 0} p' "$1"; }
 
@@ -40,8 +55,12 @@ first=1
 compared=0
 for round in 1 2 3 4 5; do
   if [ $first = 1 ]; then flag=""; first=0; else flag="--resume"; fi
+  before=$(count_games "$tmp/k.h5")
   "$tv" selfplay "$tmp/t.ini" --out "$tmp/k.h5" --threads 2 --quiet $flag >/dev/null 2>&1 &
   pid=$!
+  # kill once a batch of this run reached the store (games are flushed 16
+  # at a time), at a random moment of the next one; round 1 may come first
+  [ $round = 1 ] || wait_more_games "$tmp/k.h5" "$before" $pid
   sleep "0.$((RANDOM % 9 + 1))"
   kill -9 $pid 2>/dev/null
   wait $pid 2>/dev/null
