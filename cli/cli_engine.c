@@ -142,6 +142,11 @@ static int run_analyse(const CliCommand *cmd, int argc, char **argv)
         return CLI_OK;
     }
     char m[TV_MOVE_STR_MAX];
+    if (r.depth == 0) { /* the limit came before the first iteration completed */
+        printf("no iteration completed within the limit (%llu nodes searched)\n", (unsigned long long)r.nodes);
+        printf("bestmove %s (unsearched)\n", move_to_str(&pos, &o, r.best, true, m, sizeof m));
+        return CLI_OK;
+    }
     printf("bestmove %s\n", move_to_str(&pos, &o, r.best, true, m, sizeof m));
     return CLI_OK;
 }

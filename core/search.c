@@ -32,6 +32,7 @@ struct SearchContext {
     uint64_t nodes;
     uint64_t node_limit;
     double deadline; /* seconds on the monotonic clock, 0 for none */
+    const volatile sig_atomic_t *stop_flag; /* polled with the clock; NULL for none */
     bool stop;
     int root_depth;
     uint64_t path[HISTORY_MAX + SEARCH_MAX_PLY + 2]; /* game history then search path */
@@ -94,13 +95,16 @@ static int score_from_tt(int s, int ply)
     return s > SCORE_MATE_BOUND ? s - ply : s < -SCORE_MATE_BOUND ? s + ply : s;
 }
 
+void search_set_stop_flag(SearchContext *ctx, const volatile sig_atomic_t *flag) { ctx->stop_flag = flag; }
+
 static bool out_of_budget(SearchContext *c)
 {
     if (c->stop)
         return true;
     if (c->node_limit && c->nodes >= c->node_limit)
         c->stop = true;
-    else if (c->deadline > 0 && (c->nodes & 1023) == 0 && tv_now_seconds() >= c->deadline)
+    else if ((c->nodes & 1023) == 1 && /* the first node, then every 1,024 */
+             ((c->stop_flag && *c->stop_flag) || (c->deadline > 0 && tv_now_seconds() >= c->deadline)))
         c->stop = true;
     return c->stop;
 }
@@ -416,6 +420,11 @@ void search_run(SearchContext *c, const Position *pos, const uint64_t *history, 
         int s = search(c, &p, -SCORE_INF, SCORE_INF, d, 0, true);
         if (c->stop && d > 1)
             break; /* keep the last completed iteration */
+        if (c->stop) { /* not even the first iteration completed: keep its best move so far */
+            if (c->pv_len[0] > 0)
+                out->best = c->pv[0][0];
+            break;
+        }
         out->score = s;
         out->depth = d;
         if (c->pv_len[0] > 0) {

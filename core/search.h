@@ -5,6 +5,7 @@
 #ifndef TAVRELI_SEARCH_H
 #define TAVRELI_SEARCH_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "eval.h"
@@ -35,9 +36,11 @@ typedef struct {
 } SearchLimits;
 
 typedef struct {
-    Move best;
+    Move best;      /* legal whenever the position has a legal move */
     int score;      /* side to move's view, centi-combatants or mate score */
-    int depth;      /* last completed iteration */
+    int depth;      /* last completed iteration; 0 when none completed (the limit or a stop
+                       came first): best is then the first move of the unfinished first
+                       iteration, and score means nothing */
     uint64_t nodes;
     double seconds;
     int pv_len;
@@ -54,6 +57,13 @@ void search_free(SearchContext *ctx);
 /* Forgets everything learnt (transposition table, killers, history): the
  * state of a fresh context.  Call between games for reproducible games. */
 void search_clear(SearchContext *ctx);
+
+/* Makes the search poll *flag (every 1,024 nodes, as it polls the clock)
+ * and stop as soon as it is non-zero, keeping the last completed iteration:
+ * a signal handler that sets the flag ends even a deep search within a
+ * fraction of a second.  flag may be NULL (no polling); it stays set on the
+ * context for every later search. */
+void search_set_stop_flag(SearchContext *ctx, const volatile sig_atomic_t *flag);
 
 /* Called after each completed iteration (may be NULL). */
 typedef void (*SearchReport)(const SearchResult *iteration, void *user);

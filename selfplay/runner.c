@@ -383,6 +383,8 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (players[i].kind == PLAYER_ENGINE) {
                 ctx[i] = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
                 ok = ok && ctx[i];
+                if (ctx[i]) /* Ctrl-C or SIGTERM stops even a deep search at once */
+                    search_set_stop_flag(ctx[i], ro->stop);
             }
         }
         PlyRecord *rec = malloc(sizeof *rec * (size_t)(max_plies + 1));

@@ -1,6 +1,6 @@
 # The evaluation, the search and engine versions.
 tavreli_test(test_engine fast test_engine.c)
-target_link_libraries(test_engine PRIVATE OpenMP::OpenMP_C m)
+target_link_libraries(test_engine PRIVATE OpenMP::OpenMP_C Threads::Threads m)
 target_compile_definitions(test_engine PRIVATE TAVRELI_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # The search signature: `tavreli bench search` at depth 4 must give this node

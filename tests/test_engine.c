@@ -10,7 +10,11 @@
  *  - determinism at fixed depth and at fixed nodes, also with two engine
  *    versions searching at once on two threads;
  *  - engine INI files: write/read round trip, and bad files rejected with
- *    file and line. */
+ *    file and line;
+ *  - a stop flag set by another thread (as a signal handler does) ends a
+ *    deep search within a second, keeping a legal move; a search stopped
+ *    before its first iteration completed says so (depth 0) and still
+ *    returns a legal move. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -491,6 +497,86 @@ static void test_deterministic(void **state)
 
 /* ---- engine INI files -------------------------------------------------------- */
 
+/* A SearchReport that counts completed iterations (each has depth >= 1). */
+static void count_report(const SearchResult *r, void *user)
+{
+    assert_true(r->depth >= 1);
+    ++*(int *)user;
+}
+
+typedef struct {
+    volatile sig_atomic_t *flag;
+    double delay;
+} Stopper;
+
+static void *stop_later(void *arg)
+{
+    const Stopper *st = arg;
+    struct timespec ts = {(time_t)st->delay, (long)((st->delay - (double)(time_t)st->delay) * 1e9)};
+    nanosleep(&ts, NULL);
+    *st->flag = 1;
+    return NULL;
+}
+
+static void test_stop_flag_ends_deep_search(void **state)
+{
+    (void)state;
+    EvalParams params;
+    eval_params_default(&params);
+    SearchSettings set;
+    search_settings_default(&set);
+    Options o = {0};
+    SearchContext *ctx = search_alloc(&params, &o, &set);
+    assert_non_null(ctx);
+    volatile sig_atomic_t flag = 0;
+    search_set_stop_flag(ctx, &flag);
+    Position p = read_tfen(TV_START_TFEN);
+    SearchLimits deep = {48, 0, 0}; /* hours without the flag */
+    pthread_t th;
+    Stopper st = {&flag, 0.3};
+    assert_int_equal(pthread_create(&th, NULL, stop_later, &st), 0);
+    double t0 = tv_now_seconds();
+    SearchResult r;
+    search_run(ctx, &p, NULL, 0, &deep, NULL, NULL, &r);
+    double took = tv_now_seconds() - t0;
+    pthread_join(th, NULL);
+    assert_true(took < 1.3);
+    assert_true(r.depth >= 1 && r.depth < 48);
+    assert_true(movegen_is_legal(&p, &o, r.best));
+    /* set before the search: not even depth 1 completes */
+    search_run(ctx, &p, NULL, 0, &deep, NULL, NULL, &r);
+    assert_int_equal(r.depth, 0);
+    assert_true(movegen_is_legal(&p, &o, r.best));
+    search_free(ctx);
+}
+
+static void test_incomplete_first_iteration(void **state)
+{
+    (void)state;
+    EvalParams params;
+    eval_params_default(&params);
+    SearchSettings set;
+    search_settings_default(&set);
+    Options o = {0};
+    SearchContext *ctx = search_alloc(&params, &o, &set);
+    Position p = read_tfen(TV_START_TFEN);
+    int reports = 0;
+    for (uint64_t n = 1; n <= 200; n += 7) {
+        SearchLimits lim = {0, n, 0};
+        SearchResult r;
+        search_clear(ctx);
+        search_run(ctx, &p, NULL, 0, &lim, count_report, &reports, &r);
+        assert_true(movegen_is_legal(&p, &o, r.best));
+        if (r.depth == 0)
+            assert_int_equal(r.pv_len, 0);
+        else
+            assert_true(r.pv_len >= 1);
+    }
+    /* every report is a completed iteration */
+    assert_true(reports > 0);
+    search_free(ctx);
+}
+
 static void test_engine_ini_round_trip(void **state)
 {
     (void)state;
@@ -583,6 +669,8 @@ int main(void)
         cmocka_unit_test(test_mates_found),
         cmocka_unit_test(test_random_weight_games_are_legal),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_stop_flag_ends_deep_search),
+        cmocka_unit_test(test_incomplete_first_iteration),
         cmocka_unit_test(test_engine_ini_round_trip),
         cmocka_unit_test(test_engine_ini_errors),
         cmocka_unit_test(test_default_ini_matches_table),
