@@ -17,6 +17,8 @@
 
 #define MAX_FLAGS 40
 
+const CliFlag CLI_NO_FLAGS[] = {{NULL, 0, 0, 0, 0, 0}};
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;

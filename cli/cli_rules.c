@@ -351,7 +351,6 @@ static int run_bench(const CliCommand *cmd, int argc, char **argv)
 
 const CliCommand CLI_BENCH = {"bench", BENCH_HELP, NULL, run_bench};
 
-static const CliFlag NO_FLAGS[] = {{NULL, 0, 0, 0, 0, 0}};
 
 static int run_bench_perft(const CliCommand *cmd, int argc, char **argv)
 {
@@ -398,4 +397,4 @@ static const char BENCH_PERFT_HELP[] =
     "and of all together (the figure to quote). The leaf counts are checked against\n"
     "known totals, so a fast but wrong generator fails the benchmark.\n";
 
-const CliCommand CLI_BENCH_PERFT = {"bench perft", BENCH_PERFT_HELP, NO_FLAGS, run_bench_perft};
+const CliCommand CLI_BENCH_PERFT = {"bench perft", BENCH_PERFT_HELP, CLI_NO_FLAGS, run_bench_perft};

@@ -20,6 +20,7 @@
 #include "record.h"
 #include "runner.h"
 #include "tournament.h"
+#include "verify.h"
 
 static volatile sig_atomic_t g_stop = 0; /* the one signal flag of the program (not in core) */
 
@@ -260,6 +261,61 @@ static int run_export(const CliCommand *cmd, int argc, char **argv)
 }
 
 const CliCommand CLI_EXPORT = {"export", EXPORT_HELP, EXPORT_FLAGS, run_export};
+
+/* ---- verify ------------------------------------------------------------------- */
+
+static const char VERIFY_HELP[] =
+    "usage: tavreli verify FILE.h5\n"
+    "\n"
+    "Replays every game of a self-play store with the rules core, under the store's\n"
+    "rule options, and checks that every stored move is legal and written as the\n"
+    "project writes it, that every stored position is the one the game reached,\n"
+    "that no game went on after the rules had ended it, and that each stored\n"
+    "termination is what the rules say: a checkmate, stalemate, repetition or\n"
+    "captured Wizard with its result, or, for an adjudicated game, a position the\n"
+    "rules have not ended. Prints each problem as 'game N: ...' and a summary;\n"
+    "exit status 1 when any game has a problem.\n";
+
+static void print_problem(int64_t game, const char *what, void *user)
+{
+    (void)user;
+    printf("game %lld: %s\n", (long long)game, what);
+}
+
+static int run_verify(const CliCommand *cmd, int argc, char **argv)
+{
+    char *pos[argc];
+    int npos;
+    int parsed = cli_parse_or_exit(cmd, argc, argv, NULL, pos, &npos);
+    if (parsed >= 0)
+        return parsed;
+    const char *in = cli_one_arg(cmd, pos, npos, "FILE.h5");
+    if (!in)
+        return CLI_USAGE;
+    StoreContents c;
+    TvError err;
+    if (h5store_read(in, true, true, &c, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    VerifyReport r;
+    TvStatus st = verify_store_games(&c, print_problem, NULL, &r, &err);
+    h5store_contents_free(&c);
+    if (st != TV_OK) {
+        cli_error("%s: %s", in, err.msg);
+        return CLI_FAIL;
+    }
+    printf("%s: %lld games replayed, %lld with problems; stored terminations:", in, (long long)r.games,
+           (long long)r.bad);
+    for (int t = 0; t <= TERM_COUNT; t++)
+        if (r.by_termination[t])
+            printf(" %s %lld", t < TERM_COUNT ? termination_name((Termination)t) : "unknown",
+                   (long long)r.by_termination[t]);
+    printf("\n");
+    return r.bad ? CLI_FAIL : CLI_OK;
+}
+
+const CliCommand CLI_VERIFY = {"verify", VERIFY_HELP, CLI_NO_FLAGS, run_verify};
 
 /* ---- bench selfplay ------------------------------------------------------------ */
 

@@ -28,6 +28,8 @@ static const char USAGE[] =
     "          mpirun -np N tavreli selfplay ... runs it on N MPI ranks (MPI build)\n"
     "  export  FILE.h5 [--tgn OUT.tgn] [--digest OUT.txt]\n"
     "          write a store's games as TGN records, or a digest line per game\n"
+    "  verify  FILE.h5\n"
+    "          replay every stored game with the rules: moves, positions, terminations\n"
     "  report  FILE.h5 [FILE.h5 ...] [--tuning-log LOG] -o DIR\n"
     "          strength report (ratings, LOS, SPRT, plots) as DIR/report.html\n"
     "  tune    --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini [--groups G,...]\n"

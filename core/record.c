@@ -582,6 +582,35 @@ static bool replay_next_token(const char *text, size_t *i, const char **tok, siz
 
 /* Length of a square at the start of s as a lenient reader sees it (a-h or
  * A-H or a Cyrillic с/С, then 1-8); 0 when there is none. */
+/* Lenient reading: the length of a result token ("1-0", "0-1", "1/2-1/2",
+ * "*") or a numeric annotation glyph ("$12") glued to the end of a move
+ * ("c8(1)-f5*", as some published records print it), or 0.  What stays in
+ * front must end the way a move does (a rank digit, a castling 0 or O, or a
+ * suffix). */
+static size_t replay_glued_tail(const char *tok, size_t len)
+{
+    static const char *const results[] = {"1/2-1/2", "1-0", "0-1", "*"};
+    size_t tail = 0;
+    for (size_t r = 0; r < sizeof results / sizeof results[0] && !tail; r++) {
+        size_t n = strlen(results[r]);
+        if (len > n && !memcmp(tok + len - n, results[r], n))
+            tail = n;
+    }
+    if (!tail) { /* $N */
+        size_t d = len;
+        while (d > 0 && tok[d - 1] >= '0' && tok[d - 1] <= '9')
+            d--;
+        if (d > 1 && d < len && tok[d - 1] == '$')
+            tail = len - d + 1;
+    }
+    if (!tail)
+        return 0;
+    char last = tok[len - tail - 1];
+    bool move_end = (last >= '1' && last <= '8') || last == '0' || last == 'O' || last == '+' || last == 'x' ||
+                    last == '#' || last == '!' || last == '?';
+    return move_end ? tail : 0;
+}
+
 static size_t replay_square_len(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -660,6 +689,10 @@ TvStatus replay_movetext(const Position *start, const Options *o, const char *mo
             st = tv_fail(err, TV_ERR_PARSE, "move '%.*s' after the result token", (int)len, tok);
             goto done;
         }
+        /* Lenient: a result token or glyph glued to the move is split off. */
+        size_t glued = mode == TV_PARSE_LENIENT ? replay_glued_tail(tok, len) : 0;
+        const char *glued_text = tok + len - glued;
+        len -= glued;
         /* A space for the hyphen: "b1 e1" arrives as two bare squares. */
         snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text ? len : sizeof text - 1), tok);
         if (replay_square_len(tok, len) == len) {
@@ -714,6 +747,11 @@ TvStatus replay_movetext(const Position *start, const Options *o, const char *mo
         bool ok = true;
         if (info.mended)
             ok = ok && replay_warn(res, "%s: %s", label, info.warning);
+        if (glued) {
+            ok = ok && replay_warn(res, "%s: '%.*s' glued to the move read as a token of its own", label, (int)glued,
+                                   glued_text);
+            result_seen = result_seen || glued_text[0] != '$';
+        }
         if (info.check && !check)
             ok = ok && replay_warn(res, "%s: '+' but the move does not give check", label);
         if (info.mate && state != TV_STATE_CHECKMATE && state != TV_STATE_WIZARD_CAPTURED)

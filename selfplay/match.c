@@ -25,12 +25,52 @@ void match_random_opening(const Options *o, uint64_t seed, int plies, Position *
     }
 }
 
-/* Adjudication state: the last scores of each side (each from its own view). */
+/* Adjudication state: the last scores of each side (each from its own view),
+ * and the verdict they reached after the last move, if any. */
 typedef struct {
     int streak_win[2];  /* consecutive own moves with score >= resign_score */
     int streak_lose[2]; /* consecutive own moves with score <= -resign_score */
     int streak_draw[2]; /* consecutive own moves with |score| <= draw_score */
+    bool decided;       /* the streaks reached a verdict ... */
+    Termination termination;
+    GameResult result;
 } AdjState;
+
+/* Counts an engine's move (by `side`, at `ply`, with its score) in the
+ * streaks; a verdict it completes is kept for adjudicated(), which the game
+ * asks only after the rules had their say on the position it led to. */
+static void adjudication_note(AdjState *as, const Adjudication *adj, int side, int ply, int score)
+{
+    if (adj->resign_score > 0) {
+        as->streak_win[side] = score >= adj->resign_score ? as->streak_win[side] + 1 : 0;
+        as->streak_lose[side] = score <= -adj->resign_score ? as->streak_lose[side] + 1 : 0;
+        for (int w = 0; w < 2 && !as->decided; w++)
+            if (as->streak_win[w] >= adj->resign_moves && as->streak_lose[w ^ 1] >= adj->resign_moves) {
+                as->decided = true;
+                as->termination = TERM_ADJ_RESIGN;
+                as->result = w == TV_WHITE ? RESULT_WHITE : RESULT_BLACK;
+            }
+    }
+    if (adj->draw_moves > 0 && !as->decided) {
+        bool near = ply >= adj->draw_after_ply && abs(score) <= adj->draw_score;
+        as->streak_draw[side] = near ? as->streak_draw[side] + 1 : 0;
+        if (as->streak_draw[0] >= adj->draw_moves && as->streak_draw[1] >= adj->draw_moves) {
+            as->decided = true;
+            as->termination = TERM_ADJ_DRAW;
+            as->result = RESULT_DRAW;
+        }
+    }
+}
+
+/* True (with out filled) when the last move completed an adjudication. */
+static bool adjudicated(const AdjState *as, GameOutcome *out)
+{
+    if (!as->decided)
+        return false;
+    out->termination = as->termination;
+    out->result = as->result;
+    return true;
+}
 
 bool match_play_recorded(const Position *start, const Options *o, const PlayerSpec *white, SearchContext *ctx_white,
                          const PlayerSpec *black, SearchContext *ctx_black, uint64_t seed, const Adjudication *adj,
@@ -39,7 +79,7 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
     const int max_plies = adj ? adj->max_plies : 1000;
     Position p = *start;
     uint64_t rng = seed;
-    AdjState as = {{0, 0}, {0, 0}, {0, 0}};
+    AdjState as = {{0, 0}, {0, 0}, {0, 0}, false, TERM_ADJ_MAX_PLIES, RESULT_DRAW};
     uint64_t *hist = malloc(sizeof(uint64_t) * (size_t)(max_plies + 1));
     out->result = RESULT_DRAW;
     out->termination = TERM_ADJ_MAX_PLIES;
@@ -52,6 +92,8 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
         search_clear(ctx_black);
     bool finished = true;
     for (int ply = 0;; ply++) {
+        /* The end of the game by the rules comes first, on every move:
+         * a mate that also completes a resignation streak is a mate. */
         GameState s = movegen_state(&p, o);
         if (s == TV_STATE_ONGOING) {
             int seen = 1;
@@ -70,6 +112,9 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
                 out->result = p.side == TV_WHITE ? RESULT_BLACK : RESULT_WHITE;
             break;
         }
+        /* Then adjudication, on the scores of the moves played so far. */
+        if (adjudicated(&as, out))
+            break;
         if (ply >= max_plies) {
             out->termination = TERM_ADJ_MAX_PLIES;
             break;
@@ -99,33 +144,9 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
         hist[ply] = p.hash;
         Undo u;
         pos_make_move(&p, r.move, &u);
-
         /* Adjudication needs both engines' opinions. */
-        if (adj && who->kind == PLAYER_ENGINE) {
-            if (adj->resign_score > 0) {
-                as.streak_win[side] = r.score >= adj->resign_score ? as.streak_win[side] + 1 : 0;
-                as.streak_lose[side] = r.score <= -adj->resign_score ? as.streak_lose[side] + 1 : 0;
-                for (int w = 0; w < 2; w++)
-                    if (as.streak_win[w] >= adj->resign_moves && as.streak_lose[w ^ 1] >= adj->resign_moves) {
-                        out->plies = ply + 1;
-                        out->termination = TERM_ADJ_RESIGN;
-                        out->result = w == TV_WHITE ? RESULT_WHITE : RESULT_BLACK;
-                        free(hist);
-                        return true;
-                    }
-            }
-            if (adj->draw_moves > 0) {
-                bool near = ply >= adj->draw_after_ply && abs(r.score) <= adj->draw_score;
-                as.streak_draw[side] = near ? as.streak_draw[side] + 1 : 0;
-                if (as.streak_draw[0] >= adj->draw_moves && as.streak_draw[1] >= adj->draw_moves) {
-                    out->plies = ply + 1;
-                    out->termination = TERM_ADJ_DRAW;
-                    out->result = RESULT_DRAW;
-                    free(hist);
-                    return true;
-                }
-            }
-        }
+        if (adj && who->kind == PLAYER_ENGINE)
+            adjudication_note(&as, adj, side, ply, r.score);
     }
     free(hist);
     return finished;

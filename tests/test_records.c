@@ -155,6 +155,37 @@ static void test_replay_errors_and_warnings(void **state)
     replay_result_free(&r);
 }
 
+/* A result token or a glyph glued to the last move ("c8(1)-f5*", as
+ * printed in published records): refused strictly, mended leniently with a
+ * warning. */
+static void test_glued_result_token(void **state)
+{
+    (void)state;
+    ReplayResult r;
+    TvError err;
+    const char *glued = "1. g1-f3 f8-e7 2. d1-c1*";
+    replay_strict(TV_START_TFEN, glued, TV_ERR_PARSE, &r, &err);
+    replay_result_free(&r);
+    Position start;
+    Options o = {0};
+    assert_int_equal(tfen_read(TV_START_TFEN, &start, &err), TV_OK);
+    assert_int_equal(replay_movetext(&start, &o, glued, TV_PARSE_LENIENT, &r, &err), TV_OK);
+    assert_int_equal(r.plies, 3);
+    assert_int_equal(r.nwarnings, 1);
+    assert_string_equal(r.warnings[0], "ply 3 (2. d1-c1): '*' glued to the move read as a token of its own");
+    replay_result_free(&r);
+    /* every result token, and a glyph; a move after a glued result is an error */
+    const char *ok[] = {"g1-f3 f8-e71-0", "g1-f3 f8-e70-1", "g1-f3 f8-e71/2-1/2", "g1-f3$4 f8-e7", "g1-f3!?* "};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        assert_int_equal(replay_movetext(&start, &o, ok[i], TV_PARSE_LENIENT, &r, &err), TV_OK);
+        assert_int_equal(r.nwarnings, 1);
+        replay_result_free(&r);
+    }
+    assert_int_equal(replay_movetext(&start, &o, "g1-f3* f8-e7", TV_PARSE_LENIENT, &r, &err), TV_ERR_PARSE);
+    assert_string_equal(err.msg, "move 'f8-e7' after the result token");
+    replay_result_free(&r);
+}
+
 static void test_repetition(void **state)
 {
     (void)state;
@@ -393,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_published_strict),
         cmocka_unit_test(test_seed_game),
         cmocka_unit_test(test_replay_errors_and_warnings),
+        cmocka_unit_test(test_glued_result_token),
         cmocka_unit_test(test_repetition),
         cmocka_unit_test(test_tgn_read),
         cmocka_unit_test(test_read_errors),

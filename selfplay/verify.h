@@ -1,0 +1,37 @@
+/* verify.h: every stored game checked against the rules core.  A store
+ * says how each game went and ended; this replays it from its start
+ * position under the store's rule options and confirms:
+ *  - every stored move is legal and written as the project writes it (with
+ *    its + / x suffix), and every stored position (TFEN, side to move,
+ *    result from its side's view) is the one the game reached;
+ *  - no position before the last was already over by the rules (mate,
+ *    stalemate, threefold repetition, a captured Wizard);
+ *  - the termination is what the rules say of the last position: a rules
+ *    ending (checkmate, stalemate, repetition, Wizard captured) with its
+ *    result, or, for an adjudicated game (ply limit, resignation, draw), a
+ *    position the rules have not ended. */
+#ifndef TAVRELI_VERIFY_H
+#define TAVRELI_VERIFY_H
+
+#include <stdint.h>
+
+#include "h5store.h"
+#include "outcome.h"
+#include "status.h"
+
+typedef struct {
+    int64_t games;                  /* games checked */
+    int64_t bad;                    /* games with at least one problem */
+    int64_t by_termination[TERM_COUNT + 1]; /* games per stored termination (the last: unknown codes) */
+} VerifyReport;
+
+/* Called for every problem found (game index, what is wrong). */
+typedef void (*VerifyProblemFn)(int64_t game, const char *what, void *user);
+
+/* Checks every game of c (read with moves and positions).  Problems go to
+ * `problem` (may be NULL) and are counted in out->bad; the status is TV_OK
+ * even then.  Errors: the store's rule options do not read. */
+TvStatus verify_store_games(const StoreContents *c, VerifyProblemFn problem, void *user, VerifyReport *out,
+                            TvError *err);
+
+#endif
