@@ -18,7 +18,13 @@
 #include "eval.h"
 #include "status.h"
 
-#define H5STORE_SCHEMA_VERSION 1
+/* Version 2 added /moves.time_ms and clock_ms, /engines.kind, command, tc
+ * and timemargin_ms, and the root attribute reproducible.  Stores of every
+ * version from H5STORE_SCHEMA_OLDEST on are read (fields a version lacks
+ * read as their defaults: -1 for times, 0 or "" otherwise); appending to an
+ * older store first rewrites it in the current version. */
+#define H5STORE_SCHEMA_VERSION 2
+#define H5STORE_SCHEMA_OLDEST 1
 #define H5STORE_TFEN_LEN 192 /* fixed-length TFEN strings (NUL-padded) */
 #define H5STORE_MOVE_LEN 16
 
@@ -49,6 +55,8 @@ typedef struct {
     int32_t score;      /* mover's score (cp, or mate scores as in search.h) */
     int32_t depth;
     int64_t nodes;
+    int32_t time_ms;    /* the mover's thinking time in milliseconds (-1: not recorded) */
+    int32_t clock_ms;   /* the mover's clock after the move, increment included (-1: no clock) */
 } StoredMove;
 
 /* /positions: what the tuner needs, one row per position before each move. */
@@ -61,15 +69,23 @@ typedef struct {
     float result;       /* game result from the side to move's view: 1, 0.5, 0 */
 } StoredPosition;
 
-/* /engines: one row per engine version. */
+/* /engines: one row per engine version (player) of the tournament. */
 typedef struct {
-    char name[64];
-    char path[256];
-    int32_t weights[EVAL_NWEIGHTS];
-    int32_t depth;
+    char name[64];      /* the tournament's name for the player ([engine NAME]) */
+    char path[256];     /* its engine INI, as given ("" for a separate program) */
+    int32_t weights[EVAL_NWEIGHTS]; /* the evaluation weights (0 for a separate program) */
+    int32_t depth;      /* limits (0 = none) */
     int64_t nodes;
     int32_t movetime_ms;
+    int8_t kind;        /* 0 the built-in engine, 1 a random mover, 2 a separate program (protocol) */
+    char command[256];  /* a separate program's command line ("" otherwise) */
+    char tc[32];        /* its time control, "BASE+INC" or "MOVES/BASE+INC" in seconds ("" = none) */
+    int32_t timemargin_ms; /* grace over the clock before a time loss is called */
 } StoredEngine;
+
+/* True when a store of these engines holds reproducible games: only depth
+ * and node limits, no movetime, time control or separate program. */
+bool h5store_engines_reproducible(const StoredEngine *engines, int nengines);
 
 typedef struct H5Store H5Store;
 
@@ -133,18 +149,34 @@ typedef struct {
     char *sprt_result;     /* heap, NULL when absent: the decision of a finished SPRT run */
     int nengines;
     StoredEngine *engines; /* heap */
+    bool reproducible;     /* root attribute "reproducible" (stores of version 1: true) */
     int64_t ngames;
     StoredGame *games;     /* heap, in stored order */
+    int64_t torn_rows;     /* /games rows of an append cut short by a crash, left out */
     int64_t nmoves;
     StoredMove *moves;     /* heap (NULL unless asked for) */
     int64_t npositions;
     StoredPosition *positions; /* heap (NULL unless asked for) */
 } StoreContents;
 
-/* Reads a store (also one left by a crash).  with_moves/with_positions
- * choose whether the large datasets are loaded.  Errors: not an HDF5 file,
- * another schema version, missing datasets. */
+/* The one reader of a store, used by every command.  Reads a store (also one
+ * left by a crash, or being written) and checks every /games row: a valid
+ * game index (each once), counts equal to its plies, offsets that follow the
+ * previous game's rows, and /moves and /positions rows that exist and name
+ * the game with plies 0, 1, ...  Rows of an append that a crash cut short
+ * (the last rows, never written) are left out and counted in torn_rows; any
+ * other bad row is an error naming the row and the reason, so that a
+ * command either reads every game of the store or refuses it.
+ * with_moves/with_positions choose whether the large datasets are loaded
+ * (their game and ply columns are checked either way).  Errors: not an HDF5
+ * file, a schema version this program does not read, missing datasets, a
+ * damaged row. */
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err);
+
+/* Reads every row of every dataset of a store, whole, a block at a time,
+ * keeping nothing: TV_OK when all of it decompresses and reads (what
+ * --resume checks before counting a store's games as played). */
+TvStatus h5store_check_readable(const char *path, TvError *err);
 
 void h5store_contents_free(StoreContents *c);
 

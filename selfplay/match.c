@@ -126,7 +126,8 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
         const int side = p.side;
         const PlayerSpec *who = side == TV_WHITE ? white : black;
         SearchContext *ctx = side == TV_WHITE ? ctx_white : ctx_black;
-        PlyRecord r = {TV_MOVE_NONE, 0, 0, 0};
+        PlyRecord r = {TV_MOVE_NONE, 0, 0, 0, 0, -1};
+        const double t0 = tv_now_seconds();
         if (who->kind == PLAYER_RANDOM) {
             MoveList list;
             movegen_legal(&p, o, &list);
@@ -139,6 +140,7 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
             r.depth = sr.depth;
             r.nodes = sr.nodes;
         }
+        r.time_ms = (int)((tv_now_seconds() - t0) * 1000.0 + 0.5);
         if (rec)
             rec[ply] = r;
         hist[ply] = p.hash;

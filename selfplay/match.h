@@ -32,6 +32,8 @@ typedef struct {
     int score; /* mover's view; 0 for a random mover */
     int depth;
     uint64_t nodes;
+    int time_ms;  /* the mover's thinking time */
+    int clock_ms; /* the mover's clock after the move (-1: no clock) */
 } PlyRecord;
 
 /* Plays one game from start with adjudication (adj may be NULL: only the

@@ -148,6 +148,8 @@ static bool play_one(const Tournament *t, const PlannedGame *g, const Position *
         m->score = sp->score = rec[i].score;
         m->depth = rec[i].depth;
         m->nodes = (int64_t)rec[i].nodes;
+        m->time_ms = rec[i].time_ms;
+        m->clock_ms = rec[i].clock_ms;
         snprintf(sp->tfen, sizeof sp->tfen, "%s", tfen_write(&p, buf, sizeof buf));
         sp->side = (int8_t)p.side;
         sp->result = sg->result == 0 ? 0.5f : ((sg->result == 1) == (p.side == TV_WHITE)) ? 1.0f : 0.0f;
@@ -344,6 +346,7 @@ StoredEngine *runner_stored_engines(const Tournament *t)
         se[i].depth = e->limits.depth;
         se[i].nodes = (int64_t)e->limits.nodes;
         se[i].movetime_ms = e->limits.movetime_ms;
+        se[i].kind = (int8_t)t->engines[i].kind;
     }
     return se;
 }

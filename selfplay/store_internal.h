@@ -52,6 +52,16 @@ bool store_types_make(StoreTypes *t);
 /* Closes every type that was made and sets the ids to invalid. */
 void store_types_free(StoreTypes *t);
 
+/* The native type to read the rows of dataset `which` from the open dataset
+ * ds, whatever schema version wrote it: the struct's members that its type
+ * has (a new id for the caller to close; invalid on failure).  Members it
+ * lacks are left as they are in the buffer (see store_prefill). */
+hid_t store_mem_type_for(hid_t ds, int which);
+
+/* Fills n rows of dataset `which` with its fill value (the defaults of
+ * members an older store lacks). */
+void store_prefill(int which, void *rows, int64_t n);
+
 /* ---- errors and HDF5 helpers (store_schema.c) ----------------------------------------- */
 
 /* tv_fail with the HDF5 detail appended: "PATH: WHAT (hdf5: DETAIL)". */

@@ -44,60 +44,13 @@ static bool same_engines(const StoreContents *a, const StoreContents *b)
 }
 
 #define MERGE_BATCH 512
-#define MERGE_BLOCK_ROWS (1 << 18) /* rows of a `game` column read at once while checking */
 
-/* One input of a merge: its games (read whole) and its open row datasets. */
+/* One input of a merge: its games (read and checked by h5store_read) and
+ * its open row datasets with the memory types of its schema version. */
 typedef struct {
     StoreContents c; /* metadata and games; no moves or positions */
-    hid_t file, ds[2]; /* /moves, /positions */
+    hid_t file, ds[2], mt[2]; /* /moves, /positions */
 } MergeInput;
-
-/* The games of an input whose rows all name them, as h5store_read keeps
- * them (the first game with a foreign or unwritten row ends the input);
- * reads only the `game` member of the rows, a block at a time. */
-static TvStatus merge_check_rows(MergeInput *in, const char *path, TvError *err)
-{
-    TvStatus st = TV_OK;
-    int64_t *col = malloc(sizeof *col * MERGE_BLOCK_ROWS);
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(int64_t));
-    if (!col || t < 0 || H5Tinsert(t, "game", 0, H5T_NATIVE_INT64) < 0) {
-        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
-        goto done;
-    }
-    for (int k = 0; k < 2 && st == TV_OK; k++) {
-        int64_t block_start = 0, block_n = 0, keep = in->c.ngames;
-        /* the rows end with the last game's (offsets are chained) */
-        const StoredGame *lastg = keep > 0 ? &in->c.games[keep - 1] : NULL;
-        const int64_t end = !lastg ? 0
-                            : k == 0 ? lastg->move_offset + lastg->move_count
-                                     : lastg->position_offset + lastg->position_count;
-        for (int64_t i = 0; i < keep; i++) {
-            const StoredGame *g = &in->c.games[i];
-            int64_t off = k == 0 ? g->move_offset : g->position_offset;
-            int32_t cnt = k == 0 ? g->move_count : g->position_count;
-            for (int64_t r = off; r < off + cnt; r++) {
-                if (r >= block_start + block_n) {
-                    block_start = r;
-                    block_n = end - r < MERGE_BLOCK_ROWS ? end - r : MERGE_BLOCK_ROWS;
-                    if (!store_read_rows(in->ds[k], t, block_start, block_n, col)) {
-                        st = store_h5_fail(err, TV_ERR_IO, path,
-                                           k == 0 ? "cannot read /moves" : "cannot read /positions");
-                        goto done;
-                    }
-                }
-                if (col[r - block_start] != g->index) {
-                    keep = i; /* this game and every later one */
-                    break;
-                }
-            }
-        }
-        in->c.ngames = keep;
-    }
-done:
-    store_close_id(&t, H5Tclose);
-    free(col);
-    return st;
-}
 
 /* Reads and checks each input's games, sorts them by index and writes them
  * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path. */
@@ -112,11 +65,9 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
     StoredPosition *bp = NULL;
     H5Store *s = NULL;
     char *tmp = NULL;
-    StoreTypes types;
     hid_t dapl = H5I_INVALID_HID;
     int lock_fd = -1;
     int64_t nrefs = 0, total = 0;
-    store_types_init(&types);
     store_quiet_hdf5();
     if (ngames_out)
         *ngames_out = 0;
@@ -124,12 +75,16 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
         return tv_fail(err, TV_ERR_ARG, "%s: nothing to merge", out_path);
     if ((st = store_lock_unless_live(out_path, &lock_fd, err)) != TV_OK)
         return st;
-    if (!(in = calloc((size_t)ninputs, sizeof *in)) || !store_types_make(&types) || (dapl = store_dapl_cached()) < 0) {
+    if (!(in = calloc((size_t)ninputs, sizeof *in))) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", out_path);
         goto done;
     }
     for (int i = 0; i < ninputs; i++)
-        in[i].file = in[i].ds[0] = in[i].ds[1] = H5I_INVALID_HID;
+        in[i].file = in[i].ds[0] = in[i].ds[1] = in[i].mt[0] = in[i].mt[1] = H5I_INVALID_HID;
+    if ((dapl = store_dapl_cached()) < 0) {
+        st = store_h5_fail(err, TV_ERR_IO, out_path, "cannot set up the dataset access");
+        goto done;
+    }
     /* Each input: metadata and games, checked; its rows stay on disk. */
     for (int i = 0; i < ninputs; i++) {
         if ((st = h5store_read(inputs[i], false, false, &in[i].c, err)) != TV_OK)
@@ -146,12 +101,12 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
         if ((st = store_open_read(inputs[i], &in[i].file, err)) != TV_OK)
             goto done;
         if ((in[i].ds[0] = H5Dopen2(in[i].file, "moves", dapl)) < 0 ||
-            (in[i].ds[1] = H5Dopen2(in[i].file, "positions", dapl)) < 0) {
+            (in[i].ds[1] = H5Dopen2(in[i].file, "positions", dapl)) < 0 ||
+            (in[i].mt[0] = store_mem_type_for(in[i].ds[0], DS_MOVES)) < 0 ||
+            (in[i].mt[1] = store_mem_type_for(in[i].ds[1], DS_POSITIONS)) < 0) {
             st = store_h5_fail(err, TV_ERR_IO, inputs[i], "cannot open /moves and /positions");
             goto done;
         }
-        if ((st = merge_check_rows(&in[i], inputs[i], err)) != TV_OK)
-            goto done;
         total += in[i].c.ngames;
     }
     if (!(refs = malloc(sizeof *refs * (size_t)(total ? total : 1)))) {
@@ -202,8 +157,10 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
                 continue;
             const MergeInput *src = &in[refs[k].input];
             const StoredGame *g = &src->c.games[refs[k].row];
-            if (!store_read_rows(src->ds[0], types.mem[DS_MOVES], g->move_offset, g->move_count, &bm[nm]) ||
-                !store_read_rows(src->ds[1], types.mem[DS_POSITIONS], g->position_offset, g->position_count, &bp[np])) {
+            store_prefill(DS_MOVES, &bm[nm], g->move_count);
+            store_prefill(DS_POSITIONS, &bp[np], g->position_count);
+            if (!store_read_rows(src->ds[0], src->mt[0], g->move_offset, g->move_count, &bm[nm]) ||
+                !store_read_rows(src->ds[1], src->mt[1], g->position_offset, g->position_count, &bp[np])) {
                 st = store_h5_fail(err, TV_ERR_IO, inputs[refs[k].input], "cannot read a game's moves and positions");
                 break;
             }
@@ -251,6 +208,8 @@ done:
     free(refs);
     if (in)
         for (int i = 0; i < ninputs; i++) {
+            store_close_id(&in[i].mt[0], H5Tclose);
+            store_close_id(&in[i].mt[1], H5Tclose);
             store_close_id(&in[i].ds[0], H5Dclose);
             store_close_id(&in[i].ds[1], H5Dclose);
             store_close_id(&in[i].file, H5Fclose);
@@ -259,6 +218,5 @@ done:
     free(in);
     if (dapl >= 0)
         H5Pclose(dapl);
-    store_types_free(&types);
     return st;
 }

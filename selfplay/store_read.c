@@ -1,13 +1,13 @@
 #define _POSIX_C_SOURCE 200809L
-/* store_read.c: reading the HDF5 store and checking what it holds: the
- * schema version, the datasets, the weights of the engines, and which games
- * are complete.  A reader keeps only the games whose rows are complete and
- * consistent (offsets chained, moves and positions present) and ignores any
- * moves or positions beyond the last such game, so a store left by a crash
- * reads as of its last committed append. */
+/* store_read.c: the one reader of the HDF5 store and its checks: the
+ * schema version, the datasets, the weights of the engines, and every
+ * /games row (see h5store_read in h5store.h).  A store left by a crash reads
+ * as of its last committed append; a damaged one is refused with the row
+ * and the reason. */
 #include "store_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,9 +84,13 @@ TvStatus store_check_schema(hid_t file, const char *path, int *schema, TvError *
         st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (no schema_version attribute)", path);
         goto done;
     }
-    if (v != H5STORE_SCHEMA_VERSION) {
-        st = tv_fail(err, TV_ERR_PARSE, "%s: schema version %d, this program reads %d", path, v,
-                     H5STORE_SCHEMA_VERSION);
+    if (v < H5STORE_SCHEMA_OLDEST || v > H5STORE_SCHEMA_VERSION) {
+        if (H5STORE_SCHEMA_OLDEST == H5STORE_SCHEMA_VERSION)
+            st = tv_fail(err, TV_ERR_PARSE, "%s: schema version %d, this program reads %d", path, v,
+                         H5STORE_SCHEMA_VERSION);
+        else
+            st = tv_fail(err, TV_ERR_PARSE, "%s: schema version %d, this program reads %d to %d", path, v,
+                         H5STORE_SCHEMA_OLDEST, H5STORE_SCHEMA_VERSION);
         goto done;
     }
     for (int i = 0; i < DS_COUNT; i++) {
@@ -104,26 +108,59 @@ done:
 }
 
 /* Reads rows [0, n) of dataset `which` into a new heap array (NULL when n
- * is 0), setting *st; `path` names the store in messages. */
-static void *read_dataset(hid_t file, int which, const StoreTypes *t, int64_t n, const char *path, TvStatus *st,
-                          TvError *err)
+ * is 0), setting *st; `path` names the store in messages.  Rows of an older
+ * schema version get the defaults of the members they lack. */
+static void *read_dataset(hid_t file, int which, int64_t n, const char *path, TvStatus *st, TvError *err)
 {
     const StoreDataset *d = &store_datasets[which];
     void *rows = NULL;
-    hid_t ds = H5I_INVALID_HID;
+    hid_t ds = H5I_INVALID_HID, mt = H5I_INVALID_HID;
     *st = TV_OK;
     if (n == 0)
         return NULL;
-    if (!(rows = calloc((size_t)n, d->row_size)) || (ds = H5Dopen2(file, d->name, H5P_DEFAULT)) < 0 ||
-        !store_read_rows(ds, t->mem[which], 0, n, rows)) {
+    if ((rows = malloc((size_t)n * d->row_size)))
+        store_prefill(which, rows, n);
+    if (!rows || (ds = H5Dopen2(file, d->name, H5P_DEFAULT)) < 0 || (mt = store_mem_type_for(ds, which)) < 0 ||
+        !store_read_rows(ds, mt, 0, n, rows)) {
         char what[64];
         snprintf(what, sizeof what, "cannot read /%s", d->name);
-        *st = store_h5_fail(err, TV_ERR_IO, path, what);
+        *st = rows ? store_h5_fail(err, TV_ERR_IO, path, what) : tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
         free(rows);
         rows = NULL;
     }
+    store_close_id(&mt, H5Tclose);
     store_close_id(&ds, H5Dclose);
     return rows;
+}
+
+/* The game and ply of a /moves or /positions row: what every reader checks
+ * of the large datasets. */
+typedef struct {
+    int64_t game;
+    int32_t ply;
+} RowKey;
+
+/* Reads the game and ply members of rows [0, n) of /moves or /positions. */
+static RowKey *read_keys(hid_t file, const char *name, int64_t n, const char *path, TvStatus *st, TvError *err)
+{
+    RowKey *keys = malloc(sizeof *keys * (size_t)(n ? n : 1));
+    hid_t ds = H5I_INVALID_HID, t = H5Tcreate(H5T_COMPOUND, sizeof(RowKey));
+    *st = TV_OK;
+    if (!keys || t < 0 || H5Tinsert(t, "game", offsetof(RowKey, game), H5T_NATIVE_INT64) < 0 ||
+        H5Tinsert(t, "ply", offsetof(RowKey, ply), H5T_NATIVE_INT32) < 0) {
+        *st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for the rows of /%s", path, name);
+    } else if ((ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0 || !store_read_rows(ds, t, 0, n, keys)) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot read /%s", name);
+        *st = store_h5_fail(err, TV_ERR_IO, path, what);
+    }
+    store_close_id(&ds, H5Dclose);
+    store_close_id(&t, H5Tclose);
+    if (*st != TV_OK) {
+        free(keys);
+        keys = NULL;
+    }
+    return keys;
 }
 
 /* Number of rows of dataset `name` of file, or -1. */
@@ -178,19 +215,120 @@ TvStatus store_check_config(const char *path, const char *stored_ini, const char
                    path);
 }
 
-/* The number of leading games that are complete: offsets chained from 0,
- * counts non-negative, rows present in /moves and /positions. */
-static int64_t complete_games(const StoredGame *g, int64_t n, int64_t nmoves_rows, int64_t npos_rows)
+/* What the scan of /games knows of the big datasets. */
+typedef struct {
+    const RowKey *keys[2]; /* /moves, /positions */
+    int64_t rows[2];
+} Rows;
+
+static bool fill_row(const StoredGame *g)
 {
-    int64_t mo = 0, po = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (g[i].index < 0 || g[i].move_count < 0 || g[i].position_count < 0 || g[i].move_offset != mo ||
-            g[i].position_offset != po || mo + g[i].move_count > nmoves_rows || po + g[i].position_count > npos_rows)
-            return i;
-        mo += g[i].move_count;
-        po += g[i].position_count;
+    return g->index == -1 && g->move_count == -1 && g->position_count == -1;
+}
+
+/* What is wrong with row g of /games given that the rows before it end at
+ * offsets mo (moves) and po (positions), written into why; NULL when it is
+ * a good game.  *unwritten: the problem is that its moves or positions were
+ * never written (what a crash leaves). */
+static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, const Rows *r, bool *unwritten,
+                               char *why, size_t n)
+{
+    static const char *const NAMES[2] = {"moves", "positions"};
+    *unwritten = false;
+    if (fill_row(g)) {
+        snprintf(why, n, "never written");
+        *unwritten = true;
+        return why;
     }
-    return n;
+    if (g->index < 0)
+        snprintf(why, n, "game index %lld", (long long)g->index);
+    else if (g->plies < 0 || g->move_count != g->plies || g->position_count != g->plies)
+        snprintf(why, n, "%d plies, move_count %d, position_count %d", g->plies, g->move_count, g->position_count);
+    else if (g->move_offset != mo || g->position_offset != po)
+        snprintf(why, n, "move_offset %lld and position_offset %lld, where the previous game's rows end at %lld and %lld",
+                 (long long)g->move_offset, (long long)g->position_offset, (long long)mo, (long long)po);
+    else {
+        for (int k = 0; k < 2; k++) {
+            int64_t off = k ? po : mo;
+            if (off + g->plies > r->rows[k]) {
+                *unwritten = true;
+                snprintf(why, n, "its %s (rows %lld to %lld) run past the end of /%s (%lld rows)", NAMES[k],
+                         (long long)off, (long long)(off + g->plies - 1), NAMES[k], (long long)r->rows[k]);
+                return why;
+            }
+            for (int32_t j = 0; j < g->plies; j++) {
+                const RowKey *key = &r->keys[k][off + j];
+                if (key->game == g->index && key->ply == j)
+                    continue;
+                *unwritten = key->game == -1;
+                snprintf(why, n, "/%s row %lld is game %lld ply %d, not ply %d of this game", NAMES[k],
+                         (long long)(off + j), (long long)key->game, key->ply, j);
+                return why;
+            }
+        }
+        return NULL;
+    }
+    return why;
+}
+
+static int cmp_index_row(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return (x[0] > y[0]) - (x[0] < y[0]);
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Checks the ng rows of /games against the big datasets' keys: sets *kept
+ * to the good games (a prefix) and *torn to the rows after them that a
+ * crash left unwritten; any other bad row, and a game index held by two
+ * rows, is an error naming the row. */
+static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, const Rows *r, int64_t *kept,
+                           int64_t *torn, TvError *err)
+{
+    char why[256];
+    bool unwritten;
+    int64_t mo = 0, po = 0, good = ng;
+    *kept = *torn = 0;
+    for (int64_t i = 0; i < ng; i++) {
+        if (!row_problem(&g[i], mo, po, r, &unwritten, why, sizeof why)) {
+            mo += g[i].move_count;
+            po += g[i].position_count;
+            continue;
+        }
+        /* The torn tail of a crash: every row from here on unwritten. */
+        bool tail = unwritten;
+        for (int64_t j = i + 1; j < ng && tail; j++)
+            tail = fill_row(&g[j]);
+        if (!tail)
+            return tv_fail(err, TV_ERR_PARSE,
+                           "%s: /games row %lld (game %lld): %s; the store is damaged ('tavreli repair %s' copies "
+                           "its good games into a new store)",
+                           path, (long long)i, (long long)g[i].index, why, path);
+        good = i;
+        break;
+    }
+    int64_t (*ir)[2] = malloc(sizeof *ir * (size_t)(good ? good : 1));
+    if (!ir)
+        return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+    for (int64_t i = 0; i < good; i++) {
+        ir[i][0] = g[i].index;
+        ir[i][1] = i;
+    }
+    qsort(ir, (size_t)good, sizeof *ir, cmp_index_row);
+    for (int64_t i = 1; i < good; i++)
+        if (ir[i][0] == ir[i - 1][0]) {
+            TvStatus st = tv_fail(err, TV_ERR_PARSE,
+                                  "%s: /games row %lld holds game %lld, as row %lld does; the store is damaged "
+                                  "('tavreli repair %s' copies its good games into a new store)",
+                                  path, (long long)ir[i][1], (long long)ir[i][0], (long long)ir[i - 1][1], path);
+            free(ir);
+            return st;
+        }
+    free(ir);
+    *kept = good;
+    *torn = ng - good;
+    return TV_OK;
 }
 
 /* Opens and checks the store, reads its attributes and rows and keeps the
@@ -199,8 +337,7 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
 {
     TvStatus st = TV_ERR_IO;
     hid_t file = H5I_INVALID_HID, root = H5I_INVALID_HID;
-    StoreTypes t;
-    store_types_init(&t);
+    RowKey *keys[2] = {NULL, NULL};
     store_quiet_hdf5();
     memset(out, 0, sizeof *out);
     if ((st = store_open_read(path, &file, err)) != TV_OK)
@@ -210,10 +347,6 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
     if ((st = store_check_weights(file, path, err)) != TV_OK)
         goto done;
     st = TV_ERR_IO;
-    if (!store_types_make(&t)) {
-        st = store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
-        goto done;
-    }
     if ((root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the root group");
         goto done;
@@ -223,6 +356,12 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
     out->program_version = store_read_string_attr(root, "program_version");
     out->sprt = store_read_string_attr(root, "sprt");
     out->sprt_result = store_read_string_attr(root, "sprt_result");
+    int reproducible = 1;
+    if (store_read_int_attr(root, "reproducible", &reproducible) < 0) {
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot read the reproducible attribute");
+        goto done;
+    }
+    out->reproducible = reproducible != 0;
     if (!out->tournament_ini || !out->options || !out->program_version) {
         st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (a string attribute is missing)", path);
         goto done;
@@ -237,16 +376,24 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
         st = tv_fail(err, TV_ERR_PARSE, "%s: %lld engines", path, (long long)ne);
         goto done;
     }
-    out->engines = read_dataset(file, DS_ENGINES, &t, ne, path, &st, err);
+    out->engines = read_dataset(file, DS_ENGINES, ne, path, &st, err);
     if (st != TV_OK)
         goto done;
     out->nengines = (int)ne;
-    out->games = read_dataset(file, DS_GAMES, &t, ng, path, &st, err);
+    out->games = read_dataset(file, DS_GAMES, ng, path, &st, err);
     if (st != TV_OK)
         goto done;
-    /* Keep the complete games only (a torn last append leaves rows that were
-     * never written or point past the moves and positions). */
-    out->ngames = complete_games(out->games, ng, nm, np);
+    /* Every row checked against the game and ply of the rows it points to. */
+    Rows rows = {{NULL, NULL}, {nm, np}};
+    keys[0] = read_keys(file, "moves", nm, path, &st, err);
+    if (st == TV_OK)
+        keys[1] = read_keys(file, "positions", np, path, &st, err);
+    if (st != TV_OK)
+        goto done;
+    rows.keys[0] = keys[0];
+    rows.keys[1] = keys[1];
+    if ((st = scan_games(path, out->games, ng, &rows, &out->ngames, &out->torn_rows, err)) != TV_OK)
+        goto done;
     int64_t need_m = 0, need_p = 0;
     if (out->ngames > 0) {
         const StoredGame *last = &out->games[out->ngames - 1];
@@ -254,40 +401,23 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
         need_p = last->position_offset + last->position_count;
     }
     if (with_moves) {
-        out->moves = read_dataset(file, DS_MOVES, &t, need_m, path, &st, err);
+        out->moves = read_dataset(file, DS_MOVES, need_m, path, &st, err);
         if (st != TV_OK)
             goto done;
         out->nmoves = need_m;
     }
     if (with_positions) {
-        out->positions = read_dataset(file, DS_POSITIONS, &t, need_p, path, &st, err);
+        out->positions = read_dataset(file, DS_POSITIONS, need_p, path, &st, err);
         if (st != TV_OK)
             goto done;
         out->npositions = need_p;
     }
-    /* Rows of a game must name it: a game whose moves or positions were not
-     * all written (fill value -1) ends the complete part. */
-    for (int64_t i = 0; i < out->ngames; i++) {
-        const StoredGame *g = &out->games[i];
-        bool good = true;
-        for (int32_t k = 0; good && with_moves && k < g->move_count; k++)
-            good = out->moves[g->move_offset + k].game == g->index;
-        for (int32_t k = 0; good && with_positions && k < g->position_count; k++)
-            good = out->positions[g->position_offset + k].game == g->index;
-        if (!good) {
-            out->ngames = i;
-            if (with_moves)
-                out->nmoves = g->move_offset;
-            if (with_positions)
-                out->npositions = g->position_offset;
-            break;
-        }
-    }
     st = TV_OK;
 done:
+    free(keys[0]);
+    free(keys[1]);
     if (root >= 0)
         H5Gclose(root);
-    store_types_free(&t);
     if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot close the file");
     if (st != TV_OK)
@@ -295,3 +425,44 @@ done:
     return st;
 }
 
+
+/* Rows read at once by h5store_check_readable. */
+#define CHECK_BLOCK_ROWS 16384
+
+TvStatus h5store_check_readable(const char *path, TvError *err)
+{
+    TvStatus st = TV_OK;
+    hid_t file = H5I_INVALID_HID, ds = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+    void *buf = NULL;
+    store_quiet_hdf5();
+    if ((st = store_open_read(path, &file, err)) != TV_OK)
+        return st;
+    for (int which = 0; which < DS_COUNT && st == TV_OK; which++) {
+        const StoreDataset *d = &store_datasets[which];
+        int64_t n;
+        if ((ds = H5Dopen2(file, d->name, H5P_DEFAULT)) < 0 || (mt = store_mem_type_for(ds, which)) < 0 ||
+            (n = store_dataset_rows(ds)) < 0 || !(buf = realloc(buf, CHECK_BLOCK_ROWS * d->row_size))) {
+            char what[64];
+            snprintf(what, sizeof what, "cannot open /%s", d->name);
+            st = store_h5_fail(err, TV_ERR_IO, path, what);
+            break;
+        }
+        for (int64_t at = 0; at < n && st == TV_OK; at += CHECK_BLOCK_ROWS) {
+            int64_t k = n - at < CHECK_BLOCK_ROWS ? n - at : CHECK_BLOCK_ROWS;
+            if (!store_read_rows(ds, mt, at, k, buf)) {
+                char what[96];
+                snprintf(what, sizeof what, "cannot read /%s rows %lld to %lld", d->name, (long long)at,
+                         (long long)(at + k - 1));
+                st = store_h5_fail(err, TV_ERR_IO, path, what);
+            }
+        }
+        store_close_id(&mt, H5Tclose);
+        store_close_id(&ds, H5Dclose);
+    }
+    store_close_id(&mt, H5Tclose);
+    store_close_id(&ds, H5Dclose);
+    free(buf);
+    if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot close the file");
+    return st;
+}

@@ -77,29 +77,34 @@ static const StoreField GAME_FIELDS[] = {
     FIELD(StoredGame, move_count),   FIELD(StoredGame, position_offset), FIELD(StoredGame, position_count),
 };
 static const StoreField MOVE_FIELDS[] = {
-    FIELD(StoredMove, game),  FIELD(StoredMove, ply),   FIELD(StoredMove, move),
-    FIELD(StoredMove, score), FIELD(StoredMove, depth), FIELD(StoredMove, nodes),
+    FIELD(StoredMove, game),  FIELD(StoredMove, ply),   FIELD(StoredMove, move),    FIELD(StoredMove, score),
+    FIELD(StoredMove, depth), FIELD(StoredMove, nodes), FIELD(StoredMove, time_ms), FIELD(StoredMove, clock_ms),
 };
 static const StoreField POSITION_FIELDS[] = {
     FIELD(StoredPosition, game), FIELD(StoredPosition, ply),   FIELD(StoredPosition, tfen),
     FIELD(StoredPosition, side), FIELD(StoredPosition, score), FIELD(StoredPosition, result),
 };
 static const StoreField ENGINE_FIELDS[] = {
-    FIELD(StoredEngine, name),  FIELD(StoredEngine, path),  FIELD(StoredEngine, weights),
-    FIELD(StoredEngine, depth), FIELD(StoredEngine, nodes), FIELD(StoredEngine, movetime_ms),
+    FIELD(StoredEngine, name),    FIELD(StoredEngine, path),        FIELD(StoredEngine, weights),
+    FIELD(StoredEngine, depth),   FIELD(StoredEngine, nodes),       FIELD(StoredEngine, movetime_ms),
+    FIELD(StoredEngine, kind),    FIELD(StoredEngine, command),     FIELD(StoredEngine, tc),
+    FIELD(StoredEngine, timemargin_ms),
 };
 
-/* Fill values mark rows never written (game index -1). */
+/* Fill values mark rows never written (game index -1); a field that an
+ * older store lacks reads as its value here (times -1: not recorded). */
 static const StoredGame GAME_FILL = {.index = -1, .move_count = -1, .position_count = -1};
-static const StoredMove MOVE_FILL = {.game = -1};
+static const StoredMove MOVE_FILL = {.game = -1, .time_ms = -1, .clock_ms = -1};
 static const StoredPosition POSITION_FILL = {.game = -1};
+static const StoredEngine ENGINE_FILL = {.kind = 0};
 
 const StoreDataset store_datasets[DS_COUNT] = {
     [DS_GAMES] = {"games", sizeof(StoredGame), CHUNK_GAMES, &GAME_FILL, GAME_FIELDS, NFIELDS(GAME_FIELDS)},
     [DS_MOVES] = {"moves", sizeof(StoredMove), CHUNK_MOVES, &MOVE_FILL, MOVE_FIELDS, NFIELDS(MOVE_FIELDS)},
     [DS_POSITIONS] = {"positions", sizeof(StoredPosition), CHUNK_POSITIONS, &POSITION_FILL, POSITION_FIELDS,
                       NFIELDS(POSITION_FIELDS)},
-    [DS_ENGINES] = {"engines", sizeof(StoredEngine), CHUNK_ENGINES, NULL, ENGINE_FIELDS, NFIELDS(ENGINE_FIELDS)},
+    [DS_ENGINES] = {"engines", sizeof(StoredEngine), CHUNK_ENGINES, &ENGINE_FILL, ENGINE_FIELDS,
+                    NFIELDS(ENGINE_FIELDS)},
 };
 
 /* ---- HDF5 types ----------------------------------------------------------------- */
@@ -158,12 +163,15 @@ static hid_t field_type(const StoreField *f)
     return H5I_INVALID_HID;
 }
 
-/* The native compound type of dataset `which`: the struct's layout. */
-static hid_t compound_type(int which)
+/* The native compound type of dataset `which`: the struct's layout; with
+ * `present` (a file type), only the members that it has too. */
+static hid_t compound_type(int which, hid_t present)
 {
     const StoreDataset *d = &store_datasets[which];
     hid_t t = H5Tcreate(H5T_COMPOUND, d->row_size);
     for (int i = 0; t >= 0 && i < d->nfields; i++) {
+        if (present >= 0 && H5Tget_member_index(present, d->fields[i].name) < 0)
+            continue;
         hid_t ft = field_type(&d->fields[i]);
         bool ok = ft >= 0 && H5Tinsert(t, d->fields[i].name, d->fields[i].offset, ft) >= 0;
         if (ft >= 0)
@@ -179,12 +187,37 @@ bool store_types_make(StoreTypes *t)
 {
     store_types_init(t);
     for (int i = 0; i < DS_COUNT; i++) {
-        if ((t->mem[i] = compound_type(i)) < 0)
+        if ((t->mem[i] = compound_type(i, H5I_INVALID_HID)) < 0)
             return false;
         t->file[i] = H5Tcopy(t->mem[i]);
         if (t->file[i] < 0 || H5Tpack(t->file[i]) < 0)
             return false;
     }
+    return true;
+}
+
+hid_t store_mem_type_for(hid_t ds, int which)
+{
+    hid_t ft = H5Dget_type(ds);
+    if (ft < 0)
+        return ft;
+    hid_t t = H5Tget_class(ft) == H5T_COMPOUND ? compound_type(which, ft) : H5I_INVALID_HID;
+    H5Tclose(ft);
+    return t;
+}
+
+void store_prefill(int which, void *rows, int64_t n)
+{
+    const StoreDataset *d = &store_datasets[which];
+    for (int64_t i = 0; i < n; i++)
+        memcpy((char *)rows + (size_t)i * d->row_size, d->fill, d->row_size);
+}
+
+bool h5store_engines_reproducible(const StoredEngine *engines, int nengines)
+{
+    for (int i = 0; i < nengines; i++)
+        if (engines[i].movetime_ms > 0 || engines[i].tc[0] || engines[i].kind == 2)
+            return false;
     return true;
 }
 

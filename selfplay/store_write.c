@@ -202,7 +202,8 @@ TvStatus store_build(const char *tmp, const char *display, const StoredEngine *e
         !store_write_string_attr(root, "tournament_ini", tournament_ini ? tournament_ini : "") ||
         !store_write_string_attr(root, "options", options_str ? options_str : "") ||
         !store_write_string_attr(root, "program_version", program_version) ||
-        !store_write_int_attr(root, "schema_version", H5STORE_SCHEMA_VERSION)) {
+        !store_write_int_attr(root, "schema_version", H5STORE_SCHEMA_VERSION) ||
+        !store_write_int_attr(root, "reproducible", h5store_engines_reproducible(engines, nengines))) {
         store_h5_fail(err, TV_ERR_IO, display, "cannot write the store attributes");
         goto done;
     }
@@ -395,6 +396,24 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
         st = tv_fail(err, TV_ERR_IO, "cannot open store %s for writing: %s", path, strerror(errno));
         goto done;
     }
+    /* What it holds is read back first, with the one reader (a damaged
+     * row is refused) and whole (every row decompresses): only then are its
+     * games counted as played.  A crash's torn tail is rewritten away. */
+    if (may_repair) {
+        StoreContents c;
+        if ((st = h5store_check_not_live(path, err)) != TV_OK || (st = h5store_read(path, false, false, &c, err)) != TV_OK)
+            goto done;
+        int64_t torn = c.torn_rows;
+        h5store_contents_free(&c);
+        if ((st = h5store_check_readable(path, err)) != TV_OK)
+            goto done;
+        if (torn > 0) {
+            const char *inputs[1] = {path};
+            if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
+                st = open_append(path, tournament_ini, false, out, err);
+            goto done;
+        }
+    }
     if (!(s = store_alloc(path))) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
         goto done;
@@ -426,6 +445,20 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
     if ((st = store_check_schema(s->file, path, &schema, err)) != TV_OK ||
         (st = store_check_weights(s->file, path, err)) != TV_OK)
         goto done;
+    if (schema != H5STORE_SCHEMA_VERSION) {
+        /* A store of an older version: rewritten in this one first (a merge
+         * of one input), so that new rows fit its datasets. */
+        store_release(s);
+        s = NULL;
+        if (!may_repair) {
+            st = tv_fail(err, TV_ERR_IO, "%s: the rewritten store still has schema version %d", path, schema);
+            goto done;
+        }
+        const char *inputs[1] = {path};
+        if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
+            st = open_append(path, tournament_ini, false, out, err);
+        goto done;
+    }
     st = TV_ERR_IO;
     if ((root = H5Gopen2(s->file, "/", H5P_DEFAULT)) < 0 || !(ini = store_read_string_attr(root, "tournament_ini"))) {
         st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (no tournament_ini attribute)", path);
