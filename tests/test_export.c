@@ -9,7 +9,10 @@
  *  - the tournament name is read from the stored INI, never from any other
  *    key's value ("pairs = 5" is not a name);
  *  - the strength check runs on the tournament runner: the counts add up to
- *    the games asked for and the same seed gives the same counts. */
+ *    the games asked for and the same seed gives the same counts;
+ *  - verify replays a store's games with the rules: a played store passes,
+ *    and a stored termination, result, move or position that the rules
+ *    contradict is found. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +28,7 @@
 #include "record.h"
 #include "runner.h"
 #include "strength.h"
+#include "verify.h"
 
 static char tmpdir[64];
 
@@ -169,12 +173,60 @@ static void test_strength_on_the_runner(void **state)
     assert_string_equal(r1.title, "depth 3 vs random mover");
 }
 
+static void count_problem(int64_t game, const char *what, void *user)
+{
+    (void)game;
+    (void)what;
+    ++*(int *)user;
+}
+
+static int problems_of(const StoreContents *c)
+{
+    VerifyReport r;
+    TvError err;
+    int n = 0;
+    assert_int_equal(verify_store_games(c, count_problem, &n, &r, &err), TV_OK);
+    assert_int_equal(r.games, c->ngames);
+    return n;
+}
+
+static void test_verify(void **state)
+{
+    (void)state;
+    char store[128];
+    play_small(store, sizeof store);
+    StoreContents c;
+    TvError err;
+    assert_int_equal(h5store_read(store, true, true, &c, &err), TV_OK);
+    assert_int_equal(problems_of(&c), 0);
+    StoredGame *g = &c.games[0];
+    int8_t t = g->termination, r = g->result;
+    /* a game the rules did not end stored as a checkmate, or the reverse */
+    g->termination = t == TERM_CHECKMATE ? TERM_ADJ_RESIGN : TERM_CHECKMATE;
+    assert_true(problems_of(&c) >= 1);
+    g->termination = t;
+    g->result = (int8_t)(r == 1 ? -1 : 1);
+    if (t == TERM_ADJ_MAX_PLIES || t == TERM_ADJ_DRAW || t == TERM_CHECKMATE || t == TERM_STALEMATE)
+        assert_true(problems_of(&c) >= 1);
+    g->result = r;
+    /* a move that is not the one played, a position that was not reached */
+    char saved[H5STORE_MOVE_LEN];
+    memcpy(saved, c.moves[g->move_offset].move, sizeof saved);
+    snprintf(c.moves[g->move_offset].move, sizeof saved, "a1-a8");
+    assert_true(problems_of(&c) >= 1);
+    memcpy(c.moves[g->move_offset].move, saved, sizeof saved);
+    c.positions[g->position_offset + 1].tfen[0] = 'k';
+    assert_true(problems_of(&c) >= 1);
+    h5store_contents_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_and_tgn),
         cmocka_unit_test(test_tournament_name),
         cmocka_unit_test(test_strength_on_the_runner),
+        cmocka_unit_test(test_verify),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

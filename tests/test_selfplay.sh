@@ -43,6 +43,9 @@ block() { awk -v r="[Round \"$2\"]" '$0 == r {p = 1; print; next} /^\[Round/ {p 
 check "reference run succeeds" [ $? = 0 ]
 check "reference run stores 32 games" grep -q "32 of 32 planned" "$tmp/ref.out"
 games_of "$tmp/ref.h5" >"$tmp/ref.txt"
+"$tv" verify "$tmp/ref.h5" >"$tmp/verify.out" 2>&1
+check "every stored game replays with the rules, terminations as the rules say" [ $? = 0 ]
+check "... and verify says so" grep -q "32 games replayed, 0 with problems" "$tmp/verify.out"
 check "reference export has 32 games" [ "$(grep -c '^\[Round' "$tmp/ref.txt")" = 32 ]
 
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 2 --quiet >/dev/null 2>&1
