@@ -317,6 +317,72 @@ static int run_verify(const CliCommand *cmd, int argc, char **argv)
 
 const CliCommand CLI_VERIFY = {"verify", VERIFY_HELP, CLI_NO_FLAGS, run_verify};
 
+/* ---- repair ------------------------------------------------------------------- */
+
+static const char REPAIR_HELP[] =
+    "usage: tavreli repair FILE.h5 [--out NEW.h5] [--force]\n"
+    "\n"
+    "Copies the good games of a damaged self-play store into a new store: every\n"
+    "/games row whose own moves and positions exist and name it, in ascending game\n"
+    "index, the first row of a game index kept. Each row left out is printed with\n"
+    "the reason. FILE.h5 is not changed. Commands refuse a damaged store (naming\n"
+    "the row); after a repair, 'tavreli selfplay CONFIG.ini --out NEW.h5 --resume'\n"
+    "plays the games it lacks.\n"
+    "\n"
+    "  --out NEW.h5   the new store (default FILE-repaired.h5)\n"
+    "  --force        replace NEW.h5 if it exists\n";
+
+typedef struct {
+    const char *out;
+    bool force;
+} RepairArgs;
+
+static const CliFlag REPAIR_FLAGS[] = {
+    {"out", 0, CLI_STRING, offsetof(RepairArgs, out), 0, 0},
+    {"force", 0, CLI_BOOL, offsetof(RepairArgs, force), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static void print_dropped(int64_t row, int64_t game, const char *why, void *user)
+{
+    (void)user;
+    printf("row %lld (game %lld) left out: %s\n", (long long)row, (long long)game, why);
+}
+
+static int run_repair(const CliCommand *cmd, int argc, char **argv)
+{
+    RepairArgs a = {0};
+    char *pos[argc];
+    int npos;
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
+    if (parsed >= 0)
+        return parsed;
+    const char *in = cli_one_arg(cmd, pos, npos, "FILE.h5");
+    if (!in)
+        return CLI_USAGE;
+    char out[1100];
+    if (a.out)
+        snprintf(out, sizeof out, "%s", a.out);
+    else {
+        size_t len = strlen(in);
+        int stem = len > 3 && !strcmp(in + len - 3, ".h5") ? (int)(len - 3) : (int)len;
+        snprintf(out, sizeof out, "%.*s-repaired.h5", stem, in);
+    }
+    StoreRepairCounts n;
+    TvError err;
+    if (h5store_repair(in, out, a.force, print_dropped, NULL, &n, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    printf("%s: %lld good games of %lld rows copied from %s (%lld rows left out: %lld damaged or never written, "
+           "%lld repeating a game)\n",
+           out, (long long)n.kept, (long long)n.rows, in, (long long)(n.bad + n.duplicates), (long long)n.bad,
+           (long long)n.duplicates);
+    return CLI_OK;
+}
+
+const CliCommand CLI_REPAIR = {"repair", REPAIR_HELP, REPAIR_FLAGS, run_repair};
+
 /* ---- bench selfplay ------------------------------------------------------------ */
 
 /* A fixed tournament: the default engine against itself at a fixed depth,

@@ -30,6 +30,8 @@ static const char USAGE[] =
     "          write a store's games as TGN records, or a digest line per game\n"
     "  verify  FILE.h5\n"
     "          replay every stored game with the rules: moves, positions, terminations\n"
+    "  repair  FILE.h5 [--out NEW.h5] [--force]\n"
+    "          copy the good games of a damaged store into a new one\n"
     "  report  FILE.h5 [FILE.h5 ...] [--tuning-log LOG] -o DIR\n"
     "          strength report (ratings, LOS, SPRT, plots) as DIR/report.html\n"
     "  tune    --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini [--groups G,...]\n"

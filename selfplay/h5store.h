@@ -132,6 +132,27 @@ TvStatus h5store_set_attributes(const char *path, const char *const *names, cons
 TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                        int64_t *ngames_out, TvError *err);
 
+/* A /games row that a repair leaves out: its row, the game index it holds
+ * and why. */
+typedef void (*StoreRowFn)(int64_t row, int64_t game, const char *why, void *user);
+
+typedef struct {
+    int64_t rows;       /* /games rows of the damaged store */
+    int64_t kept;       /* good games copied */
+    int64_t bad;        /* rows left out: damaged, or never written */
+    int64_t duplicates; /* good rows left out: a game index already kept */
+} StoreRepairCounts;
+
+/* Writes at out_path (which must not exist, unless force) a new store
+ * holding every good game of the damaged store `in`: each /games row whose
+ * own moves and positions exist and name it, in ascending game index, the
+ * first row of a game index kept; rows left out are reported to `dropped`
+ * (may be NULL) and counted.  `in` is left untouched.  Errors: `in` is not
+ * a readable store (its attributes or datasets), out_path exists, a write
+ * fails. */
+TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreRowFn dropped, void *user,
+                        StoreRepairCounts *counts, TvError *err);
+
 /* TV_OK unless a live process is writing the store (it holds the lock). */
 TvStatus h5store_check_not_live(const char *path, TvError *err);
 

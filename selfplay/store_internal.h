@@ -139,6 +139,20 @@ TvStatus store_lock_unless_live(const char *path, int *fd, TvError *err);
 
 /* ---- reading and checking (store_read.c) ---------------------------------------------- */
 
+/* A repair's way of reading: every /games row checked on its own, the good
+ * ones kept (the first of a game index), each row left out reported. */
+typedef struct {
+    StoreRowFn dropped; /* may be NULL */
+    void *user;
+    StoreRepairCounts *counts;
+} StoreRepair;
+
+/* h5store_read, or with `repair` (then without moves and positions) the
+ * repair's reading: games need not follow each other, and a bad row is left
+ * out instead of refusing the store. */
+TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, const StoreRepair *repair,
+                          StoreContents *out, TvError *err);
+
 /* Opens a store file for reading: SWMR read first (a store being written or
  * left by a crash), else plain read-only. */
 TvStatus store_open_read(const char *path, hid_t *file, TvError *err);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A game of an input: its index, the input and its row in the input's /games. */
@@ -53,9 +54,11 @@ typedef struct {
 } MergeInput;
 
 /* Reads and checks each input's games, sorts them by index and writes them
- * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path. */
-TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
-                       int64_t *ngames_out, TvError *err)
+ * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path.  With
+ * `repair` (one input), the input's good rows are taken as a repair reads
+ * them and its own INI stands (tournament_ini is not checked). */
+static TvStatus merge_stores(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
+                             const StoreRepair *repair, int64_t *ngames_out, TvError *err)
 {
     TvStatus st = TV_OK;
     MergeInput *in = NULL;
@@ -87,9 +90,9 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
     }
     /* Each input: metadata and games, checked; its rows stay on disk. */
     for (int i = 0; i < ninputs; i++) {
-        if ((st = h5store_read(inputs[i], false, false, &in[i].c, err)) != TV_OK)
+        if ((st = store_read_games(inputs[i], false, false, repair, &in[i].c, err)) != TV_OK)
             goto done;
-        if ((st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
+        if (!repair && (st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
             goto done;
         if (!same_engines(&in[0].c, &in[i].c)) {
             st = tv_fail(err, TV_ERR_ARG,
@@ -219,4 +222,29 @@ done:
     if (dapl >= 0)
         H5Pclose(dapl);
     return st;
+}
+
+TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
+                       int64_t *ngames_out, TvError *err)
+{
+    return merge_stores(out_path, inputs, ninputs, tournament_ini, NULL, ngames_out, err);
+}
+
+TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreRowFn dropped, void *user,
+                        StoreRepairCounts *counts, TvError *err)
+{
+    memset(counts, 0, sizeof *counts);
+    if (!strcmp(in, out_path))
+        return tv_fail(err, TV_ERR_ARG, "%s: a repair writes a new store: give another output path", in);
+    struct stat sb;
+    if (lstat(out_path, &sb) == 0) {
+        if (!force)
+            return tv_fail(err, TV_ERR_IO, "%s already exists: choose another output, or --force to replace it",
+                           out_path);
+        if (!S_ISREG(sb.st_mode))
+            return tv_fail(err, TV_ERR_IO, "%s exists and is not a regular file: it is not replaced", out_path);
+    }
+    const char *inputs[1] = {in};
+    StoreRepair repair = {dropped, user, counts};
+    return merge_stores(out_path, inputs, 1, NULL, &repair, NULL, err);
 }

@@ -227,12 +227,17 @@ static bool fill_row(const StoredGame *g)
 }
 
 /* What is wrong with row g of /games given that the rows before it end at
- * offsets mo (moves) and po (positions), written into why; NULL when it is
- * a good game.  *unwritten: the problem is that its moves or positions were
- * never written (what a crash leaves). */
+ * offsets mo (moves) and po (positions) (-1: any offsets inside the
+ * datasets will do, for a repair), written into why; NULL when it is a good
+ * game.  *unwritten: the problem is that its moves or positions were never
+ * written (what a crash leaves). */
 static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, const Rows *r, bool *unwritten,
                                char *why, size_t n)
 {
+    if (mo < 0) {
+        mo = g->move_offset >= 0 ? g->move_offset : 0;
+        po = g->position_offset >= 0 ? g->position_offset : 0;
+    }
     static const char *const NAMES[2] = {"moves", "positions"};
     *unwritten = false;
     if (fill_row(g)) {
@@ -331,9 +336,52 @@ static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, co
     return TV_OK;
 }
 
+/* The repair's scan: every row checked on its own (offsets need not follow
+ * each other); the good ones are moved to the front of g in stored order,
+ * the first row of a game index wins, and each row left out is reported. */
+static int64_t scan_games_tolerant(StoredGame *g, int64_t ng, const Rows *r, StoreRowFn dropped, void *user,
+                                   StoreRepairCounts *counts)
+{
+    char why[256];
+    bool unwritten;
+    int64_t kept = 0;
+    int64_t (*seen)[2] = malloc(sizeof *seen * (size_t)(ng ? ng : 1));
+    int64_t nseen = 0;
+    for (int64_t i = 0; i < ng; i++) {
+        const char *problem = row_problem(&g[i], -1, -1, r, &unwritten, why, sizeof why);
+        bool duplicate = false;
+        for (int64_t j = 0; !problem && seen && j < nseen; j++) /* quadratic only in a damaged store */
+            if (seen[j][0] == g[i].index) {
+                snprintf(why, sizeof why, "game %lld again (kept from row %lld)", (long long)g[i].index,
+                         (long long)seen[j][1]);
+                problem = why;
+                duplicate = true;
+            }
+        if (problem) {
+            if (duplicate)
+                counts->duplicates++;
+            else
+                counts->bad++;
+            if (dropped)
+                dropped(i, g[i].index, problem, user);
+            continue;
+        }
+        if (seen) {
+            seen[nseen][0] = g[i].index;
+            seen[nseen++][1] = i;
+        }
+        g[kept++] = g[i];
+    }
+    free(seen);
+    counts->kept = kept;
+    return kept;
+}
+
 /* Opens and checks the store, reads its attributes and rows and keeps the
- * complete games (the file comment). */
-TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err)
+ * good games: strictly (h5store_read) or, with `repair`, every row that is
+ * good on its own. */
+TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, const StoreRepair *repair,
+                          StoreContents *out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
     hid_t file = H5I_INVALID_HID, root = H5I_INVALID_HID;
@@ -392,7 +440,15 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
         goto done;
     rows.keys[0] = keys[0];
     rows.keys[1] = keys[1];
-    if ((st = scan_games(path, out->games, ng, &rows, &out->ngames, &out->torn_rows, err)) != TV_OK)
+    if (repair) {
+        memset(repair->counts, 0, sizeof *repair->counts);
+        repair->counts->rows = ng;
+        out->ngames = scan_games_tolerant(out->games, ng, &rows, repair->dropped, repair->user, repair->counts);
+        if (with_moves || with_positions) {
+            st = tv_fail(err, TV_ERR_ARG, "%s: a repair reads the rows of each game itself", path);
+            goto done;
+        }
+    } else if ((st = scan_games(path, out->games, ng, &rows, &out->ngames, &out->torn_rows, err)) != TV_OK)
         goto done;
     int64_t need_m = 0, need_p = 0;
     if (out->ngames > 0) {
@@ -425,6 +481,11 @@ done:
     return st;
 }
 
+
+TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err)
+{
+    return store_read_games(path, with_moves, with_positions, NULL, out, err);
+}
 
 /* Rows read at once by h5store_check_readable. */
 #define CHECK_BLOCK_ROWS 16384

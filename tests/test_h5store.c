@@ -715,6 +715,28 @@ static void test_damaged_rows(void **state)
     assert_non_null(strstr(err.msg, "tavreli repair"));
     H5Store *s2 = NULL;
     expect_error(h5store_open_append(bad, INI, &s2, &err), &err, bad, "/games row 3 (game 3)");
+    /* repair: every other game copied into a new store, the bad one left out */
+    char fixed[400];
+    snprintf(fixed, sizeof fixed, "%s/fixed.h5", d.dir);
+    StoreRepairCounts n;
+    assert_int_equal(h5store_repair(bad, fixed, false, NULL, NULL, &n, &err), TV_OK);
+    assert_int_equal(n.rows, 30);
+    assert_int_equal(n.kept, 29);
+    assert_int_equal(n.bad, 1);
+    c = read_store(fixed);
+    assert_int_equal(c.ngames, 29);
+    for (int64_t i = 0; i < c.ngames; i++) {
+        const StoredGame *g = &c.games[i];
+        assert_int_equal(g->index, i < 3 ? i : i + 1);
+        for (int k = 0; k < g->move_count; k++) {
+            StoredMove m;
+            make_move(g->index, k, &m);
+            assert_memory_equal(&m, &c.moves[g->move_offset + k], sizeof m);
+        }
+    }
+    h5store_contents_free(&c);
+    expect_error(h5store_repair(bad, fixed, false, NULL, NULL, &n, &err), &err, fixed, "already exists");
+    remove(fixed);
 
     copy_file(d.path, bad);
     set_row_member(bad, "games", 7, "index", 2);
