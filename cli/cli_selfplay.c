@@ -1,5 +1,7 @@
 /* cli_selfplay.c: `tavreli selfplay` and `tavreli export`. */
 #include <errno.h>
+#include <omp.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
@@ -43,7 +45,8 @@ static const char SELFPLAY_HELP[] =
     "and stores every game, move and position in an HDF5 file (layout in README).\n"
     "\n"
     "  --out FILE.h5  where to store (default results/NAME.h5, NAME from the INI)\n"
-    "  --threads N    game threads (default: the INI's threads, else all cores)\n"
+    "  --threads N    game threads, 0 to 1024, 0 = all cores (default: the INI's\n"
+    "                 threads, else all cores)\n"
     "  --games N      play at most N of the games still missing, then stop\n"
     "  --resume       continue FILE.h5 (same configuration): play only the games\n"
     "                 it does not hold yet\n"
@@ -68,7 +71,7 @@ typedef struct {
 
 static const CliFlag SELFPLAY_FLAGS[] = {
     {"out", 0, CLI_STRING, offsetof(SelfplayArgs, out), 0, 0},
-    {"threads", 0, CLI_LONG, offsetof(SelfplayArgs, threads), 1, 100000000},
+    {"threads", 0, CLI_LONG, offsetof(SelfplayArgs, threads), 0, 1024},
     {"games", 0, CLI_LONG, offsetof(SelfplayArgs, games), 1, 100000000},
     {"resume", 0, CLI_BOOL, offsetof(SelfplayArgs, resume), 0, 0},
     {"force", 0, CLI_BOOL, offsetof(SelfplayArgs, force), 0, 0},
@@ -78,7 +81,7 @@ static const CliFlag SELFPLAY_FLAGS[] = {
 
 static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
 {
-    SelfplayArgs a = {0};
+    SelfplayArgs a = {NULL, -1, 0, false, false, false};
     char *pos[argc];
     int npos;
     int parsed = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
@@ -100,10 +103,32 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
-    char default_out[600];
+    char default_out[600], resolved[1100];
     if (!out) {
         snprintf(default_out, sizeof default_out, "results/%s.h5", t.name);
         out = default_out;
+        /* the default folder is made when missing (results/ of a fresh clone is there) */
+        if (mkdir("results", 0777) != 0 && errno != EEXIST) {
+            cli_error("selfplay: cannot make the folder 'results' for %s: %s (give --out FILE.h5)", out,
+                      strerror(errno));
+            tournament_free(&t);
+            return CLI_FAIL;
+        }
+    }
+    /* a symbolic link is written through, to the file it points to */
+    if (h5store_resolve_path(out, resolved, sizeof resolved, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        tournament_free(&t);
+        return CLI_FAIL;
+    }
+    out = resolved;
+    for (int p = 0; p < tournament_pairings(&t); p++) {
+        int x, y;
+        tournament_pairing(&t, p, &x, &y);
+        if (tournament_engines_identical(&t, x, y))
+            cli_warning("engines '%s' and '%s' are identical (weights, settings, limits): both games of each "
+                        "opening pair between them will be the same game",
+                        t.engines[x].engine.name, t.engines[y].engine.name);
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -118,10 +143,10 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     ro.out_path = out;
     ro.resume = resume;
     ro.force = force;
-    ro.threads = (int)threads;
+    ro.threads = threads < 0 ? 0 : threads == 0 ? omp_get_max_threads() : (int)threads; /* 0: all cores */
     ro.max_games = games;
     ro.stop = &g_stop;
-    CliProgress progress = {isatty(STDERR_FILENO)};
+    CliProgress progress = {isatty(STDERR_FILENO), 0};
     ro.progress = quiet ? NULL : cli_progress_line;
     ro.progress_user = &progress;
     ro.progress_every = progress.tty ? 0.5 : 10;
@@ -144,7 +169,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
 #endif
     if (distributed) {
 #ifdef TAVRELI_WITH_MPI
-        if (!threads) {
+        if (threads < 0) {
             const char *cpus = getenv("SLURM_CPUS_PER_TASK"); /* Slurm's cores per rank */
             if (cpus && atoi(cpus) > 0)
                 ro.threads = atoi(cpus);
@@ -162,13 +187,20 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     }
     int rc = CLI_OK;
     if (st != TV_OK) {
+        /* the error alone: no summary that would look like a success */
         cli_error("%s", err.msg);
-        rc = CLI_FAIL;
+        if (stats.played > 0 && info.rank == 0)
+            fprintf(stderr, "note: %lld games of this run are stored in %s; once the cause is fixed, --resume "
+                            "continues from them\n",
+                    (long long)stats.played, out);
+        run_stats_free(&stats);
+        tournament_free(&t);
+        return CLI_FAIL;
     }
     if (info.rank != 0) { /* rank 0 speaks for the run */
         run_stats_free(&stats);
         tournament_free(&t);
-        return rc != CLI_OK ? rc : stats.interrupted ? 130 : CLI_OK;
+        return stats.interrupted ? 130 : CLI_OK;
     }
     if (distributed)
         printf("%d MPI rank%s x %d thread%s; merged %lld games into %s in %.2f s\n", info.size,
@@ -182,10 +214,11 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
            stats.wall_seconds > 0 ? stats.played / stats.wall_seconds * 3600 : 0.0);
     if (t.sprt)
         printf("SPRT: %s\n", stats.sprt_result);
+    cli_print_standings(&t, stats.games, stats.ngames);
     if (stats.interrupted) {
         printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the %lld missing games\n", config,
                out, (long long)(stats.planned - stats.already - stats.played));
-        rc = rc == CLI_OK ? 130 : rc;
+        rc = 130;
     }
     run_stats_free(&stats);
     tournament_free(&t);

@@ -63,7 +63,7 @@ static int run_strength(const CliCommand *cmd, int argc, char **argv)
         }
     } else
         engine_default(&so.engine);
-    CliProgress progress = {isatty(STDERR_FILENO)};
+    CliProgress progress = {isatty(STDERR_FILENO), 0};
     so.games = (int)a.games;
     so.threads = (int)a.threads;
     so.progress = cli_progress_line;

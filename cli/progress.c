@@ -1,10 +1,20 @@
-/* progress.c: the progress line of a run (selfplay, strength), drawn from
- * the runner's RunProgress reports.  See progress.h. */
+/* progress.c: the progress display of a run (selfplay, strength), drawn
+ * from the runner's RunProgress reports, and the standings at its end.  See
+ * progress.h. */
 #include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ratings.h"
+
+/* Seconds between the per-pairing tables: often enough to follow a long
+ * run, rare enough not to flood a terminal or a log. */
+#define DETAIL_EVERY 60.0
 
 void cli_format_duration(double s, char *buf, size_t n)
 {
@@ -18,41 +28,146 @@ void cli_format_duration(double s, char *buf, size_t n)
         snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 }
 
+int cli_terminal_width(int fd)
+{
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    int w = c ? atoi(c) : 0;
+    return w >= 20 ? w : 80;
+}
+
+/* One pairing as "a-b +W=D-L Elo" into buf. */
+static void pairing_text(const RunProgress *p, int k, char *buf, size_t n)
+{
+    int a, b;
+    tournament_pairing(p->t, k, &a, &b);
+    PairingStats ps;
+    pairing_stats(p->games, p->ngames, a, b, &ps);
+    char elo[48];
+    stats_format_elo(&ps, elo, sizeof elo);
+    snprintf(buf, n, "%s-%s +%lld=%lld-%lld %s%s", p->t->engines[a].engine.name, p->t->engines[b].engine.name,
+             (long long)ps.wins, (long long)ps.draws, (long long)ps.losses, elo,
+             tournament_engines_identical(p->t, a, b) ? " (identical engines)" : "");
+}
+
+/* The per-pairing table, one line each (for a log, or above the line). */
+static void print_pairings(const RunProgress *p)
+{
+    int np = tournament_pairings(p->t);
+    for (int k = 0; k < np; k++) {
+        char text[256];
+        pairing_text(p, k, text, sizeof text);
+        fprintf(stderr, "  %s\n", text);
+    }
+}
+
 void cli_progress_line(const RunProgress *p, void *user)
 {
-    const CliProgress *cp = user;
-    const Tournament *t = p->t;
+    CliProgress *cp = user;
     if (!cp->tty && !p->final && p->done == 0 && p->todo == 0)
         return; /* nothing to play: no line until the summary */
-    char line[1024];
+    char line[2048];
     size_t len = 0;
     double rate = p->elapsed > 0 ? (double)p->done / p->elapsed * 60.0 : 0; /* games per minute */
     char eta[32];
-    cli_format_duration(rate > 0 ? (double)(p->todo - p->done) / rate * 60.0 : INFINITY, eta, sizeof eta);
+    if (p->final)
+        snprintf(eta, sizeof eta, "done");
+    else
+        cli_format_duration(rate > 0 ? (double)(p->todo - p->done) / rate * 60.0 : INFINITY, eta, sizeof eta);
     len += (size_t)snprintf(line + len, sizeof line - len, "games %lld/%lld", (long long)p->finished,
                             (long long)p->total);
-    int npairings = tournament_pairings(t);
-    for (int k = 0; k < npairings && len < sizeof line - 160; k++) {
-        int a, b;
-        tournament_pairing(t, k, &a, &b);
-        PairingStats ps;
-        pairing_stats(p->games, p->ngames, a, b, &ps);
-        char e[48];
-        if (ps.wins + ps.draws + ps.losses > 1 && isfinite(ps.elo_err95))
-            snprintf(e, sizeof e, "%+.0f±%.0f", ps.elo, ps.elo_err95);
-        else
-            snprintf(e, sizeof e, "-");
-        len += (size_t)snprintf(line + len, sizeof line - len, " | %s-%s +%lld=%lld-%lld Elo %s",
-                                t->engines[a].engine.name, t->engines[b].engine.name, (long long)ps.wins,
-                                (long long)ps.draws, (long long)ps.losses, e);
-    }
+    if (p->todo != p->total - (p->finished - p->done)) /* --games: this run's share */
+        len += (size_t)snprintf(line + len, sizeof line - len, " (this run %lld/%lld)", (long long)p->done,
+                                (long long)p->todo);
+    /* The pairings while they fit; the full table every DETAIL_EVERY s. */
+    int np = tournament_pairings(p->t);
+    /* a terminal line must not wrap; a log line may be long but stays readable */
+    const int width = cp->tty ? cli_terminal_width(STDERR_FILENO) - 1 : 200;
+    char tail[160];
+    int tl = snprintf(tail, sizeof tail, " | %.1f games/min | ETA %s", rate, eta);
     if (p->sprt)
-        len += (size_t)snprintf(line + len, sizeof line - len, " | LLR %.2f [%.2f, %.2f]", p->llr, p->lower,
-                                p->upper);
-    snprintf(line + len, sizeof line - len, " | %.1f games/min | ETA %s", rate, p->final ? "done" : eta);
-    if (cp->tty)
-        fprintf(stderr, "\r\033[K%s%s", line, p->final ? "\n" : "");
-    else
+        tl += snprintf(tail + tl, sizeof tail - (size_t)tl, " | LLR %.2f [%.2f, %.2f]", p->llr, p->lower, p->upper);
+    /* pairings while they and the tail fit, else their count */
+    char more[64];
+    snprintf(more, sizeof more, " | %d pairings (table every %.0fs)", np, DETAIL_EVERY);
+    bool all_fit = true;
+    size_t base = len;
+    for (int k = 0; k < np; k++) {
+        char text[256];
+        pairing_text(p, k, text, sizeof text);
+        size_t need = len + 3 + strlen(text) + (size_t)tl + (k + 1 < np ? strlen(more) : 0);
+        if (need > (size_t)width) {
+            all_fit = false;
+            len = base; /* all or nothing: a partial list reads as the whole */
+            if (base + strlen(more) + (size_t)tl <= (size_t)width)
+                len += (size_t)snprintf(line + len, sizeof line - len, "%s", more);
+            break;
+        }
+        len += (size_t)snprintf(line + len, sizeof line - len, " | %s", text);
+    }
+    line[len] = 0;
+    snprintf(line + len, sizeof line - len, "%s", tail);
+    if (cp->tty && strlen(line) > (size_t)width && width > 4) /* a very narrow terminal */
+        strcpy(line + width - 3, "...");
+    bool detail = !all_fit && (p->final || p->elapsed - cp->last_detail >= DETAIL_EVERY);
+    if (cp->tty) {
+        fputs("\r\033[K", stderr);
+        if (detail)
+            print_pairings(p);
+        fprintf(stderr, "%s%s", line, p->final ? "\n" : "");
+    } else {
         fprintf(stderr, "%s\n", line);
+        if (detail)
+            print_pairings(p);
+    }
+    if (detail)
+        cp->last_detail = p->elapsed;
     fflush(stderr);
+}
+
+void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ngames)
+{
+    if (ngames == 0 || t->nengines < 2)
+        return;
+    Ratings r;
+    TvError err;
+    if (ratings_fit(games, ngames, t->nengines, 0, 0, &r, &err) != TV_OK) {
+        printf("standings: %s\n", err.msg);
+        return;
+    }
+    int order[TOURNAMENT_MAX_ENGINES];
+    for (int i = 0; i < t->nengines; i++)
+        order[i] = i;
+    for (int i = 1; i < t->nengines; i++) /* best first */
+        for (int j = i; j > 0 && r.elo[order[j]] > r.elo[order[j - 1]]; j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    printf("%-4s %-32s %16s %7s %7s\n", "rank", "engine", "Elo (95%)", "games", "score");
+    for (int k = 0; k < t->nengines; k++) {
+        int i = order[k];
+        int64_t n = 0;
+        double pts = 0;
+        for (int64_t g = 0; g < ngames; g++) {
+            if (games[g].white != i && games[g].black != i)
+                continue;
+            n++;
+            int res = games[g].white == i ? games[g].result : -games[g].result;
+            pts += (res + 1) / 2.0;
+        }
+        char elo[48];
+        double below = r.elo[i] - r.lo[i], above = r.hi[i] - r.elo[i];
+        if (fabs(below - above) < 0.5)
+            snprintf(elo, sizeof elo, "%+.0f ± %.0f", r.elo[i], above);
+        else
+            snprintf(elo, sizeof elo, "%+.0f -%.0f/+%.0f", r.elo[i], below, above);
+        char score[16] = "-";
+        if (n)
+            snprintf(score, sizeof score, "%.1f%%", 100 * pts / (double)n);
+        printf("%-4d %-32s %16s %7lld %7s\n", k + 1, t->engines[i].engine.name, elo, (long long)n, score);
+    }
+    ratings_free(&r);
 }

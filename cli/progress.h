@@ -1,4 +1,5 @@
-/* progress.h: drawing a run's progress on stderr (front ends only). */
+/* progress.h: drawing a run's progress on stderr and its standings on
+ * stdout (front ends only). */
 #ifndef TAVRELI_CLI_PROGRESS_H
 #define TAVRELI_CLI_PROGRESS_H
 
@@ -8,14 +9,25 @@
 #include "runner.h"
 
 typedef struct {
-    bool tty; /* redraw one line with \r (a terminal); else a plain line per report */
+    bool tty;           /* redraw one line with \r (a terminal); else a plain line per report */
+    double last_detail; /* when the per-pairing table was last printed (seconds into the run) */
 } CliProgress;
 
-/* A RunProgressFn: games done of planned, W/D/L and Elo per pairing, the
- * LLR of an SPRT, games per minute and the ETA.  user is a CliProgress. */
+/* A RunProgressFn: games done of planned (and this run's share with
+ * --games), each pairing's W/D/L and Elo while they fit the terminal's
+ * width (else their count, with the full table every minute), the LLR of an
+ * SPRT, games per minute and the ETA.  user is a CliProgress. */
 void cli_progress_line(const RunProgress *p, void *user);
+
+/* The standings after a run, on stdout: every engine, best first, with its
+ * Elo and 95% interval (BayesElo's model over all the games), games and
+ * score. */
+void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ngames);
 
 /* A duration as "42s", "3m07s" or "2h05m" ("?" when unknown). */
 void cli_format_duration(double seconds, char *buf, size_t n);
+
+/* Columns of the terminal at fd (its window size, else $COLUMNS, else 80). */
+int cli_terminal_width(int fd);
 
 #endif

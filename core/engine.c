@@ -16,10 +16,14 @@ void engine_default(EngineVersion *e)
     e->limits.depth = 4;
 }
 
+#define ENGINE_MAX_KEYS 128
+
 typedef struct {
     EngineVersion *e;
     char msg[TV_ERROR_MSG_LEN];
     bool failed;
+    int nseen;
+    char seen[ENGINE_MAX_KEYS][96]; /* "section/key" of the keys read so far */
 } Reader;
 
 static int fail(Reader *r, const char *fmt, const char *a, const char *b)
@@ -45,12 +49,16 @@ static bool parse_bool(const char *s, int *out)
 
 static int read_weight(Reader *r, const WeightInfo *w, const char *value)
 {
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s", value);
     int n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    const char *p = value;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char tok[64];
         long v;
+        snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
+        if (strspn(tok, " \t") == strlen(tok))
+            return fail(r, "weight '%s': an empty element (a comma too many?) in '%s'", w->name, value);
         if (n >= w->size) {
             char want[64];
             snprintf(want, sizeof want, "%d", w->size);
@@ -64,6 +72,9 @@ static int read_weight(Reader *r, const WeightInfo *w, const char *value)
             return fail(r, "weight '%s': %s", w->name, range);
         }
         r->e->params.w[w->offset + n++] = (int)v;
+        if (!comma)
+            break;
+        p = comma + 1;
     }
     if (n != w->size) {
         char got[96];
@@ -73,11 +84,27 @@ static int read_weight(Reader *r, const WeightInfo *w, const char *value)
     return 1;
 }
 
+/* A key given twice would silently take the later value: refused, as the
+ * tournament reader refuses it. */
+static bool seen_before(Reader *r, const char *section, const char *name)
+{
+    char key[96];
+    snprintf(key, sizeof key, "%.30s/%.60s", section, name);
+    for (int i = 0; i < r->nseen; i++)
+        if (!strcmp(r->seen[i], key))
+            return true;
+    if (r->nseen < ENGINE_MAX_KEYS)
+        snprintf(r->seen[r->nseen++], sizeof r->seen[0], "%s", key);
+    return false;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     Reader *r = user;
     if (r->failed)
         return 0;
+    if (seen_before(r, section, name))
+        return fail(r, "key '%s' given twice in [%s]", name, section);
     if (!strcmp(section, "engine")) {
         if (!strcmp(name, "name")) {
             if (!*value || strlen(value) >= sizeof r->e->name)
@@ -147,13 +174,25 @@ static TvStatus finish(int rc, Reader *r, const char *name, TvError *err)
 TvStatus engine_read(const char *path, EngineVersion *e, TvError *err)
 {
     tv_error_clear(err);
-    char *text = tv_read_text(path);
-    if (!text) {
+    char *text;
+    size_t len;
+    TvError e2;
+    if (tv_read_file(path, "engine file", &text, &len, &e2) != TV_OK) {
         if (err)
             snprintf(err->file, sizeof err->file, "%s", path);
-        return tv_fail(err, TV_ERR_IO, "%s: cannot open the engine file: %s", path, strerror(errno));
+        return tv_fail(err, e2.status, "%s", e2.msg);
     }
-    TvStatus s = engine_read_string(text, path, e, err);
+    char why[200];
+    int bad = tv_ini_check_text(text, len, why, sizeof why);
+    TvStatus s;
+    if (bad) {
+        if (err) {
+            snprintf(err->file, sizeof err->file, "%s", path);
+            err->line = bad;
+        }
+        s = tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, bad, why);
+    } else
+        s = engine_read_string(text, path, e, err);
     free(text);
     return s;
 }
@@ -192,7 +231,17 @@ static int check_sections(const char *text, Reader *r)
 TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e, TvError *err)
 {
     engine_default(e);
-    Reader r = {e, "", false};
+    char why[200];
+    int bad = tv_ini_check_text(text, strlen(text), why, sizeof why);
+    if (bad) {
+        tv_error_clear(err);
+        if (err) {
+            snprintf(err->file, sizeof err->file, "%s", name);
+            err->line = bad;
+        }
+        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", name, bad, why);
+    }
+    Reader r = {e, "", false, 0, {{0}}};
     int rc = check_sections(text, &r);
     if (rc == 0)
         rc = ini_parse_string(text, handler, &r);

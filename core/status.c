@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 const char *tv_status_name(TvStatus s)
@@ -44,6 +45,8 @@ bool tv_parse_long(const char *s, long lo, long hi, long *out)
     errno = 0;
     while (*s == ' ' || *s == '\t')
         s++;
+    if (*s == '+') /* a sign only for negative numbers: "+1" is a slip, not a style */
+        return false;
     long v = strtol(s, &end, 10);
     while (*end == ' ' || *end == '\t')
         end++;
@@ -53,37 +56,100 @@ bool tv_parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-char *tv_read_text(const char *path)
+TvStatus tv_read_file(const char *path, const char *what, char **out, size_t *out_len, TvError *err)
 {
+    *out = NULL;
+    if (out_len)
+        *out_len = 0;
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot open the %s: %s", path, what, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return tv_fail(err, TV_ERR_IO, "%s: the %s is a directory", path, what);
+    if (!S_ISREG(sb.st_mode))
+        return tv_fail(err, TV_ERR_IO, "%s: the %s is not a regular file (a FIFO, device or socket)", path, what);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return NULL;
+        return tv_fail(err, TV_ERR_IO, "%s: cannot open the %s: %s", path, what, strerror(errno));
     size_t cap = 4096, len = 0;
     char *text = malloc(cap);
+    TvStatus st = TV_OK;
     while (text) {
         size_t n = fread(text + len, 1, cap - len - 1, f);
         len += n;
         if (len < cap - 1)
             break;
-        char *bigger = cap < (1u << 24) ? realloc(text, cap * 2) : NULL;
+        if (cap >= ((size_t)1 << 24)) {
+            st = tv_fail(err, TV_ERR_IO, "%s: the %s is larger than 16 MiB", path, what);
+            break;
+        }
+        char *bigger = realloc(text, cap * 2);
         if (!bigger) {
             free(text);
             text = NULL;
-            errno = EFBIG;
             break;
         }
         text = bigger;
         cap *= 2;
     }
-    if (text && ferror(f)) {
-        free(text);
-        text = NULL;
-        errno = EIO;
-    }
+    if (st == TV_OK && !text)
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+    if (st == TV_OK && ferror(f))
+        st = tv_fail(err, TV_ERR_IO, "%s: cannot read the %s: %s", path, what, strerror(errno));
     fclose(f);
-    if (text)
-        text[len] = 0;
-    return text;
+    if (st != TV_OK) {
+        free(text);
+        return st;
+    }
+    text[len] = 0;
+    *out = text;
+    if (out_len)
+        *out_len = len;
+    return TV_OK;
+}
+
+int tv_ini_check_text(const char *text, size_t len, char *why, size_t n)
+{
+    int line = 1;
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        unsigned char c = i < len ? (unsigned char)text[i] : '\n';
+        if (c != '\n') {
+            if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+                snprintf(why, n, "%s (byte \\x%02X, column %zu): INI files are text", c ? "a control character" : "a NUL byte",
+                         c, i - start + 1);
+                return line;
+            }
+            continue;
+        }
+        const char *s = text + start, *end = text + i;
+        while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        if (end - s > TV_INI_LINE_MAX) {
+            snprintf(why, n,
+                     "line is longer than %d characters (the INI reader's limit; shorten it, for example with a "
+                     "path relative to this file)",
+                     TV_INI_LINE_MAX);
+            return line;
+        }
+        const char *p = s;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < end && *p == '[') {
+            const char *close = memchr(p, ']', (size_t)(end - p));
+            const char *q = close ? close + 1 : end;
+            while (q < end && (*q == ' ' || *q == '\t'))
+                q++;
+            if (close && q < end && *q != ';' && *q != '#') {
+                snprintf(why, n, "text after the section header: '%.*s' (put each key on a line of its own)",
+                         (int)(end - q > 60 ? 60 : end - q), q);
+                return line;
+            }
+        }
+        line++;
+        start = i + 1;
+    }
+    return 0;
 }
 
 double tv_now_seconds(void)

@@ -44,9 +44,25 @@ TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
  * false on anything else.  Shared by the INI readers. */
 bool tv_parse_long(const char *s, long lo, long hi, long *out);
 
-/* Reads a whole file (up to 16 MiB) into a NUL-terminated heap string;
- * NULL on failure with errno set (EFBIG when too large). */
-char *tv_read_text(const char *path);
+/* Reads a whole regular file (up to 16 MiB) into a NUL-terminated heap
+ * string, its length (which counts any NUL bytes inside) in *len (may be
+ * NULL).  `what` names the file in messages ("engine file").  Errors
+ * (TV_ERR_IO): "PATH: cannot open the WHAT: REASON", "PATH: the WHAT is a
+ * directory", "... is not a regular file (a FIFO, device or socket)" (it
+ * would block or never end), "... is larger than 16 MiB", a read error. */
+TvStatus tv_read_file(const char *path, const char *what, char **text, size_t *len, TvError *err);
+
+/* The longest INI line the readers take: inih, as Debian builds it, reads
+ * lines into a 200-byte buffer (INI_MAX_LINE), newline and NUL included. */
+#define TV_INI_LINE_MAX 198
+
+/* Checks an INI text (len bytes) before inih reads it, for what inih
+ * would silently misread: a NUL byte (inih stops there) or another control
+ * character (tab, CR and LF are fine), a line longer than TV_INI_LINE_MAX
+ * (inih would cut it), and a section header with anything but blanks or a
+ * comment after its ']' ("[rules] x").  Returns 0, or the first bad line
+ * with the reason in why. */
+int tv_ini_check_text(const char *text, size_t len, char *why, size_t n);
 
 /* Clears an error record. */
 void tv_error_clear(TvError *err);

@@ -153,6 +153,12 @@ typedef struct {
 TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreRowFn dropped, void *user,
                         StoreRepairCounts *counts, TvError *err);
 
+/* The path to write a store at: path itself, or, when it is a symbolic
+ * link, the file it points to (a resume or a merge then writes through the
+ * link instead of replacing it with a file of its own).  Errors: a link
+ * whose target does not exist or cannot be reached. */
+TvStatus h5store_resolve_path(const char *path, char *buf, size_t n, TvError *err);
+
 /* TV_OK unless a live process is writing the store (it holds the lock). */
 TvStatus h5store_check_not_live(const char *path, TvError *err);
 

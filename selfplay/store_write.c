@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 /* store_write.c: writing the HDF5 store: creating it, appending games,
  * closing it, setting attributes, the lock that keeps a second writer out,
  * and opening a store again to append to it (repairing one left by a crash).
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef TAVRELI_VERSION
@@ -231,6 +232,19 @@ done:
     return st;
 }
 
+/* Refuses to treat anything but a regular file (or nothing) at path as a
+ * store: --force must never remove a directory or a device. */
+static TvStatus check_regular_or_absent(const char *path, TvError *err)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+        return TV_OK;
+    if (S_ISDIR(sb.st_mode))
+        return tv_fail(err, TV_ERR_IO, "%s is a directory: it is not a store and is not replaced (choose another --out)",
+                       path);
+    return tv_fail(err, TV_ERR_IO, "%s is not a regular file: it is not a store and is not replaced", path);
+}
+
 /* Builds the store under PATH.tmp, renames it to PATH and locks it. */
 TvStatus h5store_create(const char *path, bool force, const StoredEngine *engines, int nengines,
                         const char *tournament_ini, const char *options_str, H5Store **out, TvError *err)
@@ -249,7 +263,9 @@ TvStatus h5store_create(const char *path, bool force, const StoredEngine *engine
                      path);
         goto done;
     }
-    /* Never replace a store that a running tournament is writing. */
+    /* Never replace a directory, or a store that a running tournament is writing. */
+    if ((st = check_regular_or_absent(path, err)) != TV_OK)
+        goto done;
     if (force && access(path, F_OK) == 0 && (st = h5store_check_not_live(path, err)) != TV_OK)
         goto done;
     if (!(tmp = store_tmp_path(path))) {
@@ -278,6 +294,24 @@ done:
 }
 
 /* Takes the lock and lets it go at once. */
+TvStatus h5store_resolve_path(const char *path, char *buf, size_t n, TvError *err)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode)) {
+        if (snprintf(buf, n, "%s", path) >= (int)n)
+            return tv_fail(err, TV_ERR_ARG, "%s: path too long", path);
+        return TV_OK;
+    }
+    char *real = realpath(path, NULL);
+    if (!real)
+        return tv_fail(err, TV_ERR_IO, "%s is a symbolic link whose target cannot be used: %s", path, strerror(errno));
+    TvStatus st = TV_OK;
+    if (snprintf(buf, n, "%s", real) >= (int)n)
+        st = tv_fail(err, TV_ERR_ARG, "%s: the link's target path is too long", path);
+    free(real);
+    return st;
+}
+
 TvStatus h5store_check_not_live(const char *path, TvError *err)
 {
     int fd;
@@ -291,7 +325,10 @@ TvStatus h5store_check_not_live(const char *path, TvError *err)
 TvStatus h5store_remove(const char *path, TvError *err)
 {
     int fd;
-    TvStatus st = store_lock_unless_live(path, &fd, err);
+    TvStatus st = check_regular_or_absent(path, err);
+    if (st != TV_OK)
+        return st;
+    st = store_lock_unless_live(path, &fd, err);
     if (st != TV_OK)
         return st;
     if (remove(path) != 0 && errno != ENOENT)

@@ -472,22 +472,90 @@ static int handler(void *user, const char *section, const char *name, const char
 
 /* ---- the openings file ------------------------------------------------------- */
 
-static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
+/* The openings collected from a file. */
+typedef struct {
+    char (*tfens)[TV_TFEN_MAX];
+    int n, cap;
+} Openings;
+
+/* Adds position p (read from `path` at `line`) when the game is not over. */
+static TvStatus add_opening(Openings *o, const Tournament *t, const Position *p, const char *path, int line,
+                            TvError *err)
 {
-    const char *path = t->openings.file;
-    char *text = tv_read_text(path);
-    if (!text) {
+    GameState gs = movegen_state(p, &t->rules);
+    if (gs != TV_STATE_ONGOING) {
         if (err) {
             tv_error_clear(err);
-            copy_str(err->file, sizeof err->file, t->source);
-            err->line = ini_line;
+            copy_str(err->file, sizeof err->file, path);
+            err->line = line;
         }
-        return tv_fail(err, TV_ERR_IO, "%s:%d: cannot read the openings file '%s': %s", t->source, ini_line, path,
-                       strerror(errno));
+        return tv_fail(err, TV_ERR_PARSE, "%s:%d: the game is already over (%s)", path, line, game_state_name(gs));
     }
-    int cap = 0, n = 0, line = 1;
-    char(*tfens)[TV_TFEN_MAX] = NULL;
+    if (o->n == o->cap) {
+        int ncap = o->cap ? o->cap * 2 : 64;
+        void *bigger = realloc(o->tfens, (size_t)ncap * sizeof *o->tfens);
+        if (!bigger)
+            return tv_fail(err, TV_ERR_LIMIT, "%s:%d: out of memory reading the openings", path, line);
+        o->tfens = bigger;
+        o->cap = ncap;
+    }
+    tfen_write(p, o->tfens[o->n++], TV_TFEN_MAX);
+    return TV_OK;
+}
+
+/* True when the text is game records (TGN): its first line that is not blank
+ * or a '#' comment starts with '['. */
+static bool openings_are_records(const char *text)
+{
+    for (const char *s = text; *s;) {
+        while (*s == ' ' || *s == '\t' || *s == '\r')
+            s++;
+        if (*s == '[')
+            return true;
+        if (*s && *s != '\n' && *s != '#')
+            return false;
+        const char *eol = strchr(s, '\n');
+        s = eol ? eol + 1 : s + strlen(s);
+    }
+    return false;
+}
+
+/* Game records as openings: each record's start position (its TFEN tag, or
+ * the start position): a TGN file that `tavreli export --tgn` wrote gives
+ * back the openings of its games. */
+static TvStatus record_openings(Openings *o, const Tournament *t, const char *text, const char *path, TvError *err)
+{
+    RecordList list;
+    TvError e;
+    if (records_read_string(text, path, &list, &e) != TV_OK) {
+        if (err) {
+            *err = e;
+            copy_str(err->file, sizeof err->file, path);
+        }
+        return tv_fail(err, e.status, "%s", e.msg);
+    }
     TvStatus st = TV_OK;
+    for (int i = 0; i < list.count && st == TV_OK; i++) {
+        const GameRecord *g = &list.games[i];
+        Position p;
+        if (tfen_read_arg(g->start_tfen[0] ? g->start_tfen : "startpos", &p, &e) != TV_OK) {
+            if (err) {
+                tv_error_clear(err);
+                copy_str(err->file, sizeof err->file, path);
+                err->line = g->source_line;
+            }
+            st = tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, g->source_line, e.msg);
+        } else
+            st = add_opening(o, t, &p, path, g->source_line, err);
+    }
+    records_free(&list);
+    return st;
+}
+
+/* TFEN lines as openings ('#' comments, blank lines skipped). */
+static TvStatus tfen_openings(Openings *o, const Tournament *t, char *text, const char *path, TvError *err)
+{
+    int line = 1;
     for (char *s = text; *s; line++) {
         char *eol = strchr(s, '\n');
         char *next = eol ? eol + 1 : s + strlen(s);
@@ -507,38 +575,54 @@ static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
         Position p;
         TvError e;
         tv_error_clear(&e);
-        const char *why = NULL;
-        char state[64];
-        if (tfen_read_arg(s, &p, &e) != TV_OK)
-            why = e.msg;
-        else if (movegen_state(&p, &t->rules) != TV_STATE_ONGOING) {
-            snprintf(state, sizeof state, "the game is already over (%s)", game_state_name(movegen_state(&p, &t->rules)));
-            why = state;
-        }
-        if (why) {
+        if (tfen_read_arg(s, &p, &e) != TV_OK) {
             if (err) {
                 tv_error_clear(err);
                 copy_str(err->file, sizeof err->file, path);
                 err->line = line;
             }
-            st = tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, line, why);
-            break;
+            return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, line, e.msg);
         }
-        if (n == cap) {
-            int ncap = cap ? cap * 2 : 64;
-            void *bigger = realloc(tfens, (size_t)ncap * sizeof *tfens);
-            if (!bigger) {
-                st = tv_fail(err, TV_ERR_LIMIT, "%s:%d: out of memory reading the openings", path, line);
-                break;
-            }
-            tfens = bigger;
-            cap = ncap;
-        }
-        tfen_write(&p, tfens[n++], TV_TFEN_MAX);
+        TvStatus st = add_opening(o, t, &p, path, line, err);
+        if (st != TV_OK)
+            return st;
         s = next;
     }
+    return TV_OK;
+}
+
+static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
+{
+    const char *path = t->openings.file;
+    char *text;
+    size_t len;
+    TvError e;
+    if (tv_read_file(path, "openings file", &text, &len, &e) != TV_OK) {
+        if (err) {
+            tv_error_clear(err);
+            copy_str(err->file, sizeof err->file, t->source);
+            err->line = ini_line;
+        }
+        return tv_fail(err, TV_ERR_IO, "%s:%d: %s", t->source, ini_line, e.msg);
+    }
+    Openings o = {NULL, 0, 0};
+    TvStatus st;
+    if (strlen(text) != len) {
+        int line = 1;
+        for (const char *c = text; *c; c++)
+            line += *c == '\n';
+        if (err) {
+            tv_error_clear(err);
+            copy_str(err->file, sizeof err->file, path);
+            err->line = line;
+        }
+        st = tv_fail(err, TV_ERR_PARSE, "%s:%d: a NUL byte: an openings file is text", path, line);
+    } else if (openings_are_records(text))
+        st = record_openings(&o, t, text, path, err);
+    else
+        st = tfen_openings(&o, t, text, path, err);
     free(text);
-    if (st == TV_OK && n == 0) {
+    if (st == TV_OK && o.n == 0) {
         if (err) {
             tv_error_clear(err);
             copy_str(err->file, sizeof err->file, t->source);
@@ -547,11 +631,11 @@ static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
         st = tv_fail(err, TV_ERR_PARSE, "%s:%d: the openings file '%s' has no positions", t->source, ini_line, path);
     }
     if (st != TV_OK) {
-        free(tfens);
+        free(o.tfens);
         return st;
     }
-    t->opening_tfens = tfens;
-    t->nopening_tfens = n;
+    t->opening_tfens = o.tfens;
+    t->nopening_tfens = o.n;
     return TV_OK;
 }
 
@@ -606,11 +690,22 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
 {
     tv_error_clear(err);
     set_defaults(t, path);
-    t->text = tv_read_text(path);
-    if (!t->text) {
+    size_t len;
+    TvError e;
+    if (tv_read_file(path, "tournament file", &t->text, &len, &e) != TV_OK) {
         if (err)
             copy_str(err->file, sizeof err->file, path);
-        return tv_fail(err, TV_ERR_IO, "%s: cannot read the tournament file: %s", path, strerror(errno));
+        return tv_fail(err, e.status, "%s", e.msg);
+    }
+    char why[200];
+    int bad = tv_ini_check_text(t->text, len, why, sizeof why);
+    if (bad) {
+        if (err) {
+            copy_str(err->file, sizeof err->file, path);
+            err->line = bad;
+        }
+        tournament_free(t);
+        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, bad, why);
     }
     Reader *r = calloc(1, sizeof *r);
     if (!r) {
@@ -723,6 +818,16 @@ void tournament_pairing(const Tournament *t, int p, int *first, int *second)
     }
     *first = 0; /* p out of range: not reached for 0 <= p < pairings */
     *second = 1;
+}
+
+bool tournament_engines_identical(const Tournament *t, int a, int b)
+{
+    const TournamentEngine *x = &t->engines[a], *y = &t->engines[b];
+    return x->kind == y->kind && x->kind != PLAYER_RANDOM &&
+           !memcmp(&x->engine.params, &y->engine.params, sizeof x->engine.params) &&
+           !memcmp(&x->engine.settings, &y->engine.settings, sizeof x->engine.settings) &&
+           x->engine.limits.depth == y->engine.limits.depth && x->engine.limits.nodes == y->engine.limits.nodes &&
+           x->engine.limits.movetime_ms == y->engine.limits.movetime_ms;
 }
 
 int64_t tournament_total_games(const Tournament *t)

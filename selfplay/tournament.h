@@ -108,6 +108,12 @@ int tournament_pairings(const Tournament *t);
 /* The two engines of pairing p (first = the first-named engine). */
 void tournament_pairing(const Tournament *t, int p, int *first, int *second);
 
+/* True when engines a and b play alike: the same kind, weights, search
+ * settings and limits.  Both games of each opening pair between them are
+ * then the same game (nothing random breaks the tie), so their games carry
+ * no information about which is stronger. */
+bool tournament_engines_identical(const Tournament *t, int a, int b);
+
 /* Total games: pairings x pairs x 2. */
 int64_t tournament_total_games(const Tournament *t);
 

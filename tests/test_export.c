@@ -80,8 +80,9 @@ static void play_small(char *path, size_t n)
 
 static char *slurp(const char *path)
 {
-    char *text = tv_read_text(path);
-    assert_non_null(text);
+    char *text;
+    TvError err;
+    assert_int_equal(tv_read_file(path, "file", &text, NULL, &err), TV_OK);
     return text;
 }
 

@@ -148,6 +148,12 @@ check "existing output refused" [ $? = 1 ]
 check "refusal says --resume or --force" grep -q -- "--resume.*--force" "$tmp/e"
 "$tv" selfplay "$tmp/t.ini" --out "/nonexistent-dir/x.h5" --quiet >"$tmp/o" 2>"$tmp/e"
 check "unwritable output is an error" [ $? = 1 ]
+check "... and only the error: no summary that looks like success" [ ! -s "$tmp/o" ]
+mkdir "$tmp/emptydir"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/emptydir" --force --quiet >"$tmp/o" 2>"$tmp/e"
+check "--force does not replace a directory" sh -c "[ -d '$tmp/emptydir' ] && grep -q 'is a directory' '$tmp/e'"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/x.h5" --threads 1025 --quiet >"$tmp/o" 2>"$tmp/e"
+check "--threads beyond the INI's range is refused with the range" sh -c "[ $? = 2 ] && grep -q 'from 0 to 1024' '$tmp/e'"
 sed 's/^pairs = 16/pairs = 16\nspeed = 3/' "$tmp/t.ini" >"$tmp/bad.ini"
 "$tv" selfplay "$tmp/bad.ini" --out "$tmp/bad.h5" --quiet >"$tmp/o" 2>"$tmp/e"
 check "bad INI key refused with file and line" grep -q "bad.ini:5:" "$tmp/e"
@@ -155,6 +161,27 @@ check "no store made for a bad INI" [ ! -f "$tmp/bad.h5" ]
 sed 's/^seed = 42/seed = 43/' "$tmp/t.ini" >"$tmp/other.ini"
 "$tv" selfplay "$tmp/other.ini" --out "$tmp/ref.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
 check "resume with another configuration refused" [ $? = 1 ]
+
+# the default output folder results/ is made when missing; the standings
+# are printed at the end, also with --quiet; --threads 0 means all cores
+mkdir "$tmp/cwd"
+tvabs=$(readlink -f "$tv")
+(cd "$tmp/cwd" && "$tvabs" selfplay "$tmp/t.ini" --threads=0 --games 4 --quiet >"$tmp/cwd.out" 2>&1)
+check "results/ made for the default output" [ -s "$tmp/cwd/results/resume-test.h5" ]
+check "standings printed with --quiet" grep -q "^rank engine .*Elo (95%) *games *score" "$tmp/cwd.out"
+
+# --resume through a symbolic link writes through to its target
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/target.h5" --games 4 --quiet >/dev/null 2>&1
+ln -s "$tmp/target.h5" "$tmp/link.h5"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/link.h5" --resume --games 4 --quiet >"$tmp/o" 2>&1
+check "resume through a link succeeds" grep -q "4 games stored this run (4 before)" "$tmp/o"
+check "... the link stays a link" [ -L "$tmp/link.h5" ]
+check "... and its target holds the games" sh -c "'$tv' export '$tmp/target.h5' --digest '$tmp/t.dig' >/dev/null && [ \$(wc -l <'$tmp/t.dig') = 8 ]"
+
+# identical engines are named before any game
+sed 's/^depth = 2/depth = 1/' "$tmp/t.ini" >"$tmp/same.ini"
+"$tv" selfplay "$tmp/same.ini" --out "$tmp/same.h5" --games 2 --quiet >"$tmp/o" 2>"$tmp/e"
+check "identical engines are named" grep -q "engines 'shallow' and 'deeper' are identical" "$tmp/e"
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
