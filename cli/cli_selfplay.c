@@ -178,7 +178,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
 #endif
     } else {
         bool have_store;
-        if (distrib_prepare_store(out, resume, force, t.text, &have_store, &err) != TV_OK) {
+        if (distrib_prepare_store(out, resume, force, &t, &have_store, &err) != TV_OK) {
             cli_error("%s", err.msg);
             tournament_free(&t);
             return CLI_FAIL;

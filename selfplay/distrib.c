@@ -117,9 +117,10 @@ static TvStatus merge_into(const char *out, char *const *parts, int nparts, cons
     return st;
 }
 
-TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const char *tournament_ini, bool *have_store,
+TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const Tournament *t, bool *have_store,
                                TvError *err)
 {
+    const char *tournament_ini = t->text;
     char **parts;
     int nparts;
     TvStatus st = list_parts(out, &parts, &nparts, err);
@@ -146,11 +147,17 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const c
         int64_t n;
         for (int i = 0; st == TV_OK && i < nparts; i++)
             st = h5store_check_not_live(parts[i], err);
+        for (int i = 0; st == TV_OK && i < nparts; i++)
+            st = runner_adopt_ini(parts[i], t, err);
+        if (st == TV_OK && exists)
+            st = runner_adopt_ini(out, t, err);
         if (st == TV_OK)
             st = merge_into(out, parts, nparts, tournament_ini, &n, err);
         exists = st == TV_OK;
     } else if (exists) {
         st = h5store_check_not_live(out, err); /* refused now, not after the run */
+        if (st == TV_OK)
+            st = runner_adopt_ini(out, t, err);
     } else {
         st = tv_fail(err, TV_ERR_IO, "nothing to resume: %s does not exist (run without --resume to start it)", out);
     }
@@ -317,7 +324,7 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
     /* Rank 0 readies the store (merging what an interrupted run left). */
     bool have_store = false;
     if (rank == 0)
-        st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t->text, &have_store, err);
+        st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t, &have_store, err);
     if ((st = agree(st, err, rank)) != TV_OK)
         goto finalize;
 

@@ -43,7 +43,7 @@ void distrib_part_path(const char *out, int rank, char *buf, size_t size);
  * parts; with resume, merges the parts an interrupted MPI run left (with
  * the store, if any) into the store and removes them.  *have_store: the
  * store exists afterwards.  Not thread-safe (HDF5). */
-TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const char *tournament_ini, bool *have_store,
+TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const Tournament *t, bool *have_store,
                                TvError *err);
 
 typedef struct {

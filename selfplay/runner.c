@@ -314,6 +314,82 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* Same players: names, weights and limits (what /engines holds). */
+static bool same_stored_engines(const StoredEngine *a, int na, const StoredEngine *b, int nb, char *why, size_t n)
+{
+    if (na != nb) {
+        snprintf(why, n, "the store has %d engines, the tournament %d", na, nb);
+        return false;
+    }
+    for (int i = 0; i < na; i++) {
+        if (strcmp(a[i].name, b[i].name) || a[i].kind != b[i].kind) {
+            snprintf(why, n, "engine %d is '%s' in the store, '%s' now", i + 1, a[i].name, b[i].name);
+            return false;
+        }
+        if (memcmp(a[i].weights, b[i].weights, sizeof a[i].weights) != 0 || a[i].depth != b[i].depth ||
+            a[i].nodes != b[i].nodes || a[i].movetime_ms != b[i].movetime_ms) {
+            snprintf(why, n, "engine '%s' has other weights or limits than when the store was made (its engine INI "
+                             "changed?)",
+                     a[i].name);
+            return false;
+        }
+    }
+    return true;
+}
+
+TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err)
+{
+    StoreContents c;
+    TvStatus st = h5store_read(path, false, false, &c, err);
+    if (st != TV_OK)
+        return st;
+    char why[300] = "";
+    StoredEngine *now = runner_stored_engines(t);
+    if (!now) {
+        h5store_contents_free(&c);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    bool same_text = !strcmp(c.tournament_ini, t->text ? t->text : "");
+    bool ok = same_stored_engines(c.engines, c.nengines, now, t->nengines, why, sizeof why);
+    free(now);
+    if (ok && !same_text) {
+        Tournament stored;
+        TvError e;
+        char *copy = strdup(c.tournament_ini);
+        if (!copy)
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        else if (tournament_read_text(t->source, copy, strlen(copy), &stored, &e) != TV_OK) {
+            ok = false;
+            snprintf(why, sizeof why, "its stored INI no longer reads: %.200s", e.msg);
+        } else {
+            ok = tournament_can_continue(&stored, t, why, sizeof why);
+            tournament_free(&stored);
+        }
+    }
+    if (st == TV_OK && !ok) {
+        char diff[700];
+        tournament_text_difference(c.tournament_ini, t->text, diff, sizeof diff);
+        st = tv_fail(err, TV_ERR_ARG,
+                     "%s: the store was made by another configuration: %s%s%s; use --force to start a new store "
+                     "(or --out for another file)",
+                     path, why, diff[0] ? "; first difference: stored " : "", diff);
+    }
+    if (st == TV_OK && !same_text) {
+        /* the new text (comments, more pairs, threads) is the store's from now on */
+        const char *names[1] = {"tournament_ini"};
+        const char *values[1] = {t->text};
+        st = h5store_set_attributes(path, names, values, 1, err);
+        if (st != TV_OK) { /* a store left by a crash opens only once repaired */
+            const char *inputs[1] = {path};
+            st = h5store_merge(path, inputs, 1, c.tournament_ini, NULL, err);
+            if (st == TV_OK)
+                st = h5store_set_attributes(path, names, values, 1, err);
+        }
+    }
+    h5store_contents_free(&c);
+    return st;
+}
+
 void run_stats_free(RunStats *stats)
 {
     free(stats->games);

@@ -112,6 +112,13 @@ void coordinator_free(Coordinator *c);
 TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err);
 
+/* Before a resume: the store (or part) at path, made by an earlier run,
+ * takes tournament t's INI text when t can continue it (same games, maybe
+ * more pairs: see tournament_can_continue) and its engines have the weights
+ * and limits the store holds.  Otherwise an error naming what differs and
+ * the first differing line of each INI. */
+TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err);
+
 int runner_threads(const RunOptions *ro);              /* game threads of this process */
 StoredEngine *runner_stored_engines(const Tournament *t); /* the /engines rows (heap) */
 /* With an [sprt] section: stores the settings and stats->sprt_result as the

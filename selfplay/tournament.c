@@ -689,14 +689,23 @@ static int count_lines(const char *text)
 TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
 {
     tv_error_clear(err);
-    set_defaults(t, path);
+    char *text;
     size_t len;
     TvError e;
-    if (tv_read_file(path, "tournament file", &t->text, &len, &e) != TV_OK) {
+    if (tv_read_file(path, "tournament file", &text, &len, &e) != TV_OK) {
+        set_defaults(t, path);
         if (err)
             copy_str(err->file, sizeof err->file, path);
         return tv_fail(err, e.status, "%s", e.msg);
     }
+    return tournament_read_text(path, text, len, t, err);
+}
+
+TvStatus tournament_read_text(const char *path, char *text, size_t len, Tournament *t, TvError *err)
+{
+    tv_error_clear(err);
+    set_defaults(t, path);
+    t->text = text;
     char why[200];
     int bad = tv_ini_check_text(t->text, len, why, sizeof why);
     if (bad) {
@@ -818,6 +827,106 @@ void tournament_pairing(const Tournament *t, int p, int *first, int *second)
     }
     *first = 0; /* p out of range: not reached for 0 <= p < pairings */
     *second = 1;
+}
+
+bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n)
+{
+    const Tournament *a = stored, *b = now;
+#define DIFFERS(cond, ...)                                                                                           \
+    do {                                                                                                             \
+        if (cond) {                                                                                                  \
+            snprintf(why, n, __VA_ARGS__);                                                                           \
+            return false;                                                                                            \
+        }                                                                                                            \
+    } while (0)
+    DIFFERS(a->format != b->format, "[tournament] format differs");
+    DIFFERS(a->seed != b->seed, "[tournament] seed %llu, now %llu", (unsigned long long)a->seed,
+            (unsigned long long)b->seed);
+    DIFFERS(b->pairs < a->pairs, "[tournament] pairs %d, now %d (fewer pairs would drop stored games)", a->pairs,
+            b->pairs);
+    DIFFERS(memcmp(&a->rules, &b->rules, sizeof a->rules) != 0, "[rules] differ");
+    DIFFERS(a->openings.plies != b->openings.plies || a->openings.balance_depth != b->openings.balance_depth ||
+                a->openings.balance_cp != b->openings.balance_cp || strcmp(a->openings.file, b->openings.file),
+            "[openings] differ");
+    DIFFERS(memcmp(&a->adjudication, &b->adjudication, sizeof a->adjudication) != 0, "[adjudication] differs");
+    DIFFERS(a->sprt != b->sprt || (a->sprt && memcmp(&a->sprt_settings, &b->sprt_settings, sizeof a->sprt_settings)),
+            "[sprt] differs");
+    DIFFERS(a->nengines != b->nengines, "%d engines, now %d", a->nengines, b->nengines);
+    for (int i = 0; i < a->nengines; i++) {
+        const TournamentEngine *x = &a->engines[i], *y = &b->engines[i];
+        DIFFERS(strcmp(x->engine.name, y->engine.name), "engine %d is '%s', now '%s'", i + 1, x->engine.name,
+                y->engine.name);
+        DIFFERS(x->kind != y->kind || x->engine.limits.depth != y->engine.limits.depth ||
+                    x->engine.limits.nodes != y->engine.limits.nodes ||
+                    x->engine.limits.movetime_ms != y->engine.limits.movetime_ms,
+                "engine '%s': its limits differ", x->engine.name);
+        DIFFERS(memcmp(&x->engine.settings, &y->engine.settings, sizeof x->engine.settings) != 0,
+                "engine '%s': its search settings differ", x->engine.name);
+    }
+#undef DIFFERS
+    return true;
+}
+
+/* The next line of text that holds a setting (not blank, not a comment),
+ * trimmed, from *p on; its number in *line.  False at the end. */
+static bool next_setting(const char **p, int *line, char *buf, size_t n)
+{
+    while (**p) {
+        const char *s = *p, *eol = strchr(s, '\n');
+        const char *end = eol ? eol : s + strlen(s);
+        *p = eol ? eol + 1 : end;
+        ++*line;
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
+        const char *cut = s;
+        while (cut < end && *cut != ';' && *cut != '#')
+            cut++;
+        while (cut > s && (cut[-1] == ' ' || cut[-1] == '\t' || cut[-1] == '\r'))
+            cut--;
+        if (cut == s)
+            continue;
+        snprintf(buf, n, "%.*s", (int)(cut - s), s);
+        return true;
+    }
+    return false;
+}
+
+void tournament_text_difference(const char *a, const char *b, char *buf, size_t n)
+{
+    const char *pa = a ? a : "", *pb = b ? b : "";
+    int la = 0, lb = 0;
+    char sa[256], sb[256];
+    buf[0] = 0;
+    for (;;) {
+        bool ha = next_setting(&pa, &la, sa, sizeof sa), hb = next_setting(&pb, &lb, sb, sizeof sb);
+        if (!ha && !hb)
+            return;
+        if (ha && hb) {
+            /* blanks around '=' do not count */
+            char ca[256], cb[256];
+            size_t i = 0, j = 0;
+            for (const char *c = sa; *c; c++)
+                if (*c != ' ' && *c != '\t')
+                    ca[i++] = *c;
+            for (const char *c = sb; *c; c++)
+                if (*c != ' ' && *c != '\t')
+                    cb[j++] = *c;
+            ca[i] = cb[j] = 0;
+            if (!strcmp(ca, cb))
+                continue;
+        }
+        char xa[300], xb[300];
+        if (ha)
+            snprintf(xa, sizeof xa, "line %d '%s'", la, sa);
+        else
+            snprintf(xa, sizeof xa, "(none)");
+        if (hb)
+            snprintf(xb, sizeof xb, "line %d '%s'", lb, sb);
+        else
+            snprintf(xb, sizeof xb, "(none)");
+        snprintf(buf, n, "%s / %s", xa, xb);
+        return;
+    }
 }
 
 bool tournament_engines_identical(const Tournament *t, int a, int b)

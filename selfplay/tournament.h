@@ -91,6 +91,25 @@ void tournament_defaults(Tournament *t, const char *name);
  * with "FILE:LINE: "). */
 TvStatus tournament_read(const char *path, Tournament *t, TvError *err);
 
+/* tournament_read of a text already in memory (len bytes, heap: t takes
+ * it, also on error), as if read from `path` (messages name it; engine and
+ * openings paths are relative to its directory). */
+TvStatus tournament_read_text(const char *path, char *text, size_t len, Tournament *t, TvError *err);
+
+/* Whether a store made by tournament `stored` can be continued by `now`:
+ * every setting that decides a game is the same (format, seed, rules,
+ * openings, adjudication, the SPRT, the engines' names, kinds, limits and
+ * search settings, in order), and `now` has at least as many pairs (the
+ * plan is index-determined, so a larger `pairs` only adds games).  The name,
+ * the threads, comments and blank space may differ.  On false, why says
+ * what differs. */
+bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n);
+
+/* The first line at which two INI texts differ, comments and blanks left
+ * out, as "line A 'x = 1' / line B 'x = 2'" (a missing line: "(none)"); ""
+ * when they hold the same settings. */
+void tournament_text_difference(const char *a, const char *b, char *buf, size_t n);
+
 void tournament_free(Tournament *t);
 
 /* One planned game. */

@@ -161,6 +161,20 @@ check "no store made for a bad INI" [ ! -f "$tmp/bad.h5" ]
 sed 's/^seed = 42/seed = 43/' "$tmp/t.ini" >"$tmp/other.ini"
 "$tv" selfplay "$tmp/other.ini" --out "$tmp/ref.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
 check "resume with another configuration refused" [ $? = 1 ]
+check "... showing the first differing line of each INI" grep -q "seed 42, now 43; first difference: stored line 5 'seed = 42' / line 5 'seed = 43'" "$tmp/e"
+
+# a change that cannot alter a stored game is taken: comments, blanks, more
+# pairs, threads; the extended run is the uninterrupted run of its size
+{ echo "; extended overnight"; sed 's/^pairs = 16/pairs  =  20   ; more/; s/^\[openings\]/threads = 1\n\n[openings]/' "$tmp/t.ini"; } >"$tmp/more.ini"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/ext.h5" --games 10 --quiet >/dev/null 2>&1
+"$tv" selfplay "$tmp/more.ini" --out "$tmp/ext.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
+check "resume with more pairs and comments accepted" grep -q "30 games stored this run (10 before), 40 of 40 planned" "$tmp/o"
+"$tv" selfplay "$tmp/more.ini" --out "$tmp/ext-ref.h5" --quiet >/dev/null 2>&1
+"$tv" export "$tmp/ext.h5" --digest "$tmp/ext.dig" >/dev/null 2>&1
+"$tv" export "$tmp/ext-ref.h5" --digest "$tmp/ext-ref.dig" >/dev/null 2>&1
+check "... giving the games of an uninterrupted run of the larger size" cmp -s "$tmp/ext.dig" "$tmp/ext-ref.dig"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/ext.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
+check "... and fewer pairs than stored are refused" grep -q "pairs 20, now 16" "$tmp/e"
 
 # the default output folder results/ is made when missing; the standings
 # are printed at the end, also with --quiet; --threads 0 means all cores
