@@ -834,7 +834,7 @@ static void tgn_write_unit(StrBuf *b, size_t *col, const char *unit)
 }
 
 char *record_write_tgn(const Position *start, const Options *o, const Move *moves, int nmoves,
-                       const RecordTag *tags, int ntags, const char *result)
+                       const RecordTag *tags, int ntags, const char *result, const char *const *comments)
 {
     StrBuf b = {0};
     char buf[TV_TFEN_MAX];
@@ -843,7 +843,7 @@ char *record_write_tgn(const Position *start, const Options *o, const Move *move
     for (int i = 0; tags && i < ntags; i++) {
         const char *k = tags[i].key;
         if (strcmp(k, "Variant") == 0 || strcmp(k, "Options") == 0 || strcmp(k, "TFEN") == 0 ||
-            strcmp(k, "Result") == 0)
+            strcmp(k, "Result") == 0 || strcmp(k, "SetUp") == 0)
             continue;
         tgn_write_tag(&b, k, tags[i].value ? tags[i].value : "");
     }
@@ -851,8 +851,10 @@ char *record_write_tgn(const Position *start, const Options *o, const Move *move
     tgn_write_tag(&b, "Variant", "tavreli");
     tgn_write_tag(&b, "Options", options_to_str(o, buf, sizeof buf));
     tfen_write(start, buf, sizeof buf);
-    if (strcmp(buf, TV_START_TFEN) != 0)
+    if (strcmp(buf, TV_START_TFEN) != 0) {
+        tgn_write_tag(&b, "SetUp", "1");
         tgn_write_tag(&b, "TFEN", buf);
+    }
     strbuf_add(&b, "\n");
 
     Position pos = *start;
@@ -865,13 +867,19 @@ char *record_write_tgn(const Position *start, const Options *o, const Move *move
         char mv[TV_MOVE_STR_MAX];
         char unit[TV_MOVE_STR_MAX + 24];
         move_to_str(&pos, o, moves[i], true, mv, sizeof mv);
+        bool after_comment = i > 0 && comments && comments[i - 1] && comments[i - 1][0];
         if (pos.side == TV_WHITE)
             snprintf(unit, sizeof unit, "%d. %s", pos.move_number, mv);
-        else if (i == 0)
+        else if (i == 0 || after_comment)
             snprintf(unit, sizeof unit, "%d... %s", pos.move_number, mv);
         else
             snprintf(unit, sizeof unit, "%s", mv);
         tgn_write_unit(&b, &col, unit);
+        if (comments && comments[i] && comments[i][0]) {
+            char c[128];
+            snprintf(c, sizeof c, "{%s}", comments[i]);
+            tgn_write_unit(&b, &col, c);
+        }
         Undo u;
         pos_make_move(&pos, moves[i], &u);
     }

@@ -74,8 +74,12 @@ TvStatus replay_record(const GameRecord *g, int mode, ReplayResult *res, TvError
 
 void replay_result_free(ReplayResult *res);
 
-/* Writes one game as TGN into a heap string (caller frees).  tags may be NULL. */
+/* Writes one game as TGN into a heap string (caller frees).  tags may be
+ * NULL.  When the game does not start from the start position, the TFEN
+ * tag and [SetUp "1"] say so (as PGN's FEN and SetUp do).  comments may be
+ * NULL, or hold one comment per move (NULL or "" for none), written as
+ * {comment} after the move. */
 char *record_write_tgn(const Position *start, const Options *o, const Move *moves, int nmoves,
-                       const RecordTag *tags, int ntags, const char *result);
+                       const RecordTag *tags, int ntags, const char *result, const char *const *comments);
 
 #endif

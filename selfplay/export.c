@@ -10,6 +10,7 @@
 #include "notation.h"
 #include "outcome.h"
 #include "record.h"
+#include "search.h"
 #include "tfen.h"
 
 static int cmp_game_index(const void *a, const void *b)
@@ -108,6 +109,27 @@ void export_tournament_name(const char *ini_text, const char *fallback, char *bu
         snprintf(buf, n, "%s", fallback);
 }
 
+/* A move's comment: the mover's score (in combatants, "+M3" for a mate in 3
+ * moves), the search depth and the time used: "+0.35/4 0.12s", as
+ * cutechess-cli writes it; "" for a random mover. */
+static void move_comment(const StoredMove *m, char *buf, size_t n)
+{
+    if (m->depth <= 0 && m->nodes == 0) {
+        buf[0] = 0;
+        return;
+    }
+    char score[24], time[24] = "";
+    if (m->score > SCORE_MATE_BOUND)
+        snprintf(score, sizeof score, "+M%d", (SCORE_MATE - m->score + 1) / 2);
+    else if (m->score < -SCORE_MATE_BOUND)
+        snprintf(score, sizeof score, "-M%d", (SCORE_MATE + m->score) / 2);
+    else
+        snprintf(score, sizeof score, "%+.2f", m->score / 100.0);
+    if (m->time_ms >= 0)
+        snprintf(time, sizeof time, " %.2fs", m->time_ms / 1000.0);
+    snprintf(buf, n, "%s/%d%s", score, m->depth, time);
+}
+
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err)
 {
     const StoredGame **order;
@@ -116,6 +138,8 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     if (st != TV_OK)
         return st;
     Move *moves = NULL;
+    char(*comments)[48] = NULL;
+    const char **comment_ptrs = NULL;
     Options o = {0};
     options_parse(c->options ? c->options : "", &o, NULL);
     char event[128];
@@ -130,11 +154,19 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         }
         p = start;
         Move *m2 = realloc(moves, sizeof *moves * (size_t)(g->move_count + 1));
-        if (!m2) {
+        if (m2)
+            moves = m2;
+        char(*c2)[48] = m2 ? realloc(comments, sizeof *comments * (size_t)(g->move_count + 1)) : NULL;
+        if (c2)
+            comments = c2;
+        const char **p2 = c2 ? realloc(comment_ptrs, sizeof *comment_ptrs * (size_t)(g->move_count + 1)) : NULL;
+        if (!p2) {
             st = tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
             break;
         }
-        moves = m2;
+        comment_ptrs = p2;
+        for (int32_t k = 0; k < g->move_count; k++)
+            comment_ptrs[k] = comments[k];
         for (int32_t k = 0; k < g->move_count && st == TV_OK; k++) {
             const StoredMove *sm = &c->moves[g->move_offset + k];
             if (move_parse(&p, &o, sm->move, TV_PARSE_STRICT, &moves[k], NULL, &e) != TV_OK) {
@@ -147,14 +179,21 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         }
         if (st != TV_OK)
             break;
-        char round[32], white[80], black[80];
-        snprintf(round, sizeof round, "%lld", (long long)g->index);
+        char round[32], index[32], white[80], black[80];
+        snprintf(round, sizeof round, "%lld", (long long)g->index + 1); /* 1-based, as PGN counts */
+        snprintf(index, sizeof index, "%lld", (long long)g->index);
         snprintf(white, sizeof white, "%s", g->white >= 0 && g->white < c->nengines ? c->engines[g->white].name : "?");
         snprintf(black, sizeof black, "%s", g->black >= 0 && g->black < c->nengines ? c->engines[g->black].name : "?");
-        RecordTag tags[5] = {{"Event", event}, {"Round", round}, {"White", white}, {"Black", black},
+        RecordTag tags[6] = {{"Event", event},
+                             {"Round", round},
+                             {"GameIndex", index},
+                             {"White", white},
+                             {"Black", black},
                              {"Termination", (char *)termination_name((Termination)g->termination)}};
         const char *result = g->result > 0 ? "1-0" : g->result < 0 ? "0-1" : "1/2-1/2";
-        char *text = record_write_tgn(&start, &o, moves, g->move_count, tags, 5, result);
+        for (int32_t k = 0; k < g->move_count; k++)
+            move_comment(&c->moves[g->move_offset + k], comments[k], sizeof comments[k]);
+        char *text = record_write_tgn(&start, &o, moves, g->move_count, tags, 6, result, comment_ptrs);
         if (!text) {
             st = tv_fail(err, TV_ERR_LIMIT, "%s: game %lld could not be written (out of memory)", source,
                          (long long)g->index);
@@ -165,6 +204,8 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         free(text);
     }
     free(moves);
+    free(comments);
+    free(comment_ptrs);
     free(order);
     if (fclose(f) != 0 && st == TV_OK)
         st = tv_fail(err, TV_ERR_IO, "export: writing %s failed: %s", path, strerror(errno));

@@ -78,12 +78,23 @@ static void play_small(char *path, size_t n)
     run_stats_free(&rs);
 }
 
-static char *slurp(const char *path)
+__attribute__((noinline)) static char *slurp(const char *path)
 {
     char *text;
     TvError err;
     assert_int_equal(tv_read_file(path, "file", &text, NULL, &err), TV_OK);
     return text;
+}
+
+/* True when text holds a move comment "{+S/D Ts}" (score/depth time). */
+static bool has_move_comment(const char *text)
+{
+    const char *c = strchr(text, '{');
+    if (!c || (c[1] != '+' && c[1] != '-'))
+        return false;
+    const char *end = strchr(c, '}');
+    const char *slash = strchr(c, '/');
+    return end && slash && slash < end && end[-1] == 's';
 }
 
 static void test_digest_and_tgn(void **state)
@@ -127,14 +138,51 @@ static void test_digest_and_tgn(void **state)
                 g = &c.games[k];
         assert_non_null(g);
         assert_int_equal(res.plies, g->plies);
-        bool event = false;
-        for (int k = 0; k < list.games[i].ntags; k++)
-            if (!strcmp(list.games[i].tags[k].key, "Event"))
-                event = !strcmp(list.games[i].tags[k].value, "export-test");
-        assert_true(event);
+        bool event = false, round = false, index = false;
+        char want[32];
+        for (int k = 0; k < list.games[i].ntags; k++) {
+            const RecordTag *tag = &list.games[i].tags[k];
+            if (!strcmp(tag->key, "Event"))
+                event = !strcmp(tag->value, "export-test");
+            snprintf(want, sizeof want, "%d", i + 1);
+            if (!strcmp(tag->key, "Round")) /* 1-based */
+                round = !strcmp(tag->value, want);
+            snprintf(want, sizeof want, "%d", i);
+            if (!strcmp(tag->key, "GameIndex"))
+                index = !strcmp(tag->value, want);
+        }
+        assert_true(event && round && index);
+        /* the start position is said by TFEN and SetUp tags */
+        assert_string_equal(list.games[i].start_tfen, g->start_tfen);
         replay_result_free(&res);
     }
     records_free(&list);
+    /* each move carries {score/depth time} from the store */
+    char *tgn_text = slurp(tgn);
+    assert_non_null(strstr(tgn_text, "[SetUp \"1\"]"));
+    assert_true(has_move_comment(tgn_text));
+    free(tgn_text);
+
+    /* the TGN file serves as an openings file: the games' start positions */
+    char eng[160], ini[160];
+    snprintf(eng, sizeof eng, "%s/e.ini", tmpdir);
+    snprintf(ini, sizeof ini, "%s/t.ini", tmpdir);
+    EngineVersion ev;
+    engine_default(&ev);
+    assert_int_equal(engine_write(eng, &ev, NULL, &err), TV_OK);
+    char text[512];
+    snprintf(text, sizeof text, "[openings]\nfile = t.tgn\n[engine a]\npath = e.ini\n[engine b]\npath = e.ini\n");
+    Tournament t;
+    assert_int_equal(tournament_read_text(ini, strdup(text), strlen(text), &t, &err), TV_OK);
+    assert_int_equal(t.nopening_tfens, 8);
+    for (int i = 0; i < 8; i++) {
+        const StoredGame *g = NULL;
+        for (int64_t k = 0; k < c.ngames; k++)
+            if (c.games[k].index == i)
+                g = &c.games[k];
+        assert_string_equal(t.opening_tfens[i], g->start_tfen);
+    }
+    tournament_free(&t);
     h5store_contents_free(&c);
 }
 

@@ -317,7 +317,7 @@ static void test_tgn_write_read_back(void **state)
         Position start;
         assert_int_equal(tfen_read(list.games[i].start_tfen, &start, NULL), TV_OK);
         char *tgn = record_write_tgn(&start, &list.games[i].options, r.moves, r.plies, list.games[i].tags,
-                                     list.games[i].ntags, "1-0");
+                                     list.games[i].ntags, "1-0", NULL);
         assert_non_null(tgn);
         /* Movetext lines below 80 characters. */
         const char *movetext = strstr(tgn, "\n\n");
@@ -360,7 +360,7 @@ static void test_tgn_write_read_back(void **state)
     assert_int_equal(replay_movetext(&start, &o, "9... e8-d7 10. 0-0 d7-d6 11. f1-f6+", TV_PARSE_STRICT, &r, &err),
                      TV_OK);
     RecordTag tags[1] = {{"White", "someone"}};
-    char *tgn = record_write_tgn(&start, &o, r.moves, r.plies, tags, 1, NULL);
+    char *tgn = record_write_tgn(&start, &o, r.moves, r.plies, tags, 1, NULL, NULL);
     assert_non_null(tgn);
     assert_non_null(strstr(tgn, "[White \"someone\"]\n[Result \"*\"]\n"));
     assert_non_null(strstr(tgn, "[TFEN \"4k3/8/8/8/8/8/8/R3K2R b KQ - 0 9\"]\n"));

@@ -14,11 +14,14 @@ source "$src/tests/selfplay_common.sh" # check, write_test_configs
 
 write_test_configs "$tmp" "$src"
 
-# games of a store as text, in game-index order (export writes that order)
-# (exit status: that of the export)
+# games of a store as text, in game-index order (export writes that order):
+# the tags and the moves, one game's moves on one line, without the move
+# comments (they hold thinking times) (exit status: that of the export)
 games_of() {
   "$tv" export "$1" --tgn "$1.tgn" >/dev/null 2>"$1.err" || return 1
-  grep -v '^\[Event\|^$' "$1.tgn" || true
+  awk '/^\[Event/ {next} /^\[/ {if (m != "") print m; m = ""; print; next}
+       /^$/ {next} {gsub(/ ?\{[^}]*\}/, ""); gsub(/^ +| +$/, ""); if ($0 != "") m = m (m == "" ? "" : " ") $0}
+       END {if (m != "") print m}' "$1.tgn"
 }
 
 # the number of games a store holds (0 when there is no store yet)
