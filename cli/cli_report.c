@@ -8,7 +8,8 @@
 #include "report.h"
 
 static const char REPORT_HELP[] =
-    "usage: tavreli report FILE.h5 [FILE.h5 ...] [--tuning-log LOG] [--simulations N] -o|--out DIR\n"
+    "usage: tavreli report FILE.h5 [FILE.h5 ...] [--tuning-log LOG] [--simulations N] [--mix-rules]\n"
+    "                      -o|--out DIR\n"
     "\n"
     "Writes DIR/report.md and DIR/report.html (open it in a browser; the plots are\n"
     "PNG files next to it, drawn by gnuplot) from the games of one or more\n"
@@ -16,17 +17,25 @@ static const char REPORT_HELP[] =
     "per-pairing results, how games ended, game lengths, the SPRT decision and\n"
     "LLR path when the tournament ran one, and with --tuning-log the loss curve\n"
     "and the weights that moved most. --simulations N takes the rating intervals\n"
-    "from N simulated replays of the same schedule instead of the covariance.\n";
+    "from N simulated replays of the same schedule instead of the covariance.\n"
+    "\n"
+    "The stores may hold different engine sets (v1-v2 in one, v2-v3 in another):\n"
+    "engines are matched by name, and one name must be one version (same\n"
+    "weights and limits). A game held by two stores (the same tournament and game\n"
+    "index) counts once. Stores played under other rule options are refused\n"
+    "unless --mix-rules is given.\n";
 
 typedef struct {
     const char *out, *tuning_log;
     long simulations;
+    bool mix_rules;
 } ReportArgs;
 
 static const CliFlag REPORT_FLAGS[] = {
     {"out", 'o', CLI_STRING, offsetof(ReportArgs, out), 0, 0},
     {"tuning-log", 0, CLI_STRING, offsetof(ReportArgs, tuning_log), 0, 0},
     {"simulations", 0, CLI_LONG, offsetof(ReportArgs, simulations), 1, 100000},
+    {"mix-rules", 0, CLI_BOOL, offsetof(ReportArgs, mix_rules), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -51,7 +60,8 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         goto done;
     }
     TvError err;
-    if (report_write_sim(files, nfiles, log, outdir, simulations, &err) != TV_OK) {
+    const ReportOptions opt = {simulations, a.mix_rules};
+    if (report_write_opts(files, nfiles, log, outdir, &opt, &err) != TV_OK) {
         cli_error("%s", err.msg);
         rc = CLI_FAIL;
         goto done;

@@ -14,6 +14,18 @@
 
 double stats_normal_cdf(double x) { return 0.5 * erfc(-x / SQRT2); }
 
+void stats_trinomial(int64_t w, int64_t d, int64_t l, double *score, double *se, double *elo, double *err95)
+{
+    double N = (double)(w + d + l);
+    double s = N > 0 ? ((double)w + 0.5 * (double)d) / N : NAN;
+    double var = N > 0 ? ((double)w * (1 - s) * (1 - s) + (double)d * (0.5 - s) * (0.5 - s) + (double)l * s * s) / N
+                       : NAN;
+    *score = s;
+    *se = sqrt(var / N);
+    *elo = elo_from_score(s);
+    *err95 = s > 0 && s < 1 ? STATS_Z975 * *se * ELO_PER_NAT / (s * (1 - s)) : INFINITY;
+}
+
 double elo_from_score(double score)
 {
     /* f(elo) = score  <=>  elo = -400 log10(1/score - 1); +-inf at 1 and 0. */
@@ -83,19 +95,10 @@ void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, Pairing
     /* Trinomial: score, Elo, its 95% half-width by the delta method
      * (d elo / d score = 400 / (ln 10 * s (1 - s))), and the LOS as fishtest's
      * get_elo: Phi((s - 1/2) / (sd / sqrt(N))). */
-    double N = (double)n;
-    double s = ((double)out->wins + 0.5 * (double)out->draws) / N;
+    double s, se;
+    stats_trinomial(out->wins, out->draws, out->losses, &s, &se, &out->elo, &out->elo_err95);
     out->score = s;
-    out->draw_rate = (double)out->draws / N;
-    out->elo = elo_from_score(s);
-    double var = ((double)out->wins * (1 - s) * (1 - s) + (double)out->draws * (0.5 - s) * (0.5 - s) +
-                  (double)out->losses * s * s) /
-                 N;
-    double se = sqrt(var / N);
-    if (s > 0 && s < 1)
-        out->elo_err95 = STATS_Z975 * se * ELO_PER_NAT / (s * (1 - s));
-    else
-        out->elo_err95 = INFINITY;
+    out->draw_rate = (double)out->draws / (double)n;
     out->los = se > 0 ? stats_normal_cdf((s - 0.5) / se) : (s > 0.5 ? 1.0 : s < 0.5 ? 0.0 : 0.5);
 
     /* Pentanomial: games sharing a pair id; pairs with exactly two games

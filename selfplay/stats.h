@@ -58,6 +58,11 @@ double stats_perfect_score_bound(int64_t n);
  * and 0). */
 double elo_from_score(double score);
 
+/* The trinomial statistics of w wins, d draws and l losses: the score, its
+ * standard error, the Elo of the score and its 95% half-width by the delta
+ * method (INFINITY at a score of 0 or 1). */
+void stats_trinomial(int64_t w, int64_t d, int64_t l, double *score, double *se, double *elo, double *err95);
+
 /* The standard normal distribution function Phi(x). */
 double stats_normal_cdf(double x);
 

@@ -6,3 +6,8 @@ target_link_libraries(test_report PRIVATE tavreli_tuner tavreli_selfplay)
 # h5_fixtures.c).
 target_include_directories(test_report PRIVATE ${HDF5_INCLUDE_DIRS})
 target_link_libraries(test_report PRIVATE ${HDF5_C_LIBRARIES})
+# report.html in a real browser (headless Chromium; skipped when it is not
+# installed: .ci/setup --test installs it for CI).
+add_test(NAME test_report_browser COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_report_browser.sh
+         $<TARGET_FILE:tavreli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_report_browser PROPERTIES LABELS fast SKIP_RETURN_CODE 77)

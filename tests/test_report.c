@@ -90,14 +90,23 @@ static void make_engines(StoredEngine *e, int n, const char *const *names)
         snprintf(e[i].path, sizeof e[i].path, "%s.ini", names[i]);
         e[i].depth = 3;
         e[i].weights[0] = 100;
+        for (const char *c = names[i]; *c; c++) /* versions that differ by name (identical ones get a note) */
+            e[i].weights[1] += *c;
     }
 }
 
-/* A store of the engines `names` holding the given games (NULL: none). */
-static void write_store(const char *path, const char *const *names, int nengines, StoredGame *games, int ngames)
+/* A store of the engines `names` holding the given games (NULL: none),
+ * every engine with weight 0 set to w0 and the given rule options. */
+static void write_store_as(const char *path, const char *const *names, int nengines, StoredGame *games, int ngames,
+                           int w0, const char *options)
 {
     StoredEngine e[8];
     make_engines(e, nengines, names);
+    for (int i = 0; i < nengines; i++) {
+        e[i].weights[0] = w0 < 0 ? 100 : w0;
+        if (w0 < 0) /* w0 < 0: every engine the same version under its own name */
+            e[i].weights[1] = 0;
+    }
     H5Store *s = NULL;
     TvError err;
     /* every game's rows, as a store holds them (the report reads only
@@ -116,7 +125,7 @@ static void write_store(const char *path, const char *const *names, int nengines
             m[r].ply = p[r].ply = k;
         }
     }
-    if (h5store_create(path, true, e, nengines, INI, OPTIONS, &s, &err) != TV_OK)
+    if (h5store_create(path, true, e, nengines, INI, options, &s, &err) != TV_OK)
         fail_msg("create %s: %s", path, err.msg);
     if (ngames > 0 && h5store_append(s, games, ngames, m, p, &err) != TV_OK)
         fail_msg("append %s: %s", path, err.msg);
@@ -124,6 +133,17 @@ static void write_store(const char *path, const char *const *names, int nengines
     free(p);
     if (h5store_close(s, &err) != TV_OK)
         fail_msg("close %s: %s", path, err.msg);
+}
+
+static void write_store(const char *path, const char *const *names, int nengines, StoredGame *games, int ngames)
+{
+    write_store_as(path, names, nengines, games, ngames, 100, OPTIONS);
+}
+
+static void write_store_weight0(const char *path, const char *const *names, int nengines, StoredGame *games,
+                                int ngames, int w0)
+{
+    write_store_as(path, names, nengines, games, ngames, w0, OPTIONS);
 }
 
 /* The games with index in [from, to) whose pair (index / 2) passes keep(). */
@@ -350,7 +370,10 @@ static void test_round_robin(void **state)
     /* The HTML: self-contained, the same tables, the image. */
     assert_contains(html, "<!DOCTYPE html>", "html");
     assert_contains(html, "<style>", "html");
-    assert_contains(html, "<img src=\"lengths.png\"", "html");
+    /* one self-contained page: every image inlined, none linked */
+    assert_contains(html, "<img src=\"data:image/png;base64,iVBORw0KGgo", "html");
+    assert_contains(html, "title=\"lengths.png\"", "html");
+    assert_null(strstr(html, "src=\"lengths.png\""));
     assert_contains(html, "<td>alpha</td>", "html");
     assert_contains(html, "<td>beta vs gamma</td>", "html");
     assert_contains(html, "<th>LOS</th>", "html");
@@ -501,6 +524,73 @@ static void test_tuning_log(void **state)
     assert_contains(err.msg, "none.log", "error");
 }
 
+/* ---- any set of stores ------------------------------------------------------------- */
+
+/* Stores with different engine sets are one rating list (engines matched
+ * by name); a game two stores hold counts once; stores of other rules need
+ * --mix-rules. */
+static void test_any_stores_together(void **state)
+{
+    Tmp *t = *state;
+    StoredGame games[NGAMES];
+    int n = select_games(games, NULL);
+    write_store(tmp_path(t, "rr.h5"), NAMES, 3, games, n); /* alpha, beta, gamma */
+    const char *other[3] = {"gamma", "delta", "epsilon"};
+    StoredGame g2[NGAMES];
+    int n2 = select_games(g2, NULL);
+    write_store(tmp_path(t, "other.h5"), other, 3, g2, n2);
+    const char *both[2] = {tmp_path(t, "rr.h5"), tmp_path(t, "other.h5")};
+    TvError err;
+    if (report_write(both, 2, NULL, tmp_path(t, "out"), &err) != TV_OK)
+        fail_msg("report of two engine sets: %s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.md", tmp_path(t, "out"));
+    char *md = slurp(path);
+    char *r = section(md, "Ratings");
+    for (int i = 0; i < 3; i++) {
+        assert_contains(r, NAMES[i], "ratings");
+        assert_contains(r, other[i], "ratings");
+    }
+    free(r);
+    assert_contains(md, "5 engine versions", "report");
+    free(md);
+
+    /* the same store twice: each game once */
+    const char *twice[2] = {tmp_path(t, "rr.h5"), tmp_path(t, "rr.h5")};
+    if (report_write(twice, 2, NULL, tmp_path(t, "out2"), &err) != TV_OK)
+        fail_msg("report of a store twice: %s", err.msg);
+    snprintf(path, sizeof path, "%s/report.md", tmp_path(t, "out2"));
+    md = slurp(path);
+    char want[128];
+    snprintf(want, sizeof want, "%d games from 2 stores", n);
+    assert_contains(md, want, "report");
+    snprintf(want, sizeof want, "%d games are held by more than one store", n);
+    assert_contains(md, want, "report");
+    free(md);
+
+    /* notes: a pairing mostly adjudicated, and identical engines */
+    for (int i = 0; i < n2; i++) {
+        g2[i].termination = TERM_ADJ_MAX_PLIES;
+        g2[i].result = 0;
+    }
+    write_store_as(tmp_path(t, "same.h5"), other, 3, g2, n2, -1, OPTIONS);
+    md = report_md(tmp_path(t, "same.h5"), NULL, tmp_path(t, "out4"));
+    assert_contains(md, "(more than half) ended by adjudication", "report");
+    assert_contains(md, "are the same engine version (weights and limits) under two names", "report");
+    free(md);
+
+    /* other rules: refused unless asked for */
+    write_store_as(tmp_path(t, "capture.h5"), other, 3, g2, n2, 100,
+                   "slide_over_own=no enpassant=combatant ending=capture");
+    const char *rules[2] = {tmp_path(t, "rr.h5"), tmp_path(t, "capture.h5")};
+    assert_int_not_equal(report_write(rules, 2, NULL, tmp_path(t, "out3"), &err), TV_OK);
+    assert_contains(err.msg, "was played under other rules", "error");
+    assert_contains(err.msg, "--mix-rules", "error");
+    ReportOptions mix = {0, true};
+    if (report_write_opts(rules, 2, NULL, tmp_path(t, "out3"), &mix, &err) != TV_OK)
+        fail_msg("report with --mix-rules: %s", err.msg);
+}
+
 /* ---- errors ------------------------------------------------------------------------ */
 
 static void expect_error(const char *const *files, int n, const char *log, const char *out, const char *msg)
@@ -549,14 +639,10 @@ static void test_errors(void **state)
     expect_error(f3, 1, NULL, out, "only one engine version (alpha)");
     expect_error(f3, 1, NULL, out, "ratings need two");
 
-    /* Stores with other engines. */
-    const char *other[3] = {"alpha", "beta", "delta"};
-    write_store(tmp_path(t, "other.h5"), other, 3, games, n);
+    /* One name, two versions: refused, naming the weight that differs. */
+    write_store_weight0(tmp_path(t, "other.h5"), NAMES, 3, games, n, 101);
     const char *f4[2] = {tmp_path(t, "rr.h5"), tmp_path(t, "other.h5")};
-    expect_error(f4, 2, NULL, out, "engine 'delta' is not in");
-    write_store(tmp_path(t, "two.h5"), NAMES, 2, games, 2);
-    const char *f5[2] = {tmp_path(t, "rr.h5"), tmp_path(t, "two.h5")};
-    expect_error(f5, 2, NULL, out, "every store must have the same engines");
+    expect_error(f4, 2, NULL, out, "engine 'alpha' has other weights (top_value[0] 101, there 100)");
 
     /* Not a store at all. */
     FILE *f = fopen(tmp_path(t, "text.h5"), "w");
@@ -593,6 +679,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_split_same_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sprt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tuning_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_any_stores_together, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

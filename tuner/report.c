@@ -174,7 +174,8 @@ static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
 
 typedef struct {
     char name[64];
-    const StoredEngine *eng; /* in the first store */
+    const StoredEngine *eng; /* in the first store that has it */
+    int file;                /* that store */
     int64_t games;
     double points;
     int rated; /* index in the ratings (-1: no games against another player) */
@@ -183,7 +184,10 @@ typedef struct {
 typedef struct {
     int a, b; /* players, a < b */
     int64_t games;
+    int64_t adjudicated; /* games ended by adjudication (ply limit, resignation, draw) */
+    bool identical;      /* the two engines are the same version under two names */
     PairingStats ps;
+    double *elo, *err95; /* games: a's Elo and its 95% half-width after each game, as played */
 } Pairing;
 
 typedef struct {
@@ -192,7 +196,11 @@ typedef struct {
     StoreContents *c; /* nfiles */
     int nplayers;
     Player *players;
-    int64_t ngames;       /* all games */
+    int64_t ngames;       /* all games, each once */
+    const StoredGame **kept; /* ngames: the games counted (a game two stores hold, once) */
+    int *kept_white, *kept_black; /* ngames: their players */
+    int64_t nduplicates;  /* games left out: held by an earlier store too */
+    bool mix_rules;       /* stores of other rule options may be rated together */
     int64_t nself;        /* games of an engine against itself (not rated) */
     RatedGame *rg;        /* rated games, players as rating indices */
     int64_t nrg;
@@ -225,6 +233,13 @@ static void report_free(Report *R)
             h5store_contents_free(&R->c[f]);
     free(R->c);
     free(R->players);
+    free(R->kept);
+    free(R->kept_white);
+    free(R->kept_black);
+    for (int i = 0; i < R->npairings; i++) {
+        free(R->pairings[i].elo);
+        free(R->pairings[i].err95);
+    }
     free(R->rg);
     free(R->rated_player);
     if (R->have_r)
@@ -244,67 +259,141 @@ static void report_free(Report *R)
     free(R->tl_rank);
 }
 
-static bool same_engine(const StoredEngine *x, const StoredEngine *y)
+/* Why x and y are not the same engine version (a name stands for one
+ * version: the same kind, program, weights and limits), or NULL. */
+static const char *engine_difference(const StoredEngine *x, const StoredEngine *y, char *why, size_t n)
 {
-    return x->depth == y->depth && x->nodes == y->nodes && x->movetime_ms == y->movetime_ms &&
-           !memcmp(x->weights, y->weights, sizeof x->weights);
+    if (x->kind != y->kind || strncmp(x->command, y->command, sizeof x->command))
+        return "a different program";
+    if (x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms ||
+        strncmp(x->tc, y->tc, sizeof x->tc))
+        return "other limits";
+    for (int i = 0; i < EVAL_NWEIGHTS; i++)
+        if (x->weights[i] != y->weights[i]) {
+            char name[96];
+            eval_weight_element_name(i, name, sizeof name);
+            snprintf(why, n, "other weights (%s %d, there %d)", name, y->weights[i], x->weights[i]);
+            return why;
+        }
+    return NULL;
 }
 
-/* Stage 1: read the stores and collect the games. */
+/* A game's identity across stores: its tournament (the stored INI text,
+ * comments, blanks and the keys that change no game left out) and its index,
+ * with its start position, length and result as a guard. */
+static uint64_t game_key(uint64_t tournament, const StoreContents *c, const StoredGame *g)
+{
+    uint64_t h = tv_hash_bytes(tournament, &g->index, sizeof g->index);
+    h = tv_hash_bytes(h, c->engines[g->white].name, strnlen(c->engines[g->white].name, sizeof c->engines[0].name));
+    h = tv_hash_bytes(h, c->engines[g->black].name, strnlen(c->engines[g->black].name, sizeof c->engines[0].name));
+    h = tv_hash_bytes(h, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
+    h = tv_hash_bytes(h, &g->plies, sizeof g->plies);
+    return tv_hash_bytes(h, &g->result, sizeof g->result);
+}
+
+/* The hash of a tournament INI's settings that decide games. */
+static uint64_t tournament_key(const char *ini)
+{
+    uint64_t h = TV_HASH_START;
+    for (const char *s = ini ? ini : ""; *s;) {
+        const char *eol = strchr(s, '\n'), *end = eol ? eol : s + strlen(s);
+        const char *p = s, *cut = s;
+        while (cut < end && *cut != ';' && *cut != '#')
+            cut++;
+        char line[256];
+        size_t k = 0;
+        for (; p < cut && k < sizeof line - 1; p++)
+            if (*p != ' ' && *p != '\t' && *p != '\r')
+                line[k++] = *p;
+        line[k] = 0;
+        if (k && strncmp(line, "pairs=", 6) && strncmp(line, "threads=", 8) && strncmp(line, "name=", 5))
+            h = tv_hash_bytes(h, line, k + 1);
+        s = eol ? eol + 1 : end;
+    }
+    return h;
+}
+
+/* Adds key to the open-addressing set (cap a power of two, at least twice
+ * the keys it will hold; 0 marks a free slot); false when it was there. */
+static bool set_add(uint64_t *set, size_t cap, uint64_t key)
+{
+    key = key ? key : 1;
+    for (size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (set[i] == key)
+            return false;
+        if (set[i] == 0) {
+            set[i] = key;
+            return true;
+        }
+    }
+}
+
+/* Stage 1: read the stores and collect the games.  Players are matched by
+ * name across stores (any engine sets: v1-v2 in one store and v2-v3 in
+ * another are one rating list); a game held by two stores counts once. */
 static TvStatus collect(Report *R, TvError *err)
 {
     R->c = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->c);
     if (!R->c)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    int64_t all = 0;
     for (int f = 0; f < R->nfiles; f++) {
         TvStatus st = h5store_read(R->files[f], false, false, &R->c[f], err);
         if (st != TV_OK)
             return st;
         if (R->c[f].ngames == 0)
             return tv_fail(err, TV_ERR_ARG, "%s: no games", R->files[f]);
-        R->ngames += R->c[f].ngames;
+        if (!R->mix_rules && strcmp(R->c[f].options, R->c[0].options) != 0)
+            return tv_fail(err, TV_ERR_ARG,
+                           "%s was played under other rules (%s) than %s (%s): rating them together needs "
+                           "--mix-rules",
+                           R->files[f], R->c[f].options, R->files[0], R->c[0].options);
+        all += R->c[f].ngames;
     }
-    /* The players are the first store's engines; every other store must have
-     * the same ones (by name, in any order, with the same weights and limits). */
-    const StoreContents *c0 = &R->c[0];
-    R->nplayers = c0->nengines;
-    R->players = calloc((size_t)(R->nplayers ? R->nplayers : 1), sizeof *R->players);
-    if (!R->players)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    for (int e = 0; e < R->nplayers; e++) {
-        snprintf(R->players[e].name, sizeof R->players[e].name, "%.*s", (int)sizeof c0->engines[e].name - 1,
-                 c0->engines[e].name);
-        R->players[e].eng = &c0->engines[e];
-        R->players[e].rated = -1;
-    }
-    int *map = malloc((size_t)(R->nplayers ? R->nplayers : 1) * sizeof *map);
-    R->rg = malloc((size_t)R->ngames * sizeof *R->rg);
-    if (!map || !R->rg) {
-        free(map);
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    int total_engines = 0;
+    for (int f = 0; f < R->nfiles; f++)
+        total_engines += R->c[f].nengines;
+    R->players = calloc((size_t)(total_engines ? total_engines : 1), sizeof *R->players);
+    R->rg = malloc((size_t)(all ? all : 1) * sizeof *R->rg);
+    R->kept = malloc((size_t)(all ? all : 1) * sizeof *R->kept);
+    R->kept_white = malloc((size_t)(all ? all : 1) * sizeof *R->kept_white);
+    R->kept_black = malloc((size_t)(all ? all : 1) * sizeof *R->kept_black);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)all)
+        cap *= 2;
+    uint64_t *keys = calloc(cap, sizeof *keys);
+    int *map = malloc((size_t)(total_engines ? total_engines : 1) * sizeof *map);
+    TvStatus st = TV_OK;
+    if (!R->players || !R->rg || !R->kept || !R->kept_white || !R->kept_black || !keys || !map) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        goto done;
     }
     int64_t pair_base = 0;
-    TvStatus st = TV_OK;
     for (int f = 0; f < R->nfiles && st == TV_OK; f++) {
         const StoreContents *c = &R->c[f];
-        if (c->nengines != R->nplayers) {
-            st = tv_fail(err, TV_ERR_ARG, "%s: %d engines, but %s has %d: every store must have the same engines",
-                         R->files[f], c->nengines, R->files[0], R->nplayers);
-            break;
-        }
+        /* its engines as players: a known name must be the same version */
         for (int e = 0; e < c->nengines && st == TV_OK; e++) {
             map[e] = -1;
-            for (int p = 0; p < R->nplayers; p++)
+            for (int p = 0; p < R->nplayers && map[e] < 0; p++)
                 if (!strncmp(c->engines[e].name, R->players[p].name, sizeof c->engines[e].name))
                     map[e] = p;
-            if (map[e] < 0)
-                st = tv_fail(err, TV_ERR_ARG, "%s: engine '%.64s' is not in %s: every store must have the same engines",
-                             R->files[f], c->engines[e].name, R->files[0]);
-            else if (!same_engine(&c->engines[e], R->players[map[e]].eng))
+            char why[160];
+            const char *d;
+            if (map[e] >= 0 && (d = engine_difference(R->players[map[e]].eng, &c->engines[e], why, sizeof why)))
                 st = tv_fail(err, TV_ERR_ARG,
-                             "%s: engine '%.64s' has other weights or limits than in %s: one name must be one version",
-                             R->files[f], c->engines[e].name, R->files[0]);
+                             "%s: engine '%.64s' has %s than in %s: one name must be one version (rename one of "
+                             "them)",
+                             R->files[f], c->engines[e].name, d, R->files[R->players[map[e]].file]);
+            else if (map[e] < 0) {
+                Player *p = &R->players[R->nplayers];
+                snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof c->engines[e].name - 1, c->engines[e].name);
+                p->eng = &c->engines[e];
+                p->file = f;
+                p->rated = -1;
+                map[e] = R->nplayers++;
+            }
         }
+        const uint64_t tkey = tournament_key(c->tournament_ini);
         int64_t max_index = 0;
         for (int64_t i = 0; i < c->ngames && st == TV_OK; i++) {
             const StoredGame *g = &c->games[i];
@@ -314,9 +403,17 @@ static TvStatus collect(Report *R, TvError *err)
                              (long long)g->index);
                 break;
             }
+            /* a game seen in an earlier store (or twice here) counts once */
+            if (!set_add(keys, cap, game_key(tkey, c, g))) {
+                R->nduplicates++;
+                continue;
+            }
+            int w = map[g->white], b = map[g->black];
+            R->kept_white[R->ngames] = w;
+            R->kept_black[R->ngames] = b;
+            R->kept[R->ngames++] = g;
             if (g->index > max_index)
                 max_index = g->index;
-            int w = map[g->white], b = map[g->black];
             double pw = (g->result + 1) / 2.0;
             R->players[w].games++;
             R->players[b].games++;
@@ -334,6 +431,8 @@ static TvStatus collect(Report *R, TvError *err)
         }
         pair_base += max_index / 2 + 1;
     }
+done:
+    free(keys);
     free(map);
     return st;
 }
@@ -444,26 +543,55 @@ static TvStatus compute(Report *R, TvError *err)
         for (int b = a + 1; b < n; b++)
             if (met_games[a * n + b] > 0) {
                 Pairing *p = &R->pairings[R->npairings++];
+                memset(p, 0, sizeof *p);
                 p->a = a;
                 p->b = b;
                 p->games = met_games[a * n + b];
                 pairing_stats(cg, R->nrg, R->players[a].rated, R->players[b].rated, &p->ps);
+                char why[8];
+                p->identical = !engine_difference(R->players[a].eng, R->players[b].eng, why, sizeof why);
+                p->elo = malloc(sizeof *p->elo * (size_t)p->games);
+                p->err95 = malloc(sizeof *p->err95 * (size_t)p->games);
+                if (!p->elo || !p->err95)
+                    st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
             }
     free(met_games);
     free(cg);
+    if (st != TV_OK)
+        return st;
+    /* Each pairing's Elo after each of its games, as played. */
+    for (int i = 0; i < R->npairings; i++) {
+        Pairing *p = &R->pairings[i];
+        int64_t w = 0, d = 0, l = 0, k = 0;
+        for (int64_t g = 0; g < R->ngames && k < p->games; g++) {
+            int x = R->kept_white[g], y = R->kept_black[g];
+            if (!((x == p->a && y == p->b) || (x == p->b && y == p->a)))
+                continue;
+            const StoredGame *sg = R->kept[g];
+            int res = x == p->a ? sg->result : -sg->result;
+            w += res > 0;
+            d += res == 0;
+            l += res < 0;
+            p->adjudicated += sg->termination == TERM_ADJ_MAX_PLIES || sg->termination == TERM_ADJ_RESIGN ||
+                              sg->termination == TERM_ADJ_DRAW;
+            double s, se, e, h;
+            stats_trinomial(w, d, l, &s, &se, &e, &h);
+            p->elo[k] = fmax(-1000, fmin(1000, e));
+            p->err95[k++] = h;
+        }
+    }
 
     /* Terminations and game lengths (every game, also self-games). */
     R->plies = malloc((size_t)R->ngames * sizeof *R->plies);
     if (!R->plies)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     int64_t k = 0;
-    for (int f = 0; f < R->nfiles; f++)
-        for (int64_t i = 0; i < R->c[f].ngames; i++) {
-            const StoredGame *g = &R->c[f].games[i];
-            int t = g->termination >= 0 && g->termination < NTERM - 1 ? g->termination : NTERM - 1;
-            R->term[t][1 - g->result]++;
-            R->plies[k++] = g->plies < 0 ? 0 : g->plies;
-        }
+    for (int64_t i = 0; i < R->ngames; i++) {
+        const StoredGame *g = R->kept[i];
+        int t = g->termination >= 0 && g->termination < NTERM - 1 ? g->termination : NTERM - 1;
+        R->term[t][1 - g->result]++;
+        R->plies[k++] = g->plies < 0 ? 0 : g->plies;
+    }
     qsort(R->plies, (size_t)R->ngames, sizeof *R->plies, cmp_int);
     int maxp = R->plies[R->ngames - 1];
     static const int nice[] = {1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000};
@@ -478,15 +606,14 @@ static TvStatus compute(Report *R, TvError *err)
     R->drawn_by_bin = calloc((size_t)R->nbins, sizeof *R->drawn_by_bin);
     if (!R->decisive_by_bin || !R->drawn_by_bin)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    for (int f = 0; f < R->nfiles; f++)
-        for (int64_t i = 0; i < R->c[f].ngames; i++) {
-            const StoredGame *g = &R->c[f].games[i];
-            int bin = (g->plies < 0 ? 0 : g->plies) / R->binw;
-            if (g->result)
-                R->decisive_by_bin[bin]++;
-            else
-                R->drawn_by_bin[bin]++;
-        }
+    for (int64_t i = 0; i < R->ngames; i++) {
+        const StoredGame *g = R->kept[i];
+        int bin = (g->plies < 0 ? 0 : g->plies) / R->binw;
+        if (g->result)
+            R->decisive_by_bin[bin]++;
+        else
+            R->drawn_by_bin[bin]++;
+    }
 
     /* SPRT: every store that ran one. */
     R->sprt = calloc((size_t)R->nfiles, sizeof *R->sprt);
@@ -530,6 +657,34 @@ static TvStatus plots(const Report *R, const char *outdir, TvError *err)
     PlotSet P;
     plot_begin(&P, outdir);
     TvStatus st = plot_lengths(&P, R->ngames, R->binw, R->nbins, R->decisive_by_bin, R->drawn_by_bin, err);
+    const char **names = malloc(sizeof *names * (size_t)R->nrated);
+    double *elo = malloc(sizeof *elo * 3 * (size_t)R->nrated);
+    PlotPairing *pp = malloc(sizeof *pp * (size_t)(R->npairings ? R->npairings : 1));
+    char(*labels)[140] = malloc(sizeof *labels * (size_t)(R->npairings ? R->npairings : 1));
+    if (st == TV_OK && (!names || !elo || !pp || !labels))
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (st == TV_OK) {
+        for (int i = 0; i < R->nrated; i++) {
+            int ri = R->order[i];
+            names[i] = R->players[R->rated_player[ri]].name;
+            elo[i] = R->r.elo[ri];
+            elo[R->nrated + i] = R->r.lo[ri];
+            elo[2 * R->nrated + i] = R->r.hi[ri];
+        }
+        st = plot_elo(&P, names, elo, elo + R->nrated, elo + 2 * R->nrated, R->nrated, err);
+    }
+    if (st == TV_OK) {
+        for (int i = 0; i < R->npairings; i++) {
+            const Pairing *q = &R->pairings[i];
+            snprintf(labels[i], sizeof labels[i], "%s vs %s", R->players[q->a].name, R->players[q->b].name);
+            pp[i] = (PlotPairing){labels[i], q->games, q->elo, q->err95};
+        }
+        st = plot_pairings(&P, pp, R->npairings, err);
+    }
+    free(names);
+    free(elo);
+    free(pp);
+    free(labels);
     for (int i = 0; st == TV_OK && i < R->nsprt; i++) {
         const SprtInfo *s = &R->sprt[i];
         const StoreContents *c = &R->c[s->file];
@@ -560,6 +715,11 @@ static void build_doc(const Report *R, Doc *D)
     doc_h1(D, "Strength report");
     doc_para(D, "%lld games from %d store%s; %d engine versions.", (long long)R->ngames, R->nfiles,
              R->nfiles == 1 ? "" : "s", R->nplayers);
+    if (R->nduplicates > 0)
+        doc_para(D,
+                 "%lld games are held by more than one store (the same tournament and game index) and are "
+                 "counted once.",
+                 (long long)R->nduplicates);
     doc_table(D, "lrl");
     doc_cell(D, "store");
     doc_cell(D, "games");
@@ -614,6 +774,20 @@ static void build_doc(const Report *R, Doc *D)
         }
     if (R->nself > 0)
         doc_para(D, "%lld games of an engine against itself are not rated (they count below).", (long long)R->nself);
+    doc_img(D, PLOT_ELO_PNG, "Elo of each engine with its 95% interval");
+    for (int i = 0; i < R->npairings; i++) {
+        const Pairing *p = &R->pairings[i];
+        if (2 * p->adjudicated > p->games)
+            doc_para(D,
+                     "Note: %lld of the %lld games of %s vs %s (more than half) ended by adjudication: their results "
+                     "rest on the engines' own scores more than on play to the end.",
+                     (long long)p->adjudicated, (long long)p->games, R->players[p->a].name, R->players[p->b].name);
+        if (p->identical)
+            doc_para(D,
+                     "Note: %s and %s are the same engine version (weights and limits) under two names: both games "
+                     "of each opening pair are the same game, so their results say nothing about strength.",
+                     R->players[p->a].name, R->players[p->b].name);
+    }
 
     /* LOS. */
     doc_h2(D, "Likelihood of superiority");
@@ -647,10 +821,12 @@ static void build_doc(const Report *R, Doc *D)
     doc_para(D,
              "Results from the first engine's view. Pentanomial: opening pairs (both colours) scoring 0, 1/2, 1, "
              "3/2, 2 points. Elo from the score with its 95%% half-width; normalized Elo (nElo) from the "
-             "pentanomial counts. LOS: the probability that the first engine is the stronger.");
-    doc_table(D, "lrrrrrrrrrr");
+             "pentanomial counts. A perfect score has no finite Elo: the bound the games support at 95%% is shown "
+             "instead. LOS: the probability that the first engine is the stronger (from the fitted ratings, as in the "
+             "matrix above). Adjudicated: games ended by the ply limit, resignation or draw adjudication.");
+    doc_table(D, "lrrrrrrrrrrr");
     const char *ph[] = {"pairing", "games", "W", "D", "L", "pentanomial 0/½/1/1½/2", "score", "draws", "Elo",
-                        "nElo", "LOS"};
+                        "nElo", "LOS", "adjudicated"};
     for (size_t i = 0; i < sizeof ph / sizeof ph[0]; i++)
         doc_cell(D, "%s", ph[i]);
     for (int i = 0; i < R->npairings; i++) {
@@ -667,13 +843,17 @@ static void build_doc(const Report *R, Doc *D)
         doc_cell(D, "%s", a);
         fmt_pct(a, sizeof a, s->draw_rate);
         doc_cell(D, "%s", a);
-        fmt_pm(a, sizeof a, s->elo, s->elo_err95);
+        stats_format_elo(s, a, sizeof a);
         doc_cell(D, "%s", a);
         fmt_pm(a, sizeof a, s->nelo, s->nelo_err95);
         doc_cell(D, "%s", a);
-        fmt_pct(a, sizeof a, s->los);
+        int ra = R->players[p->a].rated, rb = R->players[p->b].rated;
+        fmt_pct(a, sizeof a, R->r.los[ra * R->r.n + rb]);
+        doc_cell(D, "%s", a);
+        fmt_pct(a, sizeof a, (double)p->adjudicated / (double)p->games);
         doc_cell(D, "%s", a);
     }
+    doc_img(D, PLOT_PAIRINGS_PNG, "Elo of each pairing as its games accumulate, with its 95% band");
 
     /* Terminations. */
     doc_h2(D, "How games ended");
@@ -795,11 +975,12 @@ static void build_doc(const Report *R, Doc *D)
 TvStatus report_write(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
                       TvError *err)
 {
-    return report_write_sim(files, nfiles, tuning_log, outdir, 0, err);
+    ReportOptions o = {0, false};
+    return report_write_opts(files, nfiles, tuning_log, outdir, &o, err);
 }
 
-TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
-                          int simulations, TvError *err)
+TvStatus report_write_opts(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
+                           const ReportOptions *opt, TvError *err)
 {
     if (err)
         tv_error_clear(err);
@@ -816,7 +997,8 @@ TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuni
     R.files = files;
     R.nfiles = nfiles;
     R.tuning_path = tuning_log;
-    R.simulations = simulations;
+    R.simulations = opt->simulations;
+    R.mix_rules = opt->mix_rules;
     Doc D = {0};
     StrBuf md = {0}, html = {0};
     TvStatus st;
@@ -830,7 +1012,8 @@ TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuni
         goto done;
     }
     doc_render_md(&D, &md);
-    doc_render_html(&D, &html);
+    if ((st = doc_render_html(&D, outdir, &html, err)) != TV_OK)
+        goto done;
     if ((st = doc_write_buf(outdir, "report.md", &md, err)) != TV_OK)
         goto done;
     st = doc_write_buf(outdir, "report.html", &html, err);

@@ -3,6 +3,8 @@
 #ifndef TAVRELI_REPORT_H
 #define TAVRELI_REPORT_H
 
+#include <stdbool.h>
+
 #include "status.h"
 
 /* Reads the stores (all games of all files together), fits the ratings and
@@ -29,9 +31,13 @@
 TvStatus report_write(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
                       TvError *err);
 
-/* As report_write, with the rating intervals from `simulations` simulated
- * replays of the same schedule (0: from the covariance). */
-TvStatus report_write_sim(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
-                          int simulations, TvError *err);
+typedef struct {
+    int simulations; /* > 0: rating intervals from this many simulated replays of the schedule */
+    bool mix_rules;  /* rate stores played under other rule options together */
+} ReportOptions;
+
+/* report_write with options. */
+TvStatus report_write_opts(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
+                           const ReportOptions *opt, TvError *err);
 
 #endif

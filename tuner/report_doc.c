@@ -183,7 +183,18 @@ static const char HTML_HEAD[] =
     "img { max-width: 100%%; border: 1px solid #ddd; margin: 0.5em 0; }\n"
     "</style>\n</head>\n<body>\n";
 
-void doc_render_html(const Doc *d, StrBuf *o)
+/* Appends the base64 encoding (RFC 4648) of n bytes. */
+static void base64(StrBuf *o, const unsigned char *p, size_t n)
+{
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0u) | (i + 2 < n ? p[i + 2] : 0u);
+        char q[4] = {A[v >> 18], A[(v >> 12) & 63], i + 1 < n ? A[(v >> 6) & 63] : '=', i + 2 < n ? A[v & 63] : '='};
+        strbuf_add_n(o, q, 4);
+    }
+}
+
+TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *err)
 {
     const char *title = d->n > 0 && d->b[0].kind == DOC_H1 ? d->b[0].text : "report";
     StrBuf t = {0};
@@ -202,13 +213,25 @@ void doc_render_html(const Doc *d, StrBuf *o)
             strbuf_addf(o, "</%s>\n", tag);
             break;
         }
-        case DOC_IMG:
-            strbuf_addf(o, "<p><img src=\"");
-            html_text(o, b->file);
+        case DOC_IMG: {
+            char *path = doc_path(outdir, b->file);
+            char *png = NULL;
+            size_t len = 0;
+            TvStatus st = path ? tv_read_file(path, "report image", &png, &len, err)
+                               : tv_fail(err, TV_ERR_LIMIT, "out of memory");
+            free(path);
+            if (st != TV_OK)
+                return st;
+            strbuf_addf(o, "<p><img src=\"data:image/png;base64,");
+            base64(o, (const unsigned char *)png, len);
+            free(png);
             strbuf_addf(o, "\" alt=\"");
             html_text(o, b->text);
+            strbuf_addf(o, "\" title=\"");
+            html_text(o, b->file);
             strbuf_addf(o, "\"></p>\n");
             break;
+        }
         case DOC_TABLE:
             strbuf_addf(o, "<table>\n");
             for (int k = 0; k < b->ncells; k++) {
@@ -227,6 +250,7 @@ void doc_render_html(const Doc *d, StrBuf *o)
         }
     }
     strbuf_addf(o, "</body>\n</html>\n");
+    return TV_OK;
 }
 
 /* ---- files --------------------------------------------------------------------- */

@@ -68,8 +68,10 @@ void doc_free(Doc *d);
 /* Appends d as Markdown to o. */
 void doc_render_md(const Doc *d, StrBuf *o);
 
-/* Appends d as a whole HTML page to o (its title: the first heading). */
-void doc_render_html(const Doc *d, StrBuf *o);
+/* Appends d as a whole HTML page to o (its title: the first heading).  The
+ * page is one self-contained file: every image is read from outdir and
+ * inlined as a base64 data: URI.  Errors: an image cannot be read. */
+TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *err);
 
 /* ---- files in the output directory ---------------------------------------- */
 

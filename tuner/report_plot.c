@@ -122,6 +122,50 @@ TvStatus plot_tuning_loss(PlotSet *p, const TuneLogIter *iters, int niters, bool
     return data_end(p, "tuning_loss.dat", PLOT_TUNING_LOSS_PNG, err);
 }
 
+TvStatus plot_elo(PlotSet *p, const char *const *names, const double *elo, const double *lo, const double *hi, int n,
+                  TvError *err)
+{
+    StrBuf *d = data_begin(p, "# engine  Elo  low  high (the best last: drawn at the top)");
+    for (int i = n - 1; i >= 0; i--)
+        strbuf_addf(d, "\"%s\" %.3f %.3f %.3f\n", names[i], elo[i], lo[i], hi[i]);
+    strbuf_addf(&p->script,
+                "\nreset\nset output \"" PLOT_ELO_PNG "\"\n"
+                "set title \"Elo of each engine with its 95%% interval (mean 0)\"\n"
+                "set xlabel \"Elo\"\nset ytics scale 0\nset yrange [-0.7:%g]\nset grid xtics\nset xzeroaxis\n"
+                "set yzeroaxis lt -1\nset key off\n"
+                "plot \"elo.dat\" using 2:0:3:4:yticlabels(1) with xerrorbars pt 7 ps 1.2 lc rgb \"#3182bd\"\n",
+                n - 0.3);
+    return data_end(p, "elo.dat", PLOT_ELO_PNG, err);
+}
+
+TvStatus plot_pairings(PlotSet *p, const PlotPairing *pairings, int npairings, TvError *err)
+{
+    StrBuf *d = data_begin(p, "# one block per pairing: games  Elo  low  high");
+    for (int k = 0; k < npairings; k++) {
+        const PlotPairing *q = &pairings[k];
+        strbuf_addf(d, "# %s\n", q->label);
+        for (int64_t i = 0; i < q->n; i++) {
+            double e = q->elo[i], h = q->err95[i];
+            double lo = isfinite(h) ? e - h : e, hi = isfinite(h) ? e + h : e;
+            strbuf_addf(d, "%lld %.2f %.2f %.2f\n", (long long)(i + 1), e, fmax(lo, -1000), fmin(hi, 1000));
+        }
+        strbuf_addf(d, "\n\n");
+    }
+    strbuf_addf(&p->script,
+                "\nreset\nset output \"" PLOT_PAIRINGS_PNG "\"\n"
+                "set title \"Elo of each pairing as its games accumulate (first engine's view, 95%% band)\"\n"
+                "set xlabel \"games of the pairing\"\nset ylabel \"Elo\"\nset grid\nset xzeroaxis lt -1\n"
+                "set key below horizontal\nset yrange [-1000:1000]\nset style fill transparent solid 0.15 noborder\n"
+                "plot ");
+    for (int k = 0; k < npairings; k++)
+        strbuf_addf(&p->script,
+                    "%s\"pairings.dat\" index %d using 1:3:4 with filledcurves lc %d notitle, "
+                    "\"\" index %d using 1:2 with lines lw 2 lc %d title \"%s\"",
+                    k ? ", \\\n     " : "", k, k + 1, k, k + 1, pairings[k].label);
+    strbuf_addf(&p->script, "\n");
+    return data_end(p, "pairings.dat", PLOT_PAIRINGS_PNG, err);
+}
+
 TvStatus plot_tuning_weights(PlotSet *p, const PlotBar *bars, int k, int nweights, const char *ranked_by,
                              TvError *err)
 {

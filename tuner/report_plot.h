@@ -25,6 +25,8 @@
 
 /* The PNG files of the plots, as the report links them. */
 #define PLOT_LENGTHS_PNG "lengths.png"
+#define PLOT_ELO_PNG "elo.png"
+#define PLOT_PAIRINGS_PNG "pairings.png"
 #define PLOT_TUNING_LOSS_PNG "tuning_loss.png"
 #define PLOT_TUNING_WEIGHTS_PNG "tuning_weights.png"
 
@@ -65,6 +67,24 @@ typedef struct {
 /* SPRT plot i (plot_sprt_file's numbering).  Errors: the data file cannot be
  * written. */
 TvStatus plot_sprt(PlotSet *p, int i, const PlotSprt *s, TvError *err);
+
+/* The Elo of every engine with its 95% interval, n engines best first.
+ * Errors: the data file cannot be written. */
+TvStatus plot_elo(PlotSet *p, const char *const *names, const double *elo, const double *lo, const double *hi, int n,
+                  TvError *err);
+
+/* One pairing's Elo as its games accumulate: after each of its n games
+ * (in the order played), the Elo of the first engine's score so far (a
+ * perfect score shown at +-1000) and the 95% half-width. */
+typedef struct {
+    const char *label; /* "a vs b" */
+    int64_t n;
+    const double *elo, *err95;
+} PlotPairing;
+
+/* Every pairing's Elo against games played.  Errors: the data file cannot
+ * be written. */
+TvStatus plot_pairings(PlotSet *p, const PlotPairing *pairings, int npairings, TvError *err);
 
 /* The fit and hold-out loss per iteration of a tuning log (the hold-out
  * curve only when have_hold).  Errors: the data file cannot be written. */
