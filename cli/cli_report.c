@@ -1,4 +1,6 @@
 /* cli_report.c: `tavreli report`. */
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +80,10 @@ const CliCommand CLI_REPORT = {"report", REPORT_HELP, REPORT_FLAGS, run_report};
 /* ---- sprt ------------------------------------------------------------------------ */
 
 #include "stats.h"
+#include "status.h"
+
+/* Counts beyond this (10^15 pairs) are typing slips, not tournaments. */
+#define SPRT_MAX_COUNT 1000000000000000LL
 
 static const char SPRT_HELP[] =
     "usage: tavreli sprt --penta N0,N1,N2,N3,N4 [--elo0 E0] [--elo1 E1] [--alpha A] [--beta B]\n"
@@ -109,19 +115,20 @@ static int run_sprt(const CliCommand *cmd, int argc, char **argv)
     int64_t penta[5];
     const bool have_penta = a.penta != NULL;
     if (have_penta) {
-        const char *val = a.penta;
-        long long n[5];
-        char tail;
-        if (sscanf(val, "%lld,%lld,%lld,%lld,%lld%c", &n[0], &n[1], &n[2], &n[3], &n[4], &tail) != 5) {
-            cli_error("sprt: --penta needs five counts separated by commas, not '%s'", val);
-            return CLI_USAGE;
-        }
+        char shown[160];
+        tv_escape(a.penta, shown, sizeof shown);
+        const char *p = a.penta;
         for (int k = 0; k < 5; k++) {
-            if (n[k] < 0) {
-                cli_error("sprt: --penta counts cannot be negative ('%s')", val);
+            char *end;
+            errno = 0;
+            long long v = *p == '-' || *p == '+' ? -1 : strtoll(p, &end, 10);
+            if (v < 0 || end == p || errno || v > SPRT_MAX_COUNT || (k < 4 ? *end != ',' : *end != 0)) {
+                cli_error("sprt: --penta needs five whole numbers from 0 to %lld separated by commas, not '%s'",
+                          (long long)SPRT_MAX_COUNT, shown);
                 return CLI_USAGE;
             }
-            penta[k] = n[k];
+            penta[k] = v;
+            p = end + (k < 4);
         }
     }
     const double v[4] = {a.elo0, a.elo1, a.alpha, a.beta};
@@ -136,6 +143,10 @@ static int run_sprt(const CliCommand *cmd, int argc, char **argv)
     double lo, hi;
     sprt_bounds(v[2], v[3], &lo, &hi);
     double llr = sprt_llr_pentanomial(penta, v[0], v[1]);
+    if (!isfinite(llr)) {
+        cli_error("sprt: these counts and bounds give no finite LLR (elo0 %g, elo1 %g)", v[0], v[1]);
+        return CLI_FAIL;
+    }
     printf("LLR %.8f bounds [%.6f, %.6f] %s\n", llr, lo, hi, sprt_decision_name(sprt_decide(llr, lo, hi)));
     return CLI_OK;
 }

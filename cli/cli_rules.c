@@ -233,7 +233,9 @@ static int run_replay(const CliCommand *cmd, int argc, char **argv)
         }
         for (int g = 0; g < games.count; g++) {
             ReplayResult res;
-            printf("game %s\n", games.games[g].id);
+            char id[sizeof games.games[g].id * 4];
+            tv_escape(games.games[g].id, id, sizeof id); /* the file's text: no control bytes to the terminal */
+            printf("game %s\n", id);
             if (replay_record(&games.games[g], mode, &res, &err) != TV_OK) {
                 /* the message already names the game, ply and move */
                 cli_error("%s:%d: %s", file, games.games[g].source_line, err.msg);
@@ -241,7 +243,7 @@ static int run_replay(const CliCommand *cmd, int argc, char **argv)
                 rc = CLI_FAIL;
                 continue;
             }
-            print_warnings(games.games[g].id, &res);
+            print_warnings(id, &res);
             print_result(&res);
             replay_result_free(&res);
         }

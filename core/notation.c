@@ -449,7 +449,9 @@ TvStatus move_parse(const Position *p, const Options *o, const char *text, int m
         *info = pm.info;
         if (mended) {
             info->mended = true;
-            snprintf(info->warning, sizeof info->warning, "read '%s' as '%s' (%s)", text, norm.text, reasons);
+            char raw[sizeof info->warning];
+            snprintf(raw, sizeof raw, "read '%s' as '%s' (%s)", text, norm.text, reasons);
+            tv_escape(raw, info->warning, sizeof info->warning);
         }
     }
     return TV_OK;

@@ -523,11 +523,12 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static bool replay_warn(ReplayResult *res, const char *fmt, ...)
 {
-    char text[TV_ERROR_MSG_LEN];
+    char raw[TV_ERROR_MSG_LEN], text[TV_ERROR_MSG_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    tv_escape(raw, text, sizeof text); /* the warning echoes the record */
     char **w = realloc(res->warnings, (size_t)(res->nwarnings + 1) * sizeof *w);
     if (!w)
         return false;

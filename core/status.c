@@ -24,11 +24,16 @@ const char *tv_status_name(TvStatus s)
 TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
 {
     if (err) {
+        /* Messages echo what was read (a move, a TFEN, a tag): escaped here,
+         * at the one seam every error passes, so that no control byte of an
+         * input reaches a terminal. */
+        char raw[TV_ERROR_MSG_LEN];
         va_list ap;
         err->status = s;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        tv_escape(raw, err->msg, sizeof err->msg);
     }
     return s;
 }

@@ -33,7 +33,9 @@ typedef struct {
 const char *tv_status_name(TvStatus s);
 
 /* Fills err (when not NULL) with status s and a printf-style message, and
- * returns s, so that callers can write `return tv_fail(err, TV_ERR_PARSE, ...)`. */
+ * returns s, so that callers can write `return tv_fail(err, TV_ERR_PARSE, ...)`.
+ * The message is escaped (tv_escape): control bytes and bytes that are not
+ * UTF-8, echoed from an input, become \xNN. */
 TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

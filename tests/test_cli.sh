@@ -122,6 +122,28 @@ check "sprt: fishtest's known LLR and bounds" [ "$(cat "$tmp/out")" = "LLR 2.162
 run sprt --penta 1,2,3
 check "sprt: bad counts are a usage error" [ "$rc" = 2 ]
 
+run sprt --penta 18446744073709551616,0,0,0,0
+check "sprt: a count out of range is refused" [ "$rc" = 2 ]
+check "... saying the range" grep -q "whole numbers from 0 to" "$tmp/err"
+run sprt --penta 1,2,3,4,5 --elo1 inf
+check "sprt: a non-finite bound is refused" [ "$rc" = 2 ]
+run sprt --penta 1,2,3,4,5 --alpha 0.6
+check "sprt: alpha out of range names the range" grep -q "alpha must be a number from" "$tmp/err"
+
+# --flag=value as well as --flag value
+run analyse --depth=2 startpos
+check "analyse --depth=2" [ "$(grep -c '^depth [0-9]* score ' "$tmp/out")" = 2 ]
+# a node limit below one iteration: no fake iteration, a legal move marked
+run analyse --nodes 1 startpos
+check "analyse --nodes 1: no iteration line" [ "$(grep -c '^depth ' "$tmp/out")" = 0 ]
+check "... says none completed" grep -q "^no iteration completed" "$tmp/out"
+check "... and still a move, marked" grep -q "^bestmove [a-h][1-8].* (unsearched)$" "$tmp/out"
+
+# control bytes of an input never reach the terminal raw
+run replay "$(printf 'e2-e4\033[31m')"
+check "an escape byte in a move is escaped in the error" grep -q 'e2-e4\\x1B\[31m' "$tmp/err"
+check "... and not sent raw" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/err'"
+
 run nosuchcommand
 check "unknown command is a usage error" [ "$rc" = 2 ]
 run --help
