@@ -13,7 +13,7 @@
 static const char TUNE_HELP[] =
     "usage: tavreli tune --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini\n"
     "                    [--groups GROUP,...] [--holdout F] [--seed S] [--l2 LAMBDA]\n"
-    "                    [--bootstrap N] [--max-iter N] [--log FILE]\n"
+    "                    [--bootstrap N] [--max-iter N] [--log FILE] [--mix-rules]\n"
     "\n"
     "Fits the evaluation weights to the results of stored games (Texel tuning):\n"
     "every stored position is resolved to its quiescence leaf with the START\n"
@@ -29,6 +29,8 @@ static const char TUNE_HELP[] =
     "  --max-iter N iteration limit of the minimiser (500)\n"
     "  --log FILE   the tuning log (default: NEW.tuning.log next to NEW.ini),\n"
     "               for 'tavreli report --tuning-log'\n"
+    "  --mix-rules  tune on stores played under different rule options together\n"
+    "               (refused otherwise); a game two stores hold is read once\n"
     "\n"
     "Writes NEW.ini (the START engine with the fitted weights rounded, and the\n"
     "fit as comments: losses, and per weight 'name: start -> new +- se').\n";
@@ -48,6 +50,8 @@ static void print_loaded(const TuneRunReport *r, void *user)
            "hold-out %lld (split by games); %.1f bytes/position\n",
            (long long)r->positions, r->load_seconds, (long long)r->skipped, (long long)r->fit, (long long)r->hold,
            r->bytes_per_position);
+    if (r->duplicate_games)
+        printf("%lld games held by more than one store were read once\n", (long long)r->duplicate_games);
     fflush(stdout);
 }
 
@@ -63,6 +67,7 @@ typedef struct {
     double holdout, l2;
     unsigned long long seed;
     long bootstrap, max_iter;
+    bool mix_rules;
 } TuneCliArgs;
 
 static const CliFlag TUNE_FLAGS[] = {
@@ -76,6 +81,7 @@ static const CliFlag TUNE_FLAGS[] = {
     {"bootstrap", 0, CLI_LONG, offsetof(TuneCliArgs, bootstrap), 0, 100000},
     {"max-iter", 0, CLI_LONG, offsetof(TuneCliArgs, max_iter), 1, 100000},
     {"log", 0, CLI_STRING, offsetof(TuneCliArgs, log), 0, 0},
+    {"mix-rules", 0, CLI_BOOL, offsetof(TuneCliArgs, mix_rules), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -83,7 +89,7 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
 {
     TuneArgs a;
     tune_args_default(&a);
-    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, a.holdout, a.l2, a.seed, a.bootstrap, a.max_iter};
+    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, a.holdout, a.l2, a.seed, a.bootstrap, a.max_iter, false};
     /* --data takes one or more files: the first is its value, the rest
      * arrive as positional arguments. */
     const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -115,6 +121,7 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
     a.seed = c.seed;
     a.bootstrap = (int)c.bootstrap;
     a.max_iter = (int)c.max_iter;
+    a.mix_rules = c.mix_rules;
     if (!nfiles || !a.engine || !a.out) {
         cli_error("tune: expected --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini "
                   "(see 'tavreli tune --help')");

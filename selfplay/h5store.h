@@ -177,6 +177,8 @@ typedef struct {
     int nengines;
     StoredEngine *engines; /* heap */
     bool reproducible;     /* root attribute "reproducible" (stores of version 1: true) */
+    uint64_t tournament_id; /* a hash of the settings of tournament_ini that decide games (comments,
+                               blanks, name, pairs and threads left out): see h5store_game_id */
     int64_t ngames;
     StoredGame *games;     /* heap, in stored order */
     int64_t torn_rows;     /* /games rows of an append cut short by a crash, left out */
@@ -199,6 +201,12 @@ typedef struct {
  * file, a schema version this program does not read, missing datasets, a
  * damaged row. */
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err);
+
+/* A game's identity across stores, for counting a game that two stores hold
+ * (a copy, an overlapping part) once: its tournament's settings
+ * (c->tournament_id), its game index and its two players' names, with its
+ * start position, length and result as a guard. */
+uint64_t h5store_game_id(const StoreContents *c, const StoredGame *g);
 
 /* Reads every row of every dataset of a store, whole, a block at a time,
  * keeping nothing: TV_OK when all of it decompresses and reads (what

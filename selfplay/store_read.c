@@ -377,6 +377,28 @@ static int64_t scan_games_tolerant(StoredGame *g, int64_t ng, const Rows *r, Sto
     return kept;
 }
 
+/* The hash of a tournament INI's settings that decide games. */
+static uint64_t tournament_id(const char *ini)
+{
+    uint64_t h = TV_HASH_START;
+    for (const char *s = ini ? ini : ""; *s;) {
+        const char *eol = strchr(s, '\n'), *end = eol ? eol : s + strlen(s);
+        const char *p = s, *cut = s;
+        while (cut < end && *cut != ';' && *cut != '#')
+            cut++;
+        char line[256];
+        size_t k = 0;
+        for (; p < cut && k < sizeof line - 1; p++)
+            if (*p != ' ' && *p != '\t' && *p != '\r')
+                line[k++] = *p;
+        line[k] = 0;
+        if (k && strncmp(line, "pairs=", 6) && strncmp(line, "threads=", 8) && strncmp(line, "name=", 5))
+            h = tv_hash_bytes(h, line, k + 1);
+        s = eol ? eol + 1 : end;
+    }
+    return h;
+}
+
 /* Opens and checks the store, reads its attributes and rows and keeps the
  * good games: strictly (h5store_read) or, with `repair`, every row that is
  * good on its own. */
@@ -410,6 +432,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
         goto done;
     }
     out->reproducible = reproducible != 0;
+    out->tournament_id = tournament_id(out->tournament_ini);
     if (!out->tournament_ini || !out->options || !out->program_version) {
         st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (a string attribute is missing)", path);
         goto done;
@@ -485,6 +508,19 @@ done:
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err)
 {
     return store_read_games(path, with_moves, with_positions, NULL, out, err);
+}
+
+uint64_t h5store_game_id(const StoreContents *c, const StoredGame *g)
+{
+    uint64_t h = tv_hash_bytes(c->tournament_id, &g->index, sizeof g->index);
+    for (int k = 0; k < 2; k++) {
+        int e = k ? g->black : g->white;
+        const char *name = e >= 0 && e < c->nengines ? c->engines[e].name : "";
+        h = tv_hash_bytes(h, name, strnlen(name, sizeof c->engines[0].name));
+    }
+    h = tv_hash_bytes(h, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
+    h = tv_hash_bytes(h, &g->plies, sizeof g->plies);
+    return tv_hash_bytes(h, &g->result, sizeof g->result);
 }
 
 /* Rows read at once by h5store_check_readable. */

@@ -179,6 +179,21 @@ check "... giving the games of an uninterrupted run of the larger size" cmp -s "
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/ext.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
 check "... and fewer pairs than stored are refused" grep -q "pairs 20, now 16" "$tmp/e"
 
+# tune: a store given twice is read once; on one game, the weights the data
+# cannot determine keep their start values
+"$tv" tune --data "$tmp/ref.h5" --engine "$tmp/engines/default.ini" --out "$tmp/t1.ini" --groups material \
+  >"$tmp/t1.out" 2>&1
+"$tv" tune --data "$tmp/ref.h5" "$tmp/ref.h5" --engine "$tmp/engines/default.ini" --out "$tmp/t2.ini" \
+  --groups material >"$tmp/t2.out" 2>&1
+check "tune: a store given twice is read once" grep -q "^32 games held by more than one store were read once" "$tmp/t2.out"
+check "... giving the same positions" sh -c "[ \"\$(grep '^positions:' '$tmp/t1.out' | cut -d' ' -f2)\" = \"\$(grep '^positions:' '$tmp/t2.out' | cut -d' ' -f2)\" ]"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/one.h5" --games 1 --quiet >/dev/null 2>&1
+"$tv" tune --data "$tmp/one.h5" --engine "$tmp/engines/default.ini" --out "$tmp/one.ini" --holdout 0 \
+  >"$tmp/one.out" 2>&1
+check "tune on one game: undetermined weights are said to keep their start values" \
+  grep -q "not identifiable.*kept at its start value" "$tmp/one.out"
+check "... and the archers' value is the start's" sh -c "grep -q '^top_value = 900, 500, 330, 320' '$tmp/one.ini'"
+
 # the default output folder results/ is made when missing; the standings
 # are printed at the end, also with --quiet; --threads 0 means all cores
 mkdir "$tmp/cwd"

@@ -528,8 +528,8 @@ static void test_errors(void **state)
     engine_default(&e);
     TuneSet s;
     const char *missing[] = {"/nonexistent/dir/x.h5"};
-    assert_int_not_equal(tune_load(missing, 1, &e, &s, NULL, &err), TV_OK);
-    assert_int_equal(tune_load(missing, 0, &e, &s, NULL, &err), TV_ERR_ARG);
+    assert_int_not_equal(tune_load(missing, 1, &e, false, &s, NULL, &err), TV_OK);
+    assert_int_equal(tune_load(missing, 0, &e, false, &s, NULL, &err), TV_ERR_ARG);
     char path[] = "/tmp/test_tune_notstore_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -537,7 +537,7 @@ static void test_errors(void **state)
     fputs("not an HDF5 file\n", fp);
     fclose(fp);
     const char *bad[] = {path};
-    assert_int_not_equal(tune_load(bad, 1, &e, &s, NULL, &err), TV_OK);
+    assert_int_not_equal(tune_load(bad, 1, &e, false, &s, NULL, &err), TV_OK);
     print_message("not a store: %s\n", err.msg);
     remove(path);
 

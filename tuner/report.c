@@ -278,41 +278,6 @@ static const char *engine_difference(const StoredEngine *x, const StoredEngine *
     return NULL;
 }
 
-/* A game's identity across stores: its tournament (the stored INI text,
- * comments, blanks and the keys that change no game left out) and its index,
- * with its start position, length and result as a guard. */
-static uint64_t game_key(uint64_t tournament, const StoreContents *c, const StoredGame *g)
-{
-    uint64_t h = tv_hash_bytes(tournament, &g->index, sizeof g->index);
-    h = tv_hash_bytes(h, c->engines[g->white].name, strnlen(c->engines[g->white].name, sizeof c->engines[0].name));
-    h = tv_hash_bytes(h, c->engines[g->black].name, strnlen(c->engines[g->black].name, sizeof c->engines[0].name));
-    h = tv_hash_bytes(h, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
-    h = tv_hash_bytes(h, &g->plies, sizeof g->plies);
-    return tv_hash_bytes(h, &g->result, sizeof g->result);
-}
-
-/* The hash of a tournament INI's settings that decide games. */
-static uint64_t tournament_key(const char *ini)
-{
-    uint64_t h = TV_HASH_START;
-    for (const char *s = ini ? ini : ""; *s;) {
-        const char *eol = strchr(s, '\n'), *end = eol ? eol : s + strlen(s);
-        const char *p = s, *cut = s;
-        while (cut < end && *cut != ';' && *cut != '#')
-            cut++;
-        char line[256];
-        size_t k = 0;
-        for (; p < cut && k < sizeof line - 1; p++)
-            if (*p != ' ' && *p != '\t' && *p != '\r')
-                line[k++] = *p;
-        line[k] = 0;
-        if (k && strncmp(line, "pairs=", 6) && strncmp(line, "threads=", 8) && strncmp(line, "name=", 5))
-            h = tv_hash_bytes(h, line, k + 1);
-        s = eol ? eol + 1 : end;
-    }
-    return h;
-}
-
 /* Adds key to the open-addressing set (cap a power of two, at least twice
  * the keys it will hold; 0 marks a free slot); false when it was there. */
 static bool set_add(uint64_t *set, size_t cap, uint64_t key)
@@ -393,7 +358,6 @@ static TvStatus collect(Report *R, TvError *err)
                 map[e] = R->nplayers++;
             }
         }
-        const uint64_t tkey = tournament_key(c->tournament_ini);
         int64_t max_index = 0;
         for (int64_t i = 0; i < c->ngames && st == TV_OK; i++) {
             const StoredGame *g = &c->games[i];
@@ -404,7 +368,7 @@ static TvStatus collect(Report *R, TvError *err)
                 break;
             }
             /* a game seen in an earlier store (or twice here) counts once */
-            if (!set_add(keys, cap, game_key(tkey, c, g))) {
+            if (!set_add(keys, cap, h5store_game_id(c, g))) {
                 R->nduplicates++;
                 continue;
             }

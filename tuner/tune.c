@@ -76,8 +76,10 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
         fclose(f);
     }
     TuneSet all, fit, hold;
-    int64_t skipped = 0;
-    st = tune_load(a->files, a->nfiles, &start, &all, &skipped, err);
+    TuneLoadCounts lc;
+    st = tune_load(a->files, a->nfiles, &start, a->mix_rules, &all, &lc, err);
+    int64_t skipped = lc.skipped;
+    out->duplicate_games = lc.duplicate_games;
     if (st != TV_OK)
         return st;
     out->load_seconds = omp_get_wtime() - t0;

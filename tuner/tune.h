@@ -48,12 +48,14 @@ typedef struct {
     double l2;
     int bootstrap;
     int max_iter;
+    bool mix_rules;      /* stores of other rule options may be tuned on together */
 } TuneArgs;
 
 /* What tune_run did, for the front end to print. */
 typedef struct {
     int64_t positions;         /* resolved to quiet leaves */
     int64_t skipped;           /* skipped: their quiescence score is a mate score */
+    int64_t duplicate_games;   /* games held by an earlier store too, read once */
     int64_t fit, hold;         /* positions in the fit and hold-out sets (split by games) */
     double load_seconds;
     double bytes_per_position;

@@ -200,13 +200,52 @@ TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *resul
     return st;
 }
 
-TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, TuneSet *out, int64_t *skipped,
-                   TvError *err)
+/* Adds key to an open-addressing set of *cap slots (a power of two; 0 marks
+ * a free slot), growing it at half full; 1 when added, 0 when it was there,
+ * -1 when out of memory. */
+static int id_set_add(uint64_t **set, size_t *cap, size_t *n, uint64_t key)
+{
+    if (2 * (*n + 1) > *cap) {
+        size_t ncap = *cap ? 2 * *cap : 4096;
+        uint64_t *bigger = calloc(ncap, sizeof *bigger);
+        if (!bigger)
+            return -1;
+        for (size_t i = 0; i < *cap; i++)
+            if ((*set)[i])
+                for (size_t j = (size_t)((*set)[i] * 0x9E3779B97F4A7C15ull >> 20) & (ncap - 1);; j = (j + 1) & (ncap - 1))
+                    if (!bigger[j]) {
+                        bigger[j] = (*set)[i];
+                        break;
+                    }
+        free(*set);
+        *set = bigger;
+        *cap = ncap;
+    }
+    key = key ? key : 1;
+    for (size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
+        if ((*set)[i] == key)
+            return 0;
+        if (!(*set)[i]) {
+            (*set)[i] = key;
+            ++*n;
+            return 1;
+        }
+    }
+}
+
+TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
+                   TuneLoadCounts *counts, TvError *err)
 {
     enum { CHUNK = 16384 };
     tune_set_init(out);
-    if (skipped)
-        *skipped = 0;
+    TuneLoadCounts local;
+    if (!counts)
+        counts = &local;
+    memset(counts, 0, sizeof *counts);
+    int64_t *skipped = &counts->skipped;
+    uint64_t *ids = NULL;
+    size_t ids_cap = 0, ids_n = 0;
+    char *first_options = NULL;
     if (nfiles < 1)
         return tv_fail(err, TV_ERR_ARG, "tune: no data files");
     Position *pos = malloc(sizeof *pos * CHUNK);
@@ -224,6 +263,15 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
         st = h5store_read(files[f], false, true, &c, err);
         if (st != TV_OK)
             break;
+        if (f == 0)
+            first_options = strdup(c.options ? c.options : "");
+        else if (!mix_rules && first_options && strcmp(first_options, c.options ? c.options : "") != 0) {
+            st = tv_fail(err, TV_ERR_ARG,
+                         "%s was played under other rules (%s) than %s (%s): tuning on both needs --mix-rules",
+                         files[f], c.options ? c.options : "", files[0], first_options);
+            h5store_contents_free(&c);
+            break;
+        }
         Options rules;
         TvError oe;
         if (options_parse(c.options ? c.options : "", &rules, &oe) != TV_OK) {
@@ -238,6 +286,17 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             bool last = gi == c.ngames;
             const StoredGame *g = last ? NULL : &c.games[gi];
             int64_t cnt = last ? 0 : g->position_count;
+            if (!last) { /* a game an earlier store holds too: read once */
+                int added = id_set_add(&ids, &ids_cap, &ids_n, h5store_game_id(&c, g));
+                if (added < 0) {
+                    st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+                    break;
+                }
+                if (!added) {
+                    counts->duplicate_games++;
+                    cnt = 0;
+                }
+            }
             if (!last && (g->position_offset < 0 || g->position_offset + cnt > c.npositions)) {
                 st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: positions %lld..%lld are not in the store", files[f],
                              (long long)g->index, (long long)g->position_offset,
@@ -294,6 +353,8 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
     free(gm);
     free(bad);
     free(tf);
+    free(ids);
+    free(first_options);
     if (st == TV_OK && out->n == 0)
         st = tv_fail(err, TV_ERR_ARG, "tune: no positions in the data (%d file%s)", nfiles, nfiles == 1 ? "" : "s");
     if (st != TV_OK)

@@ -66,11 +66,20 @@ void tune_resolve(SearchContext *ctx, const Position *pos, const Options *rules,
 TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *result, const int32_t *game, int64_t n,
                             const EvalParams *params, const Options *rules, int64_t *skipped, TvError *err);
 
+/* What tune_load left out. */
+typedef struct {
+    int64_t skipped;          /* positions whose quiescence score is a mate score */
+    int64_t duplicate_games;  /* games held by an earlier store too (h5store_game_id): read once */
+} TuneLoadCounts;
+
 /* Reads the positions of the stores (h5store_read) and resolves them with
- * the START engine and each store's rules.  Game numbers run over all files.
- * Errors: h5store_read's, a bad TFEN or result in a store, no positions. */
-TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, TuneSet *out, int64_t *skipped,
-                   TvError *err);
+ * the START engine and each store's rules.  Game numbers run over all files;
+ * a game that two stores hold is read once.  Stores played under other
+ * rule options than the first are refused unless mix_rules.  Errors:
+ * h5store_read's, a bad TFEN or result in a store, other rules, no
+ * positions. */
+TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
+                   TuneLoadCounts *counts, TvError *err);
 
 /* Splits by whole games, seeded: about `holdout` of the games (at least one
  * when holdout > 0 and there are two games or more; never all) go to hold,

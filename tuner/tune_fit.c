@@ -592,6 +592,24 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, double l
     return ts;
 }
 
+/* For each weight, the number of games of s in which its feature occurs. */
+static void count_feature_games(const TuneSet *s, int32_t *games)
+{
+    int32_t last[NW];
+    for (int i = 0; i < NW; i++) {
+        games[i] = 0;
+        last[i] = -1;
+    }
+    for (int64_t p = 0; p < s->n; p++)
+        for (int64_t k = s->row[p]; k < s->row[p + 1]; k++) {
+            int i = s->ent[k].idx;
+            if (s->ent[k].val && last[i] != s->game[p]) {
+                last[i] = s->game[p];
+                games[i]++;
+            }
+        }
+}
+
 TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *start, const TuneOptions *opt,
                   TuneResult *out, TvError *err)
 {
@@ -669,6 +687,17 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
             out->rounded[i] = out->free[i] ? (int)v : start->w[i];
         }
         st = covariance(fit, out->fitted, c.K, c.l2, fidx2, p2, out->se, &out->residual_var, err);
+        /* A weight the data cannot determine (its feature collinear with
+         * others here, e.g. a tune on one game) keeps its start value: the
+         * fitted number is one of infinitely many equally good ones. */
+        count_feature_games(fit, out->feature_games);
+        for (int j = 0; st == TV_OK && j < c.p; j++) {
+            int i = c.fidx[j];
+            if ((!out->at_bound[i] && !isfinite(out->se[i])) || out->feature_games[i] < TUNE_MIN_GAMES) {
+                out->undetermined[i] = true;
+                out->rounded[i] = start->w[i];
+            }
+        }
         out->fit_loss1 = tune_loss(fit, out->fitted, c.K, NULL, NULL);
         out->hold_loss1 = hold_loss(hold, out->fitted, c.K);
         double rw[NW];

@@ -12,6 +12,11 @@
 #include "status.h"
 #include "tune_data.h"
 
+/* A weight whose feature occurs in fewer games of the fit set than this
+ * keeps its start value: what a handful of games say about it is noise
+ * (on one game every weight fits it "perfectly" somewhere). */
+#define TUNE_MIN_GAMES 10
+
 /* The model's sigmoid: the expected result of eval x (scaled by K). */
 static inline double tune_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
@@ -65,6 +70,9 @@ typedef struct {
     bool free[EVAL_NWEIGHTS];      /* fitted */
     bool no_data[EVAL_NWEIGHTS];   /* asked for but the feature is always 0: kept */
     bool at_bound[EVAL_NWEIGHTS];
+    bool undetermined[EVAL_NWEIGHTS]; /* the data cannot fix it (infinite stderr, or its feature seen in
+                                         fewer than TUNE_MIN_GAMES games): rounded keeps the start */
+    int32_t feature_games[EVAL_NWEIGHTS]; /* games of the fit set in which the weight's feature occurs */
     int nfree;
     double fit_loss0, hold_loss0;  /* MSE with the start weights (and K) */
     double fit_loss1, hold_loss1;  /* MSE with the fitted weights */

@@ -239,7 +239,12 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
             continue;
         strbuf_addf(&b, "%s: %g -> %d +- %.3g", name, r->start[i], r->rounded[i], r->se[i]);
         if (isinf(r->se[i]))
-            strbuf_addf(&b, " (not identifiable: its feature is collinear with others in the data)");
+            strbuf_addf(&b, " (not identifiable: its feature is collinear with others in the data; kept at its start "
+                            "value)");
+        else if (r->undetermined[i])
+            strbuf_addf(&b, " (too little data: its feature occurs in %d games, fewer than %d; kept at its start "
+                            "value)",
+                        r->feature_games[i], TUNE_MIN_GAMES);
         if (r->boot_done > 1)
             strbuf_addf(&b, " [%.3g]", r->boot_sd[i]);
         if (r->at_bound[i])
