@@ -227,6 +227,15 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
 
 const CliCommand CLI_SELFPLAY = {"selfplay", SELFPLAY_HELP, SELFPLAY_FLAGS, run_selfplay};
 
+/* Says that the reader left out rows of an append a crash cut short. */
+static void cli_warn_torn(const char *path, const StoreContents *c)
+{
+    if (c->torn_rows > 0)
+        cli_warning("%s: %lld /games rows of an append a crash cut short are left out (%lld games read); "
+                    "'tavreli selfplay ... --resume' rewrites the store without them",
+                    path, (long long)c->torn_rows, (long long)c->ngames);
+}
+
 /* ---- export ------------------------------------------------------------------- */
 
 static const char EXPORT_HELP[] =
@@ -274,6 +283,7 @@ static int run_export(const CliCommand *cmd, int argc, char **argv)
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
+    cli_warn_torn(in, &c);
     int rc = CLI_OK;
     if (digest) {
         if (export_digest(&c, digest, &err) != TV_OK) {
@@ -331,6 +341,7 @@ static int run_verify(const CliCommand *cmd, int argc, char **argv)
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
+    cli_warn_torn(in, &c);
     VerifyReport r;
     TvStatus st = verify_store_games(&c, print_problem, NULL, &r, &err);
     h5store_contents_free(&c);

@@ -50,6 +50,8 @@ static void print_loaded(const TuneRunReport *r, void *user)
            "hold-out %lld (split by games); %.1f bytes/position\n",
            (long long)r->positions, r->load_seconds, (long long)r->skipped, (long long)r->fit, (long long)r->hold,
            r->bytes_per_position);
+    if (r->torn_rows)
+        cli_warning("%lld /games rows of appends a crash cut short are left out", (long long)r->torn_rows);
     if (r->duplicate_games)
         printf("%lld games held by more than one store were read once\n", (long long)r->duplicate_games);
     fflush(stdout);

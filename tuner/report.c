@@ -679,6 +679,12 @@ static void build_doc(const Report *R, Doc *D)
     doc_h1(D, "Strength report");
     doc_para(D, "%lld games from %d store%s; %d engine versions.", (long long)R->ngames, R->nfiles,
              R->nfiles == 1 ? "" : "s", R->nplayers);
+    for (int f = 0; f < R->nfiles; f++)
+        if (R->c[f].torn_rows > 0)
+            doc_para(D,
+                     "%s: %lld /games rows of an append a crash cut short are left out (the store was not closed; "
+                     "'tavreli selfplay ... --resume' rewrites it without them).",
+                     R->files[f], (long long)R->c[f].torn_rows);
     if (R->nduplicates > 0)
         doc_para(D,
                  "%lld games are held by more than one store (the same tournament and game index) and are "

@@ -80,6 +80,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     st = tune_load(a->files, a->nfiles, &start, a->mix_rules, &all, &lc, err);
     int64_t skipped = lc.skipped;
     out->duplicate_games = lc.duplicate_games;
+    out->torn_rows = lc.torn_rows;
     if (st != TV_OK)
         return st;
     out->load_seconds = omp_get_wtime() - t0;

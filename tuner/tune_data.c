@@ -263,6 +263,7 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
         st = h5store_read(files[f], false, true, &c, err);
         if (st != TV_OK)
             break;
+        counts->torn_rows += c.torn_rows;
         if (f == 0)
             first_options = strdup(c.options ? c.options : "");
         else if (!mix_rules && first_options && strcmp(first_options, c.options ? c.options : "") != 0) {

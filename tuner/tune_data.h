@@ -70,6 +70,7 @@ TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *resul
 typedef struct {
     int64_t skipped;          /* positions whose quiescence score is a mate score */
     int64_t duplicate_games;  /* games held by an earlier store too (h5store_game_id): read once */
+    int64_t torn_rows;        /* /games rows of appends a crash cut short, left out by the reader */
 } TuneLoadCounts;
 
 /* Reads the positions of the stores (h5store_read) and resolves them with
