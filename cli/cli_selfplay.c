@@ -24,7 +24,8 @@
 #include "tournament.h"
 #include "verify.h"
 
-static volatile sig_atomic_t g_stop = 0; /* the one signal flag of the program (not in core) */
+static volatile sig_atomic_t g_stop = 0;   /* the one stop flag of the program (not in core) */
+static volatile sig_atomic_t g_signal = 0; /* the signal that set it, for the exit status */
 
 static void on_signal(int sig)
 {
@@ -34,7 +35,16 @@ static void on_signal(int sig)
         signal(sig, SIG_DFL);
         raise(sig);
     }
+    if (!g_signal)
+        g_signal = sig;
     g_stop = 1;
+}
+
+/* The shell's status for a run a signal stopped: 128 + the signal (130 for
+ * Ctrl-C, 143 for SIGTERM); 130 when the stop came from elsewhere. */
+static int interrupted_status(void)
+{
+    return 128 + (g_signal ? (int)g_signal : SIGINT);
 }
 
 static const char SELFPLAY_HELP[] =
@@ -53,8 +63,9 @@ static const char SELFPLAY_HELP[] =
     "  --force        overwrite an existing FILE.h5\n"
     "  --quiet        no progress output\n"
     "\n"
-    "Ctrl-C abandons the games in flight, stores the finished ones and closes the\n"
-    "file; --resume then plays exactly the missing games. Progress (games, W/D/L\n"
+    "Ctrl-C or SIGTERM stops even a deep search at once, abandons the games in\n"
+    "flight, stores the finished ones, closes the file and exits with 130 (143\n"
+    "for SIGTERM); --resume then plays exactly the missing games. Progress (games, W/D/L\n"
     "and Elo per pairing, games per minute, ETA) goes to stderr.\n"
     "\n"
     "On a cluster (a build with -DTAVRELI_MPI=ON): mpirun -np N tavreli selfplay ...\n"
@@ -200,7 +211,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     if (info.rank != 0) { /* rank 0 speaks for the run */
         run_stats_free(&stats);
         tournament_free(&t);
-        return stats.interrupted ? 130 : CLI_OK;
+        return stats.interrupted ? interrupted_status() : CLI_OK;
     }
     if (distributed)
         printf("%d MPI rank%s x %d thread%s; merged %lld games into %s in %.2f s\n", info.size,
@@ -218,7 +229,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     if (stats.interrupted) {
         printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the %lld missing games\n", config,
                out, (long long)(stats.planned - stats.already - stats.played));
-        rc = 130;
+        rc = interrupted_status();
     }
     run_stats_free(&stats);
     tournament_free(&t);

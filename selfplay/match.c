@@ -135,6 +135,13 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
         } else {
             SearchResult sr;
             search_run(ctx, &p, hist, ply, &who->engine.limits, NULL, NULL, &sr);
+            /* A search the stop flag cut short gives a move its limits would
+             * not have chosen: the game is abandoned, never stored with it
+             * (even when that move would have ended the game). */
+            if (abort_flag && *abort_flag) {
+                finished = false;
+                break;
+            }
             r.move = sr.best;
             r.score = sr.score;
             r.depth = sr.depth;

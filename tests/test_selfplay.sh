@@ -106,6 +106,51 @@ check "store after Ctrl-C opens with h5dump" h5dump -H "$tmp/int.h5" >/dev/null
 games_of "$tmp/int.h5" >"$tmp/int.txt"
 check "interrupted then resumed run has the same games" cmp -s "$tmp/ref.txt" "$tmp/int.txt"
 
+# SIGTERM in the middle of a deep search: the search polls the stop flag, so
+# the run ends within 2 s; the finished game is stored and --resume plays
+# the plan exactly. Game 0 (fast moves first) is over at once; in game 1 the
+# deep engine's first move is a search of several seconds on this machine (its
+# node limit comes from the nodes per second measured just before, so a
+# slow or sanitized build still searches long enough, and the limit keeps
+# the games reproducible). One ply per game.
+nps=$("$tv" analyse --nodes 300000 startpos 2>/dev/null | sed -n 's/.* nps \([0-9]*\) .*/\1/p' | tail -1)
+deep_nodes=$(( ${nps:-100000} * 8 ))
+[ "$deep_nodes" -ge 200000 ] || deep_nodes=200000
+cat >"$tmp/term.ini" <<EOI
+[tournament]
+name = term-test
+pairs = 1
+seed = 3
+[openings]
+plies = 0
+[adjudication]
+max_plies = 1
+[engine fast]
+path = engines/default.ini
+depth = 1
+[engine deep]
+path = engines/default.ini
+depth = 48
+nodes = $deep_nodes
+EOI
+"$tv" selfplay "$tmp/term.ini" --out "$tmp/term.h5" --threads 1 --quiet >"$tmp/term.out" 2>&1 &
+pid=$!
+sleep 1.5
+t0=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+status=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "SIGTERM during a deep search ends the run within 2 s (took $ms ms, nodes $deep_nodes)" [ "$ms" -lt 2000 ]
+check "... with the status of SIGTERM ($status)" [ "$status" = 143 ]
+check "... and the finished game stored, not the one in flight" [ "$(count_games "$tmp/term.h5")" = 1 ]
+"$tv" selfplay "$tmp/term.ini" --out "$tmp/term.h5" --resume --threads 1 --quiet >"$tmp/term2.out" 2>&1
+check "--resume after SIGTERM completes the plan" grep -q "1 games stored this run (1 before), 2 of 2 planned" "$tmp/term2.out"
+"$tv" selfplay "$tmp/term.ini" --out "$tmp/term-ref.h5" --threads 1 --quiet >/dev/null 2>&1
+"$tv" export "$tmp/term.h5" --digest "$tmp/term.dig" >/dev/null 2>&1
+"$tv" export "$tmp/term-ref.h5" --digest "$tmp/term-ref.dig" >/dev/null 2>&1
+check "... exactly: the games of an uninterrupted run" cmp -s "$tmp/term.dig" "$tmp/term-ref.dig"
+
 # an SPRT stops the run by itself and stores its decision
 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --quiet >"$tmp/sprt.out" 2>&1
 check "SPRT run succeeds" [ $? = 0 ]
