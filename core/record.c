@@ -473,6 +473,12 @@ TvStatus records_read_string(const char *text, const char *name, RecordList *out
 TvStatus records_read_file(const char *path, RecordList *out, TvError *err)
 {
     memset(out, 0, sizeof *out);
+    TvStatus reg = tv_check_regular_file(path, "record file", err); /* a FIFO would never end */
+    if (reg != TV_OK) {
+        if (err)
+            snprintf(err->file, sizeof err->file, "%s", path);
+        return reg;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         TvStatus st = tv_fail(err, TV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));

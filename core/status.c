@@ -61,11 +61,8 @@ bool tv_parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-TvStatus tv_read_file(const char *path, const char *what, char **out, size_t *out_len, TvError *err)
+TvStatus tv_check_regular_file(const char *path, const char *what, TvError *err)
 {
-    *out = NULL;
-    if (out_len)
-        *out_len = 0;
     struct stat sb;
     if (stat(path, &sb) != 0)
         return tv_fail(err, TV_ERR_IO, "%s: cannot open the %s: %s", path, what, strerror(errno));
@@ -73,6 +70,17 @@ TvStatus tv_read_file(const char *path, const char *what, char **out, size_t *ou
         return tv_fail(err, TV_ERR_IO, "%s: the %s is a directory", path, what);
     if (!S_ISREG(sb.st_mode))
         return tv_fail(err, TV_ERR_IO, "%s: the %s is not a regular file (a FIFO, device or socket)", path, what);
+    return TV_OK;
+}
+
+TvStatus tv_read_file(const char *path, const char *what, char **out, size_t *out_len, TvError *err)
+{
+    *out = NULL;
+    if (out_len)
+        *out_len = 0;
+    TvStatus reg = tv_check_regular_file(path, what, err);
+    if (reg != TV_OK)
+        return reg;
     FILE *f = fopen(path, "rb");
     if (!f)
         return tv_fail(err, TV_ERR_IO, "%s: cannot open the %s: %s", path, what, strerror(errno));

@@ -46,6 +46,11 @@ TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
  * false on anything else.  Shared by the INI readers. */
 bool tv_parse_long(const char *s, long lo, long hi, long *out);
 
+/* TV_OK when path is a regular file (following links); else the errors of
+ * tv_read_file below: cannot open, is a directory, not a regular file.
+ * Checked before opening anything that would block on a FIFO. */
+TvStatus tv_check_regular_file(const char *path, const char *what, TvError *err);
+
 /* Reads a whole regular file (up to 16 MiB) into a NUL-terminated heap
  * string, its length (which counts any NUL bytes inside) in *len (may be
  * NULL).  `what` names the file in messages ("engine file").  Errors

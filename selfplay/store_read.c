@@ -51,6 +51,9 @@ TvStatus store_open_read(const char *path, hid_t *file, TvError *err)
 {
     if (access(path, R_OK) != 0)
         return tv_fail(err, TV_ERR_IO, "cannot open store %s: %s", path, strerror(errno));
+    TvStatus reg = tv_check_regular_file(path, "store", err); /* a FIFO would block HDF5 for ever */
+    if (reg != TV_OK)
+        return reg;
     hid_t fapl = store_fapl(STORE_FAPL_SWMR_RETRIES);
     *file = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl) : H5I_INVALID_HID;
     if (fapl >= 0)

@@ -255,6 +255,27 @@ check "resume through a link succeeds" grep -q "4 games stored this run (4 befor
 check "... the link stays a link" [ -L "$tmp/link.h5" ]
 check "... and its target holds the games" sh -c "'$tv' export '$tmp/target.h5' --digest '$tmp/t.dig' >/dev/null && [ \$(wc -l <'$tmp/t.dig') = 8 ]"
 
+# a directory or a FIFO where a file is expected: named, never waited on
+mkdir "$tmp/adir"
+mkfifo "$tmp/afifo"
+for kind in adir afifo; do
+  what=$([ $kind = adir ] && echo "is a directory" || echo "is not a regular file")
+  sed "s|^path = engines/default.ini|path = $kind|" "$tmp/t.ini" >"$tmp/p.ini"
+  timeout 20 "$tv" selfplay "$tmp/p.ini" --out "$tmp/p.h5" --quiet >/dev/null 2>"$tmp/e"
+  check "$kind as an engine file: '$what'" sh -c "[ $? = 1 ] && grep -q '$kind: the engine file $what' '$tmp/e'"
+  sed "s|^plies = 4|file = $kind|" "$tmp/t.ini" >"$tmp/p.ini"
+  timeout 20 "$tv" selfplay "$tmp/p.ini" --out "$tmp/p.h5" --quiet >/dev/null 2>"$tmp/e"
+  check "$kind as an openings file: '$what'" sh -c "[ $? = 1 ] && grep -q '$kind: the openings file $what' '$tmp/e'"
+  for cmd in "verify" "export --digest $tmp/x.dig" "repair" "report -o $tmp/xr" "tune --engine $tmp/engines/default.ini --out $tmp/x.ini --data"; do
+    timeout 20 "$tv" $cmd "$tmp/$kind" >/dev/null 2>"$tmp/e"
+    check "$kind as the store of ${cmd%% *}: '$what'" sh -c "[ $? = 1 ] && grep -q '$kind: the store $what' '$tmp/e'"
+  done
+  timeout 20 "$tv" replay --file "$tmp/$kind" >/dev/null 2>"$tmp/e"
+  check "$kind as replay's record file: '$what'" sh -c "[ $? = 1 ] && grep -q '$kind: the record file $what' '$tmp/e'"
+done
+timeout 20 "$tv" selfplay "$tmp/t.ini" --out "$tmp/afifo" --resume --quiet >/dev/null 2>"$tmp/e"
+check "a FIFO as the store to resume is named" grep -q "afifo: the store is not a regular file" "$tmp/e"
+
 # identical engines are named before any game
 sed 's/^depth = 2/depth = 1/' "$tmp/t.ini" >"$tmp/same.ini"
 "$tv" selfplay "$tmp/same.ini" --out "$tmp/same.h5" --games 2 --quiet >"$tmp/o" 2>"$tmp/e"
