@@ -143,7 +143,15 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     Options o = {0};
     options_parse(c->options ? c->options : "", &o, NULL);
     char event[128];
-    export_tournament_name(c->tournament_ini, "tavreli self-play", event, sizeof event);
+    /* without a name key the run was named after its INI file, and its
+     * default output after the run: the store's own name is the best guess */
+    char stem[128];
+    const char *base = strrchr(source, '/');
+    snprintf(stem, sizeof stem, "%s", base ? base + 1 : source);
+    size_t sl = strlen(stem);
+    if (sl > 3 && strcmp(stem + sl - 3, ".h5") == 0)
+        stem[sl - 3] = 0;
+    export_tournament_name(c->tournament_ini, stem, event, sizeof event);
     for (int64_t gi = 0; gi < c->ngames && st == TV_OK; gi++) {
         const StoredGame *g = order[gi];
         Position start, p;

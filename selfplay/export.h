@@ -18,9 +18,12 @@
 TvStatus export_digest(const StoreContents *c, const char *path, TvError *err);
 
 /* Writes every game of c (read with moves) as a TGN record to path, in
- * game-index order, with Event (the tournament's name), Round, White,
- * Black, Result, Termination, Options and, when the game did not start from
- * the start position, TFEN tags.  `source` names the store in messages.
+ * game-index order, with Event (the tournament's name; when its INI had no
+ * name key, the store's file name without .h5, as the run was named after
+ * its INI file), Round (1-based), GameIndex, White, Black, Result,
+ * Termination, Options and, when the game did not start from the start
+ * position, SetUp and TFEN tags, and a {score/depth time} comment after
+ * each move.  `source` is the store's path (for messages and the name).
  * Errors: an unwritable file; a stored move or start TFEN that does not
  * read back (the message names the game and ply). */
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err);

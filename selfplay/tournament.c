@@ -521,8 +521,9 @@ static bool openings_are_records(const char *text)
 }
 
 /* Game records as openings: each record's start position (its TFEN tag, or
- * the start position): a TGN file that `tavreli export --tgn` wrote gives
- * back the openings of its games. */
+ * the start position), each distinct position once: a TGN file that
+ * `tavreli export --tgn` wrote gives back the openings of its games (both
+ * games of a pair start from the same one, which is taken once). */
 static TvStatus record_openings(Openings *o, const Tournament *t, const char *text, const char *path, TvError *err)
 {
     RecordList list;
@@ -535,6 +536,7 @@ static TvStatus record_openings(Openings *o, const Tournament *t, const char *te
         return tv_fail(err, e.status, "%s", e.msg);
     }
     TvStatus st = TV_OK;
+    const int first = o->n;
     for (int i = 0; i < list.count && st == TV_OK; i++) {
         const GameRecord *g = &list.games[i];
         Position p;
@@ -545,8 +547,13 @@ static TvStatus record_openings(Openings *o, const Tournament *t, const char *te
                 err->line = g->source_line;
             }
             st = tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, g->source_line, e.msg);
-        } else
-            st = add_opening(o, t, &p, path, g->source_line, err);
+        } else if ((st = add_opening(o, t, &p, path, g->source_line, err)) == TV_OK) {
+            for (int k = first; k < o->n - 1; k++)
+                if (strcmp(o->tfens[k], o->tfens[o->n - 1]) == 0) {
+                    o->n--; /* seen before */
+                    break;
+                }
+        }
     }
     records_free(&list);
     return st;

@@ -174,15 +174,27 @@ static void test_digest_and_tgn(void **state)
     snprintf(text, sizeof text, "[openings]\nfile = t.tgn\n[engine a]\npath = e.ini\n[engine b]\npath = e.ini\n");
     Tournament t;
     assert_int_equal(tournament_read_text(ini, strdup(text), strlen(text), &t, &err), TV_OK);
-    assert_int_equal(t.nopening_tfens, 8);
+    /* each distinct start position once: the two games of a pair share it */
+    assert_int_equal(t.nopening_tfens, 4);
     for (int i = 0; i < 8; i++) {
         const StoredGame *g = NULL;
         for (int64_t k = 0; k < c.ngames; k++)
             if (c.games[k].index == i)
                 g = &c.games[k];
-        assert_string_equal(t.opening_tfens[i], g->start_tfen);
+        assert_string_equal(t.opening_tfens[i / 2], g->start_tfen);
     }
     tournament_free(&t);
+
+    /* the Event of a store whose INI had no name key: the store's name */
+    free(c.tournament_ini);
+    c.tournament_ini = strdup("[tournament]\npairs = 2\n");
+    assert_int_equal(export_tgn(&c, store, tgn, &err), TV_OK);
+    tgn_text = slurp(tgn);
+    const char *base = strrchr(store, '/');
+    char want_event[160];
+    snprintf(want_event, sizeof want_event, "[Event \"%.*s\"]", (int)strlen(base + 1) - 3, base + 1);
+    assert_non_null(strstr(tgn_text, want_event));
+    free(tgn_text);
     h5store_contents_free(&c);
 }
 
