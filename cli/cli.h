@@ -25,6 +25,7 @@ typedef enum {
     CLI_LONG,        /* a whole number in [lo, hi]: long */
     CLI_U64,         /* a whole number in [lo, hi], up to 2^64 - 1: unsigned long long */
     CLI_DOUBLE,      /* a finite number in [lo, hi]: double */
+    CLI_DOUBLE_OPEN, /* a finite number in (lo, hi), bounds excluded: double */
     CLI_RULE_OPTION  /* NAME=VALUE, a variant option (docs/rules.md section 10), repeatable: Options */
 } CliFlagKind;
 

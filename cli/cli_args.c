@@ -108,13 +108,16 @@ static bool store_value(const CliCommand *cmd, const CliFlag *f, const char *v, 
             *(unsigned long long *)dst = u;
         return true;
     }
-    case CLI_DOUBLE: {
+    case CLI_DOUBLE:
+    case CLI_DOUBLE_OPEN: {
         char *end;
         errno = 0;
         double x = strtod(v, &end);
-        if (!*v || *end || errno || !isfinite(x) || x < f->lo || x > f->hi) {
-            cli_error("%s: --%s must be a number from %g to %g, not '%s'", cmd->name, f->name, f->lo, f->hi,
-                      shown);
+        const bool open = f->kind == CLI_DOUBLE_OPEN;
+        if (!*v || *end || errno || !isfinite(x) || (open ? x <= f->lo || x >= f->hi : x < f->lo || x > f->hi)) {
+            cli_error(open ? "%s: --%s must be a number above %g and below %g, not '%s'"
+                           : "%s: --%s must be a number from %g to %g, not '%s'",
+                      cmd->name, f->name, f->lo, f->hi, shown);
             return false;
         }
         *(double *)dst = x;

@@ -63,11 +63,17 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
     }
     TvError err;
     const ReportOptions opt = {simulations, a.mix_rules};
-    if (report_write_opts(files, nfiles, log, outdir, &opt, &err) != TV_OK) {
+    ReportSummary sum;
+    if (report_write_opts(files, nfiles, log, outdir, &opt, &sum, &err) != TV_OK) {
         cli_error("%s", err.msg);
         rc = CLI_FAIL;
         goto done;
     }
+    if (sum.torn_rows > 0)
+        cli_warning("%lld /games rows of appends a crash cut short are left out (see the report)",
+                    (long long)sum.torn_rows);
+    if (sum.duplicates > 0)
+        cli_warning("%lld games held by more than one store are counted once", (long long)sum.duplicates);
     size_t len = strlen(outdir);
     printf("%.*s/report.html\n", (int)(len > 1 && outdir[len - 1] == '/' ? len - 1 : len), outdir);
 done:
@@ -101,8 +107,8 @@ static const CliFlag SPRT_FLAGS[] = {
     {"penta", 0, CLI_STRING, offsetof(SprtArgs, penta), 0, 0},
     {"elo0", 0, CLI_DOUBLE, offsetof(SprtArgs, elo0), -1e6, 1e6},
     {"elo1", 0, CLI_DOUBLE, offsetof(SprtArgs, elo1), -1e6, 1e6},
-    {"alpha", 0, CLI_DOUBLE, offsetof(SprtArgs, alpha), 1e-12, 0.5 - 1e-12},
-    {"beta", 0, CLI_DOUBLE, offsetof(SprtArgs, beta), 1e-12, 0.5 - 1e-12},
+    {"alpha", 0, CLI_DOUBLE_OPEN, offsetof(SprtArgs, alpha), 0, 0.5},
+    {"beta", 0, CLI_DOUBLE_OPEN, offsetof(SprtArgs, beta), 0, 0.5},
     {NULL, 0, 0, 0, 0, 0},
 };
 

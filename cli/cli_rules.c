@@ -288,7 +288,7 @@ static const char BENCH_HELP[] =
     "usage: tavreli bench perft\n"
     "       tavreli bench search [--depth N]\n"
     "       tavreli bench selfplay [--depth N] [--games N]\n"
-    "       tavreli bench tune\n"
+    "       tavreli bench tune [--positions N] [--base N] [--seed S]\n"
     "       tavreli bench mpi [--ranks N] [--depth N] [--games N] [--mpirun CMD]\n"
     "\n"
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"

@@ -6,62 +6,98 @@
 #include "cli.h"
 #include "status.h"
 
-static const char USAGE[] =
-    "usage: tavreli COMMAND [ARGS]\n"
-    "\n"
-    "Tavreli (\"Russian chess\", chess with towers) test harness.\n"
-    "\n"
-    "Rules commands:\n"
-    "  perft   [--option NAME=VALUE]... TFEN DEPTH [--divide] [--plain]\n"
-    "          count legal move paths; the last output line is the total\n"
-    "  moves   [--option NAME=VALUE]... [--plain] TFEN\n"
-    "          list the legal moves, one per line, sorted\n"
-    "  replay  [--option NAME=VALUE]... [--tfen TFEN] [--lenient] MOVE...\n"
-    "  replay  [--lenient] --file FILE\n"
-    "          play games, print each final TFEN and state\n"
-    "  bench   perft | search [--depth N] | selfplay | tune | mpi\n"
-    "          measure move generation (leaves/s) or search (nodes, nodes/s)\n"
-    "\n"
-    "Self-play:\n"
-    "  selfplay CONFIG.ini [--out FILE.h5] [--threads N] [--games N] [--resume | --force]\n"
-    "          run a tournament, storing every game in HDF5 (Ctrl-C: stop cleanly);\n"
-    "          mpirun -np N tavreli selfplay ... runs it on N MPI ranks (MPI build)\n"
-    "  export  FILE.h5 [--tgn OUT.tgn] [--digest OUT.txt]\n"
-    "          write a store's games as TGN records, or a digest line per game\n"
-    "  verify  FILE.h5\n"
-    "          replay every stored game with the rules: moves, positions, terminations\n"
-    "  repair  FILE.h5 [--out NEW.h5] [--force]\n"
-    "          copy the good games of a damaged store into a new one\n"
-    "  report  FILE.h5 [FILE.h5 ...] [--tuning-log LOG] -o DIR\n"
-    "          strength report (ratings, LOS, SPRT, plots) as DIR/report.html\n"
-    "  tune    --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini [--groups G,...]\n"
-    "          fit the evaluation weights to the stored games (Texel tuning)\n"
-    "  sprt    --penta N0,N1,N2,N3,N4 [--elo0 E] [--elo1 E] [--alpha A] [--beta B]\n"
-    "          fishtest's generalised SPRT on pentanomial counts\n"
-    "\n"
-    "Engine commands:\n"
-    "  analyse [--engine FILE] [--depth N | --nodes N | --movetime MS] TFEN\n"
-    "          search a position, one line per iteration, then 'bestmove'\n"
-    "  play    [--engine FILE] [--white | --black] [--depth N]\n"
-    "          play the engine in the terminal\n"
-    "  weights [--ini FILE]\n"
-    "          print the evaluation weight table, or write the default engine INI\n"
-    "  strength [--check random|depth|all] [--games N]\n"
-    "          paired games: depth 3 vs a random mover, depth 4 vs depth 2\n"
-    "\n"
-    "TFEN may be the word 'startpos'. Options (docs/rules.md section 10):\n"
-    "  slide_over_own=no|yes  enpassant=combatant|any  ending=checkmate|capture\n"
-    "\n"
-    "Run 'tavreli COMMAND --help' for a command's details.\n";
+/* The overview `tavreli --help` prints: each command's synopsis is taken
+ * from the usage lines of its own --help (so the two cannot disagree), with
+ * a one-line summary from this table. */
+typedef struct {
+    const char *group; /* starts a group of commands when not NULL */
+    const char *name;
+    const char *summary;
+} Overview;
+
+static const Overview OVERVIEW[] = {
+    {"Rules commands:", "perft", "count legal move paths; the last output line is the total"},
+    {NULL, "moves", "list the legal moves, one per line, sorted"},
+    {NULL, "replay", "play games, print each final TFEN and state"},
+    {NULL, "bench", "measure move generation, search, self-play, the tuner or MPI"},
+    {"Self-play:", "selfplay", "run a tournament, storing every game in HDF5 (Ctrl-C: stop cleanly);\n"
+                               "mpirun -np N tavreli selfplay ... runs it on N MPI ranks (MPI build)"},
+    {NULL, "export", "write a store's games as TGN records, or a digest line per game"},
+    {NULL, "verify", "replay every stored game with the rules: moves, positions, terminations"},
+    {NULL, "repair", "copy the good games of a damaged store into a new one"},
+    {NULL, "report", "strength report (ratings, LOS, SPRT, plots) as DIR/report.html"},
+    {NULL, "tune", "fit the evaluation weights to the stored games (Texel tuning)"},
+    {NULL, "sprt", "fishtest's generalised SPRT on pentanomial counts"},
+    {"Engine commands:", "analyse", "search a position, one line per iteration, then 'bestmove'"},
+    {NULL, "play", "play the engine in the terminal"},
+    {NULL, "weights", "print the evaluation weight table, or write the default engine INI"},
+    {NULL, "strength", "paired games: depth 3 vs a random mover, depth 4 vs depth 2"},
+};
+
+/* Prints the usage lines of a command's help (up to its first blank line)
+ * without "usage: ", indented by 2, continuation lines kept aligned. */
+static void print_synopsis(FILE *out, const char *help)
+{
+    const char *const lead = "usage: ";
+    const size_t shift = strlen(lead) - 2;
+    for (const char *s = help; *s && *s != '\n';) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        if (!strncmp(s, lead, strlen(lead))) {
+            s += strlen(lead);
+            len -= strlen(lead);
+            fputs("  ", out);
+        } else {
+            size_t blanks = strspn(s, " ");
+            size_t cut = blanks < shift ? blanks : shift;
+            s += cut;
+            len -= cut;
+        }
+        fprintf(out, "%.*s\n", (int)len, s);
+        s += len;
+        if (*s == '\n')
+            s++;
+    }
+}
+
+static void print_usage(FILE *out)
+{
+    fputs("usage: tavreli COMMAND [ARGS]\n"
+          "\n"
+          "Tavreli (\"Russian chess\", chess with towers) test harness.\n",
+          out);
+    int n;
+    const CliCommand *const *cmds = cli_commands(&n);
+    for (size_t i = 0; i < sizeof OVERVIEW / sizeof OVERVIEW[0]; i++) {
+        const Overview *o = &OVERVIEW[i];
+        if (o->group)
+            fprintf(out, "\n%s\n", o->group);
+        for (int k = 0; k < n; k++)
+            if (!strcmp(cmds[k]->name, o->name))
+                print_synopsis(out, cmds[k]->help);
+        for (const char *s = o->summary; *s;) {
+            const char *eol = strchr(s, '\n');
+            size_t len = eol ? (size_t)(eol - s) : strlen(s);
+            fprintf(out, "      %.*s\n", (int)len, s);
+            s += len + (eol != NULL);
+        }
+    }
+    fputs("\n"
+          "TFEN may be the word 'startpos'. Options (docs/rules.md section 10):\n"
+          "  slide_over_own=no|yes  enpassant=combatant|any  ending=checkmate|capture\n"
+          "\n"
+          "Run 'tavreli COMMAND --help' for a command's details.\n",
+          out);
+}
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(USAGE, stderr);
+        print_usage(stderr);
         return CLI_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        fputs(USAGE, stdout);
+        print_usage(stdout);
         return CLI_OK;
     }
     if (!strcmp(argv[1], "--version")) {

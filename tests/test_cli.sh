@@ -128,7 +128,9 @@ check "... saying the range" grep -q "whole numbers from 0 to" "$tmp/err"
 run sprt --penta 1,2,3,4,5 --elo1 inf
 check "sprt: a non-finite bound is refused" [ "$rc" = 2 ]
 run sprt --penta 1,2,3,4,5 --alpha 0.6
-check "sprt: alpha out of range names the range" grep -q "alpha must be a number from" "$tmp/err"
+check "sprt: alpha out of range names the range" grep -q "alpha must be a number above 0 and below 0.5, not '0.6'" "$tmp/err"
+run sprt --penta 1,2,3,4,5 --beta 0.5
+check "sprt: beta 0.5 (a bound, excluded) is refused" grep -q "beta must be a number above 0 and below 0.5" "$tmp/err"
 
 # --flag=value as well as --flag value
 run analyse --depth=2 startpos
@@ -148,9 +150,14 @@ run nosuchcommand
 check "unknown command is a usage error" [ "$rc" = 2 ]
 run --help
 check "--help works" [ "$rc" = 0 ]
-for c in perft moves replay bench analyse play weights strength selfplay export report sprt; do
+"$tv" --help >"$tmp/top" 2>&1
+# every command's usage lines are in the overview, with all their flags
+for c in perft moves replay bench analyse play weights strength selfplay export verify repair report tune sprt; do
   run "$c" --help
   check "$c --help" [ "$rc" = 0 -a -s "$tmp/out" ]
+  awk 'NF == 0 {exit} {sub(/^usage: /, ""); sub(/^ +/, ""); print}' "$tmp/out" >"$tmp/usage"
+  missing=$(while read -r l; do grep -qF -- "$l" "$tmp/top" || echo "$l"; done <"$tmp/usage")
+  check "tavreli --help shows the usage of $c ($missing)" [ -z "$missing" ]
 done
 
 echo "$passes passed, $fails failed"

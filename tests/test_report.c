@@ -587,7 +587,7 @@ static void test_any_stores_together(void **state)
     assert_contains(err.msg, "was played under other rules", "error");
     assert_contains(err.msg, "--mix-rules", "error");
     ReportOptions mix = {0, true};
-    if (report_write_opts(rules, 2, NULL, tmp_path(t, "out3"), &mix, &err) != TV_OK)
+    if (report_write_opts(rules, 2, NULL, tmp_path(t, "out3"), &mix, NULL, &err) != TV_OK)
         fail_msg("report with --mix-rules: %s", err.msg);
 }
 

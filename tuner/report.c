@@ -946,11 +946,11 @@ TvStatus report_write(const char *const *files, int nfiles, const char *tuning_l
                       TvError *err)
 {
     ReportOptions o = {0, false};
-    return report_write_opts(files, nfiles, tuning_log, outdir, &o, err);
+    return report_write_opts(files, nfiles, tuning_log, outdir, &o, NULL, err);
 }
 
 TvStatus report_write_opts(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
-                           const ReportOptions *opt, TvError *err)
+                           const ReportOptions *opt, ReportSummary *summary, TvError *err)
 {
     if (err)
         tv_error_clear(err);
@@ -987,6 +987,13 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
     if ((st = doc_write_buf(outdir, "report.md", &md, err)) != TV_OK)
         goto done;
     st = doc_write_buf(outdir, "report.html", &html, err);
+    if (st == TV_OK && summary) {
+        summary->games = R.ngames;
+        summary->duplicates = R.nduplicates;
+        summary->torn_rows = 0;
+        for (int f = 0; f < R.nfiles; f++)
+            summary->torn_rows += R.c[f].torn_rows;
+    }
 done:
     free(md.s);
     free(html.s);

@@ -4,6 +4,7 @@
 #define TAVRELI_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "status.h"
 
@@ -36,8 +37,15 @@ typedef struct {
     bool mix_rules;  /* rate stores played under other rule options together */
 } ReportOptions;
 
-/* report_write with options. */
+/* What a report was made from, for the front end to say (the report says it too). */
+typedef struct {
+    int64_t games;      /* games rated, each once */
+    int64_t duplicates; /* games held by more than one store, counted once */
+    int64_t torn_rows;  /* /games rows of torn appends left out, over all stores */
+} ReportSummary;
+
+/* report_write with options; *summary (may be NULL) is filled on success. */
 TvStatus report_write_opts(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
-                           const ReportOptions *opt, TvError *err);
+                           const ReportOptions *opt, ReportSummary *summary, TvError *err);
 
 #endif
