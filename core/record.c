@@ -45,39 +45,81 @@ static TvStatus record_fail(TvError *err, TvStatus st, const char *name, int lin
 
 /* ---- options -------------------------------------------------------------- */
 
+/* The rule options, declared once: options_set, options_parse,
+ * options_to_str, the command line and the engine protocol (which declares
+ * them to engines) all read this table.  values[0] is the default; the
+ * Options field holds the index of the value. */
+static const RuleOptionInfo RULE_OPTIONS[TV_NRULE_OPTIONS] = {
+    {"slide_over_own", {"no", "yes"}, 2, true},
+    {"enpassant", {"combatant", "any"}, 2, false},
+    {"ending", {"checkmate", "capture"}, 2, false},
+};
+
+const RuleOptionInfo *rule_option_info(int i) { return i >= 0 && i < TV_NRULE_OPTIONS ? &RULE_OPTIONS[i] : NULL; }
+
+int rule_option_find(const char *name)
+{
+    for (int i = 0; i < TV_NRULE_OPTIONS; i++)
+        if (strcmp(name, RULE_OPTIONS[i].name) == 0)
+            return i;
+    return -1;
+}
+
+int rule_option_get(const Options *o, int i)
+{
+    switch (i) {
+    case 0:
+        return o->slide_over_own ? 1 : 0;
+    case 1:
+        return (int)o->enpassant;
+    default:
+        return (int)o->ending;
+    }
+}
+
+void rule_option_set(Options *o, int i, int value)
+{
+    switch (i) {
+    case 0:
+        o->slide_over_own = value != 0;
+        break;
+    case 1:
+        o->enpassant = (EnPassantOption)value;
+        break;
+    default:
+        o->ending = (EndingOption)value;
+        break;
+    }
+}
+
 TvStatus options_set(Options *o, const char *name, const char *value, TvError *err)
 {
-    if (strcmp(name, "slide_over_own") == 0) {
-        if (strcmp(value, "yes") == 0)
-            o->slide_over_own = true;
-        else if (strcmp(value, "no") == 0)
-            o->slide_over_own = false;
-        else
-            return tv_fail(err, TV_ERR_ARG, "bad value '%s' for option slide_over_own (yes or no)", value);
-    } else if (strcmp(name, "enpassant") == 0) {
-        if (strcmp(value, "combatant") == 0)
-            o->enpassant = TV_EP_COMBATANT;
-        else if (strcmp(value, "any") == 0)
-            o->enpassant = TV_EP_ANY;
-        else
-            return tv_fail(err, TV_ERR_ARG, "bad value '%s' for option enpassant (combatant or any)", value);
-    } else if (strcmp(name, "ending") == 0) {
-        if (strcmp(value, "checkmate") == 0)
-            o->ending = TV_ENDING_CHECKMATE;
-        else if (strcmp(value, "capture") == 0)
-            o->ending = TV_ENDING_CAPTURE;
-        else
-            return tv_fail(err, TV_ERR_ARG, "bad value '%s' for option ending (checkmate or capture)", value);
-    } else {
-        return tv_fail(err, TV_ERR_ARG, "unknown option '%s' (known: slide_over_own, enpassant, ending)", name);
+    int i = rule_option_find(name);
+    if (i < 0) {
+        StrBuf known = {0};
+        for (int k = 0; k < TV_NRULE_OPTIONS; k++)
+            strbuf_addf(&known, "%s%s", k ? ", " : "", RULE_OPTIONS[k].name);
+        TvStatus st = tv_fail(err, TV_ERR_ARG, "unknown option '%s' (known: %s)", name, strbuf_str(&known));
+        strbuf_free(&known);
+        return st;
     }
-    return TV_OK;
+    const RuleOptionInfo *r = &RULE_OPTIONS[i];
+    for (int v = 0; v < r->nvalues; v++)
+        if (strcmp(value, r->values[v]) == 0) {
+            rule_option_set(o, i, v);
+            return TV_OK;
+        }
+    StrBuf vals = {0};
+    for (int v = 0; v < r->nvalues; v++)
+        strbuf_addf(&vals, "%s%s", v ? (v == r->nvalues - 1 ? " or " : ", ") : "", r->values[v]);
+    TvStatus st = tv_fail(err, TV_ERR_ARG, "bad value '%s' for option %s (%s)", value, name, strbuf_str(&vals));
+    strbuf_free(&vals);
+    return st;
 }
 
 TvStatus options_parse(const char *text, Options *o, TvError *err)
 {
-    static const char *const names[3] = {"slide_over_own", "enpassant", "ending"};
-    bool seen[3] = {false, false, false};
+    bool seen[TV_NRULE_OPTIONS] = {false};
     memset(o, 0, sizeof *o);
     if (!text)
         return TV_OK;
@@ -99,21 +141,23 @@ TvStatus options_parse(const char *text, Options *o, TvError *err)
         TvStatus st = options_set(o, pair, eq + 1, err);
         if (st != TV_OK)
             return st;
-        for (int j = 0; j < 3; j++) {
-            if (strcmp(pair, names[j]) == 0) {
-                if (seen[j])
-                    return tv_fail(err, TV_ERR_ARG, "option %s given twice", pair);
-                seen[j] = true;
-            }
-        }
+        int j = rule_option_find(pair);
+        if (seen[j])
+            return tv_fail(err, TV_ERR_ARG, "option %s given twice", pair);
+        seen[j] = true;
     }
 }
 
 char *options_to_str(const Options *o, char *buf, size_t n)
 {
-    snprintf(buf, n, "slide_over_own=%s enpassant=%s ending=%s", o->slide_over_own ? "yes" : "no",
-             o->enpassant == TV_EP_ANY ? "any" : "combatant",
-             o->ending == TV_ENDING_CAPTURE ? "capture" : "checkmate");
+    size_t used = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int i = 0; i < TV_NRULE_OPTIONS && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s=%s", i ? " " : "", RULE_OPTIONS[i].name,
+                         RULE_OPTIONS[i].values[rule_option_get(o, i)]);
+        used += w > 0 ? (size_t)w : 0;
+    }
     return buf;
 }
 
