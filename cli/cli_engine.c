@@ -240,8 +240,9 @@ static const char WEIGHTS_HELP[] =
     "usage: tavreli weights [--ini FILE]\n"
     "\n"
     "Prints the evaluation's weight table (name, size, default, bounds, group,\n"
-    "meaning), or with --ini writes the default engine version to FILE (this is\n"
-    "how configs/engines/default.ini is made).\n";
+    "meaning) and the search settings (name, type, default, bounds, meaning), or\n"
+    "with --ini writes the default engine version to FILE (this is how\n"
+    "configs/engines/default.ini is made).\n";
 
 typedef struct {
     const char *ini;
@@ -283,6 +284,18 @@ static int run_weights(const CliCommand *cmd, int argc, char **argv)
         printf("%-22s %4d  %-30s %13s  %-9s %s\n", w->name, w->size, def, bounds, w->group, w->meaning);
     }
     printf("%d weights in %d declarations\n", EVAL_NWEIGHTS, EVAL_NDECLS);
+    printf("\n%-22s %4s  %-30s %13s  %-9s %s\n", "search setting", "type", "default", "bounds", "", "meaning");
+    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+        const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
+        int v = search_setting_value(&e.settings, i);
+        char bounds[32];
+        snprintf(bounds, sizeof bounds, "%d..%d", si->lo, si->hi);
+        if (si->type == SEARCH_SETTING_BOOL)
+            printf("%-22s %4s  %-30s %13s  %-9s %s\n", si->name, "bool", v ? "yes" : "no", "yes/no", "", si->meaning);
+        else
+            printf("%-22s %4s  %-30d %13s  %-9s %s\n", si->name, "int", v, bounds, "", si->meaning);
+    }
+    printf("%d search settings ([search] keys besides the limits depth, nodes, movetime)\n", SEARCH_NSETTINGS);
     return CLI_OK;
 }
 

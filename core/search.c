@@ -2,6 +2,7 @@
 #include "search.h"
 #include "status.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,11 +43,39 @@ struct SearchContext {
     int pv_len[SEARCH_MAX_PLY];
 };
 
+const SearchSettingInfo SEARCH_SETTING_INFO[SEARCH_NSETTINGS] = {
+#define S(name, type, def, lo, hi, meaning)                                                                   \
+    {#name, SEARCH_SETTING_##type, (def), (lo), (hi), meaning, offsetof(SearchSettings, name)},
+#include "search.def"
+#undef S
+};
+
+_Static_assert(offsetof(SearchSettings, tt_mb) == offsetof(SearchSettings, hash_mb),
+               "tt_mb must alias hash_mb: hash_mb is the first line of search.def");
+
 void search_settings_default(SearchSettings *s)
 {
-    s->tt_mb = 16;
-    s->check_extension = 1;
-    s->qsearch = 1;
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < SEARCH_NSETTINGS; i++)
+        *search_setting_field(s, i) = SEARCH_SETTING_INFO[i].def;
+}
+
+int *search_setting_field(SearchSettings *s, int i)
+{
+    return (int *)((char *)s + SEARCH_SETTING_INFO[i].offset);
+}
+
+int search_setting_value(const SearchSettings *s, int i)
+{
+    return *(const int *)((const char *)s + SEARCH_SETTING_INFO[i].offset);
+}
+
+int search_setting_find(const char *name)
+{
+    for (int i = 0; i < SEARCH_NSETTINGS; i++)
+        if (!strcmp(name, SEARCH_SETTING_INFO[i].name))
+            return i;
+    return -1;
 }
 
 SearchContext *search_alloc(const EvalParams *params, const Options *rules, const SearchSettings *settings)

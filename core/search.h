@@ -6,6 +6,7 @@
 #define TAVRELI_SEARCH_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "eval.h"
@@ -17,14 +18,53 @@
 /* Scores beyond this are mates: SCORE_MATE - plies to mate. */
 #define SCORE_MATE_BOUND (SCORE_MATE - 1000)
 
-/* Settings of an engine version beyond its weights. */
+/* Settings of an engine version beyond its weights, declared once in
+ * search.def (one int per setting; a BOOL is 0 or 1).  hash_mb, the first,
+ * can also be called by its older name tt_mb. */
 typedef struct {
-    int tt_mb;          /* transposition table size in MiB (default 16) */
-    int check_extension; /* 1 to extend checks (default 1) */
-    int qsearch;        /* 1 for quiescence search (default 1) */
+    union {
+        struct {
+#define S(name, type, def, lo, hi, meaning) int name;
+#include "search.def"
+#undef S
+        };
+        struct {
+            int tt_mb; /* = hash_mb: transposition table size in MiB */
+        };
+    };
 } SearchSettings;
 
+/* Index of each setting in search.def order: SS_<name>. */
+enum {
+#define S(name, type, def, lo, hi, meaning) SS_##name,
+#include "search.def"
+#undef S
+    SEARCH_NSETTINGS
+};
+
+typedef enum { SEARCH_SETTING_INT = 0, SEARCH_SETTING_BOOL = 1 } SearchSettingType;
+
+typedef struct {
+    const char *name;       /* field and INI key */
+    SearchSettingType type;
+    int def, lo, hi;        /* default and inclusive bounds (a BOOL: 0..1) */
+    const char *meaning;
+    size_t offset;          /* of the int field in SearchSettings */
+} SearchSettingInfo;
+
+/* One entry per setting, in search.def order (constant): what an INI
+ * reader, a tuner or a UCI front end (spin / check options) lists. */
+extern const SearchSettingInfo SEARCH_SETTING_INFO[SEARCH_NSETTINGS];
+
+/* Fills s with every setting's default. */
 void search_settings_default(SearchSettings *s);
+
+/* The field of setting i (0 <= i < SEARCH_NSETTINGS) in s. */
+int *search_setting_field(SearchSettings *s, int i);
+int search_setting_value(const SearchSettings *s, int i);
+
+/* The index of the setting called name, or -1. */
+int search_setting_find(const char *name);
 
 /* Limits of one search; 0 means no limit of that kind.  With only depth
  * and/or nodes limits the search is deterministic: the same position,

@@ -10,7 +10,8 @@
  *  - determinism at fixed depth and at fixed nodes, also with two engine
  *    versions searching at once on two threads;
  *  - engine INI files: write/read round trip, and bad files rejected with
- *    file and line;
+ *    file and line; every search setting of search.def survives write/read
+ *    and is refused out of its bounds; default.ini lists them all;
  *  - a stop flag set by another thread (as a signal handler does) ends a
  *    deep search within a second, keeping a legal move; a search stopped
  *    before its first iteration completed says so (depth 0) and still
@@ -656,6 +657,81 @@ static void test_default_ini_matches_table(void **state)
     assert_int_equal(shipped.limits.depth, def.limits.depth);
 }
 
+/* Every search setting of search.def survives an INI write and read at a
+ * value other than its default (both bounds of an int), and the reader
+ * refuses a value just outside its bounds, naming the setting and the line. */
+static void test_search_settings_ini(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tavreli_settings_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+        const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
+        assert_true(si->lo <= si->def && si->def <= si->hi);
+        assert_int_equal(search_setting_find(si->name), i);
+        const int values[2] = {si->lo, si->hi};
+        for (int j = 0; j < 2; j++) {
+            EngineVersion e, back;
+            engine_default(&e);
+            *search_setting_field(&e.settings, i) = values[j];
+            TvError err;
+            assert_int_equal(engine_write(path, &e, NULL, &err), TV_OK);
+            assert_int_equal(engine_read(path, &back, &err), TV_OK);
+            if (memcmp(&back.settings, &e.settings, sizeof e.settings) != 0)
+                fail_msg("setting %s = %d does not survive write and read", si->name, values[j]);
+        }
+        /* refused out of bounds */
+        char text[256];
+        const char *bad[2];
+        char lo[32], hi[32];
+        if (si->type == SEARCH_SETTING_BOOL) {
+            bad[0] = "maybe";
+            bad[1] = "2";
+        } else {
+            snprintf(lo, sizeof lo, "%ld", (long)si->lo - 1);
+            snprintf(hi, sizeof hi, "%ld", (long)si->hi + 1);
+            bad[0] = lo;
+            bad[1] = hi;
+        }
+        for (int j = 0; j < 2; j++) {
+            snprintf(text, sizeof text, "[engine]\nname = x\n[search]\n%s = %s\n", si->name, bad[j]);
+            EngineVersion e;
+            TvError err;
+            if (engine_read_string(text, "bad.ini", &e, &err) == TV_OK || err.line != 4 ||
+                !strstr(err.msg, si->name))
+                fail_msg("setting %s = %s accepted or badly reported: %s", si->name, bad[j], err.msg);
+        }
+    }
+    remove(path);
+    /* the older field name aliases hash_mb */
+    SearchSettings set;
+    search_settings_default(&set);
+    set.tt_mb = 3;
+    assert_int_equal(set.hash_mb, 3);
+}
+
+/* The shipped default.ini has every search setting at its default. */
+static void test_default_ini_settings_match_table(void **state)
+{
+    (void)state;
+    EngineVersion shipped, def;
+    TvError err;
+    assert_int_equal(engine_read(TAVRELI_SOURCE_DIR "/configs/engines/default.ini", &shipped, &err), TV_OK);
+    engine_default(&def);
+    assert_memory_equal(&shipped.settings, &def.settings, sizeof def.settings);
+    /* and the file names every setting */
+    char *text = tv_read_text(TAVRELI_SOURCE_DIR "/configs/engines/default.ini");
+    assert_non_null(text);
+    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+        char key[80];
+        snprintf(key, sizeof key, "\n%s = ", SEARCH_SETTING_INFO[i].name);
+        if (!strstr(text, key))
+            fail_msg("default.ini does not list the search setting %s", SEARCH_SETTING_INFO[i].name);
+    }
+    free(text);
+}
+
 int main(void)
 {
     if (getenv("TAVRELI_TEST_FILTER")) /* run one test: TAVRELI_TEST_FILTER=test_mates_found */
@@ -674,6 +750,8 @@ int main(void)
         cmocka_unit_test(test_engine_ini_round_trip),
         cmocka_unit_test(test_engine_ini_errors),
         cmocka_unit_test(test_default_ini_matches_table),
+        cmocka_unit_test(test_search_settings_ini),
+        cmocka_unit_test(test_default_ini_settings_match_table),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
