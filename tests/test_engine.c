@@ -4,6 +4,8 @@
  *  - eval == trace . weights on thousands of walk positions, with the
  *    default and with random weights; a colour-mirrored position evaluates
  *    the same for its side to move;
+ *  - the engine's quick generators (movegen_check_move, movegen_tactical_k)
+ *    agree with the full ones;
  *  - mates in 1 and 2 (some only by a split) are found; each is confirmed by
  *    an independent brute-force mate search in this file;
  *  - a mover never plays an illegal move over 2,000 random-weight games;
@@ -129,6 +131,56 @@ static void test_eval_is_linear_and_symmetric(void **state)
     for_walk_positions(check_dot, &d);
     assert_int_equal(d.bad, 0);
     assert_true(d.checked > 4000);
+}
+
+/* movegen_check_move answers as movegen_is_legal, for every legal move and
+ * for moves that are not (other k, other destinations, other squares);
+ * movegen_tactical_k keeps exactly the moves of movegen_tactical whose k
+ * the mask allows, in the same order. */
+static void check_quick_generators(const Position *p, void *user)
+{
+    int *bad = user;
+    Options o = {0};
+    MoveList all, tac, sel;
+    movegen_legal(p, &o, &all);
+    for (int i = 0; i < all.count; i++) {
+        Move m = all.moves[i];
+        if (!movegen_check_move(p, &o, m))
+            (*bad)++;
+        /* neighbours of a legal move, legal or not */
+        Move variants[3] = {move_make(move_from(m), move_to(m), move_k(m) + 1, move_special(m)),
+                            move_make(move_from(m), (move_to(m) + 1) & 63, move_k(m), move_special(m)),
+                            move_make((move_from(m) + 9) & 63, move_to(m), move_k(m), TV_MOVE_NORMAL)};
+        for (int v = 0; v < 3; v++)
+            if (movegen_check_move(p, &o, variants[v]) != movegen_is_legal(p, &o, variants[v]))
+                (*bad)++;
+    }
+    if (movegen_check_move(p, &o, TV_MOVE_NONE))
+        (*bad)++;
+    movegen_tactical(p, &o, &tac);
+    uint32_t kmask[64];
+    for (int s = 0; s < 64; s++)
+        kmask[s] = (uint32_t)(p->hash >> (s % 32)) | 1u; /* some k per square, always k = 1 */
+    movegen_tactical_k(p, &o, kmask, &sel);
+    int n = 0;
+    for (int i = 0; i < tac.count; i++) {
+        Move m = tac.moves[i];
+        if (!((kmask[move_from(m)] >> (move_k(m) - 1)) & 1u))
+            continue;
+        if (n >= sel.count || sel.moves[n] != m)
+            (*bad)++;
+        n++;
+    }
+    if (n != sel.count)
+        (*bad)++;
+}
+
+static void test_quick_generators(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for_walk_positions(check_quick_generators, &bad);
+    assert_int_equal(bad, 0);
 }
 
 /* movegen_tactical gives exactly the legal moves that land on an opponent
@@ -751,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_engine_ini_errors),
         cmocka_unit_test(test_default_ini_matches_table),
         cmocka_unit_test(test_search_settings_ini),
+        cmocka_unit_test(test_quick_generators),
         cmocka_unit_test(test_default_ini_settings_match_table),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
