@@ -3,7 +3,8 @@
  *
  *  - eval == trace . weights on thousands of walk positions, with the
  *    default and with random weights; a colour-mirrored position evaluates
- *    the same for its side to move;
+ *    the same for its side to move; the features equal a square-by-square
+ *    reference implementation kept here;
  *  - the engine's quick generators (movegen_check_move, movegen_tactical_k)
  *    agree with the full ones;
  *  - mates in 1 and 2 (some only by a split) are found; each is confirmed by
@@ -131,6 +132,130 @@ static void test_eval_is_linear_and_symmetric(void **state)
     for_walk_positions(check_dot, &d);
     assert_int_equal(d.bad, 0);
     assert_true(d.checked > 4000);
+}
+
+/* The evaluation's features as first written, square by square, kept as
+ * the reference of the faster form in core/eval.c (kind by kind, shifted
+ * combatant sets, towers visited through a height mask). */
+static const int REF_KIND_INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
+static const int REF_DESTINY_ROW[TV_KIND_COUNT] = {-1, -1, 3, 0, 2, 1, 4, -1};
+
+static void reference_trace(const Position *pos, const Options *o, int *f)
+{
+    const Bitboard CENTRE = 0x0000001818000000ull, RING = 0x00003C24243C0000ull;
+    memset(f, 0, sizeof(int) * EVAL_NWEIGHTS);
+    const Bitboard wizards = pos->by_kind[TV_WIZARD];
+    Bitboard att[2] = {0, 0};
+    Bitboard sq_att[64];
+    for (int c = 0; c < 2; c++) {
+        Bitboard blk = o->slide_over_own ? pos->by_colour[c ^ 1] : pos->occ;
+        Bitboard b = pos->by_colour[c];
+        while (b) {
+            Square s = __builtin_ctzll(b);
+            b &= b - 1;
+            sq_att[s] = pos_attacks_of(tavrel_kind(pos_top(pos, s)), c, s, blk);
+            att[c] |= sq_att[s];
+        }
+    }
+    for (int c = 0; c < 2; c++) {
+        const int sgn = c == pos->side ? 1 : -1;
+        const int them = c ^ 1;
+        const Bitboard own = pos->by_colour[c], opp = pos->by_colour[them];
+        Bitboard b = own;
+        while (b) {
+            Square s = __builtin_ctzll(b);
+            b &= b - 1;
+            Tavrel t = pos_top(pos, s);
+            Kind k = tavrel_kind(t);
+            int h = pos->height[s];
+            int ki = REF_KIND_INDEX[k];
+            if (ki >= 0)
+                f[EW_top_value + ki] += sgn;
+            int own_below = 0;
+            for (int i = 0; i < h - 1; i++) {
+                Tavrel u = pos->stack[s][i];
+                int ui = REF_KIND_INDEX[tavrel_kind(u)];
+                if (tavrel_colour(u) == c)
+                    own_below++;
+                else if (ui >= 0) {
+                    f[EW_prisoner + ui] += sgn;
+                    if (att[them] & sq_bb(s))
+                        f[EW_captive + ui] -= sgn;
+                }
+            }
+            if (h >= 3)
+                f[EW_tower_height] += sgn * (h - 2);
+            if (h >= 2 && (att[them] & sq_bb(s))) {
+                f[EW_tower_threatened] += sgn;
+                f[EW_threatened_own] += sgn * own_below;
+            }
+            if (k == TV_COMBATANT) {
+                int rel = c == TV_WHITE ? sq_rank(s) - 1 : 6 - sq_rank(s);
+                int row = REF_DESTINY_ROW[tavrel_destiny(t)];
+                if (row >= 0 && rel >= 0 && rel < 6)
+                    f[EW_advance + row * 6 + rel] += sgn;
+            } else if (tavrel_is_promoted(t) && (att[them] & sq_bb(s))) {
+                f[EW_promoted_threatened] += sgn;
+            }
+            if (ki >= 0) {
+                Bitboard moves;
+                if (k == TV_COMBATANT) {
+                    Square a = c == TV_WHITE ? s + 8 : s - 8;
+                    moves = pos_attacks_of(TV_COMBATANT, c, s, 0) & opp;
+                    if (a >= 0 && a < 64 && !(opp & sq_bb(a)))
+                        moves |= sq_bb(a);
+                } else {
+                    moves = sq_att[s];
+                }
+                f[EW_mobility + ki] += sgn * __builtin_popcountll(moves & ~wizards);
+            }
+            if (CENTRE & sq_bb(s))
+                f[EW_centre] += sgn;
+            else if (RING & sq_bb(s))
+                f[EW_centre + 1] += sgn;
+        }
+        Square w = pos->wizard[c];
+        if (w != TV_NO_SQUARE) {
+            Bitboard zone = pos_attacks_of(TV_WIZARD, c, w, 0);
+            f[EW_wizard_zone_attacked] += sgn * __builtin_popcountll(zone & att[them]);
+            f[EW_wizard_shelter] += sgn * __builtin_popcountll(zone & own);
+        }
+    }
+    f[EW_tempo] = 1;
+}
+
+typedef struct {
+    Options rules;
+    int checked, bad;
+} RefCheck;
+
+static void check_reference(const Position *p, void *user)
+{
+    RefCheck *r = user;
+    int ref[EVAL_NWEIGHTS];
+    reference_trace(p, &r->rules, ref);
+    EvalTrace t;
+    eval_trace(p, &r->rules, &t);
+    for (int i = 0; i < EVAL_NWEIGHTS; i++)
+        if (t.f[i] != ref[i] && r->bad++ < 5) {
+            char buf[TV_TFEN_MAX], name[64];
+            print_error("feature %s: %d, reference %d at %s\n", eval_weight_element_name(i, name, sizeof name), t.f[i],
+                        ref[i], tfen_write(p, buf, sizeof buf));
+        }
+    r->checked++;
+}
+
+/* The evaluation's features equal the square-by-square reference on every
+ * walk position, under the default rules and with slide_over_own. */
+static void test_eval_matches_reference(void **state)
+{
+    (void)state;
+    RefCheck r = {.checked = 0, .bad = 0};
+    for_walk_positions(check_reference, &r);
+    r.rules.slide_over_own = true;
+    for_walk_positions(check_reference, &r);
+    assert_int_equal(r.bad, 0);
+    assert_true(r.checked > 4000);
 }
 
 /* movegen_check_move answers as movegen_is_legal, for every legal move and
@@ -803,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_engine_ini_errors),
         cmocka_unit_test(test_default_ini_matches_table),
         cmocka_unit_test(test_search_settings_ini),
+        cmocka_unit_test(test_eval_matches_reference),
         cmocka_unit_test(test_quick_generators),
         cmocka_unit_test(test_default_ini_settings_match_table),
     };
