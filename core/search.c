@@ -21,12 +21,25 @@ typedef struct {
 
 #define HISTORY_MAX 4096
 
+/* The evaluation cache: the last evaluation stored per slot, by full hash.
+ * 2^12 entries (64 KiB, it stays in the level-2 cache).  Measured on the
+ * bench search (depth 5, one run each of A B A B ... ten times): 2^16
+ * entries 12% slower (the probe misses the cache more than the evaluations
+ * it saves cost), no cache 4% slower. */
+typedef struct {
+    uint64_t key;
+    int32_t score;
+    int32_t unused;
+} EvalEntry;
+#define EVAL_CACHE_ENTRIES (1u << 12)
+
 struct SearchContext {
     EvalParams params;
     Options rules;
     SearchSettings settings;
     TTEntry *tt;
     size_t tt_mask;
+    EvalEntry *eval_cache; /* EVAL_CACHE_ENTRIES */
     Move killers[SEARCH_MAX_PLY][2];
     int history[2][64][64];
     /* per search */
@@ -91,7 +104,10 @@ SearchContext *search_alloc(const EvalParams *params, const Options *rules, cons
     while (entries * 2 <= want)
         entries *= 2;
     c->tt = calloc(entries, sizeof(TTEntry));
-    if (!c->tt) {
+    c->eval_cache = calloc(EVAL_CACHE_ENTRIES, sizeof(EvalEntry));
+    if (!c->tt || !c->eval_cache) {
+        free(c->tt);
+        free(c->eval_cache);
         free(c);
         return NULL;
     }
@@ -103,6 +119,7 @@ void search_free(SearchContext *ctx)
 {
     if (ctx) {
         free(ctx->tt);
+        free(ctx->eval_cache);
         free(ctx);
     }
 }
@@ -110,6 +127,7 @@ void search_free(SearchContext *ctx)
 void search_clear(SearchContext *ctx)
 {
     memset(ctx->tt, 0, (ctx->tt_mask + 1) * sizeof(TTEntry));
+    memset(ctx->eval_cache, 0, EVAL_CACHE_ENTRIES * sizeof(EvalEntry));
     memset(ctx->killers, 0, sizeof ctx->killers);
     memset(ctx->history, 0, sizeof ctx->history);
 }
@@ -221,9 +239,18 @@ static void pick_next(MoveList *list, int *keys, int i)
     }
 }
 
-static int evaluate(const SearchContext *c, const Position *p)
+/* The static evaluation, through the evaluation cache: the same value as
+ * eval_position (the key is the full 64-bit hash, which covers everything
+ * the evaluation reads). */
+static int evaluate(SearchContext *c, const Position *p)
 {
-    return eval_position(p, &c->rules, &c->params, NULL);
+    EvalEntry *e = &c->eval_cache[p->hash & (EVAL_CACHE_ENTRIES - 1)];
+    if (e->key == p->hash)
+        return e->score;
+    int s = eval_position(p, &c->rules, &c->params, NULL);
+    e->key = p->hash;
+    e->score = s;
+    return s;
 }
 
 /* Score of a position without legal moves (or with a captured Wizard). */
@@ -261,12 +288,18 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
             return stand;
         if (stand > alpha)
             alpha = stand;
-        movegen_tactical(p, &c->rules, &list);
+        uint32_t kmask[64];
+        Bitboard own = p->by_colour[p->side];
+        while (own) {
+            Square s = bb_pop(&own);
+            kmask[s] = 1u | (1u << (p->height[s] - 1)); /* k = 1 and k = height */
+        }
+        movegen_tactical_k(p, &c->rules, kmask, &list);
         int n = 0;
         for (int i = 0; i < list.count; i++) {
             Move m = list.moves[i];
             int k = move_k(m), h = p->height[move_from(m)];
-            if (k == h || (k == 1 && capture_gain(c, p, m) >= 0))
+            if (k == h || capture_gain(c, p, m) >= 0) /* a lone top only for a capture */
                 list.moves[n++] = m;
         }
         list.count = n;
@@ -350,21 +383,46 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
         }
     }
 
+    /* The hash move is tried before any move is generated (a cut-off by
+     * it saves the generation); movegen_check_move guards against a table
+     * entry of another position with the same slot and key. */
+    if (hash_move != TV_MOVE_NONE && !movegen_check_move(p, &c->rules, hash_move))
+        hash_move = TV_MOVE_NONE;
     MoveList list;
-    movegen_legal(p, &c->rules, &list);
-    if (list.count == 0)
-        return terminal_score(c, p, ply);
+    list.count = 0;
     int keys[TV_MAX_MOVES];
-    score_moves(c, p, &list, hash_move, ply, keys);
+    bool generated = false;
+    int next = 0; /* next index of list to pick */
 
     const int alpha0 = alpha;
     int best = -SCORE_INF;
     Move best_move = TV_MOVE_NONE;
     Undo u;
-    for (int i = 0; i < list.count; i++) {
-        pick_next(&list, keys, i);
-        Move m = list.moves[i];
-        bool quiet = keys[i] < (1 << 28) || (m == hash_move && capture_gain(c, p, m) < 0 && !is_promotion(p, m));
+    for (int i = 0;; i++) {
+        Move m;
+        if (i == 0 && hash_move != TV_MOVE_NONE)
+            m = hash_move;
+        else {
+            if (!generated) {
+                generated = true;
+                movegen_legal(p, &c->rules, &list);
+                if (list.count == 0)
+                    return terminal_score(c, p, ply);
+                score_moves(c, p, &list, hash_move, ply, keys);
+            }
+            if (next < list.count) {
+                pick_next(&list, keys, next);
+                m = list.moves[next++];
+                if (m == hash_move) { /* searched first */
+                    if (next >= list.count)
+                        break;
+                    pick_next(&list, keys, next);
+                    m = list.moves[next++];
+                }
+            } else
+                break;
+        }
+        bool quiet = capture_gain(c, p, m) < 0 && !is_promotion(p, m);
         pos_make_move(p, m, &u);
         c->path[c->path_len++] = p->hash;
         int s;
