@@ -472,8 +472,39 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
     return best;
 }
 
+void search_time_budget(const SearchSettings *set, const SearchClock *clock, int side, int *soft_ms, int *hard_ms)
+{
+    *soft_ms = *hard_ms = 0;
+    if (!clock)
+        return;
+    const int left = side == TV_WHITE ? clock->wtime_ms : clock->btime_ms;
+    const int inc = side == TV_WHITE ? clock->winc_ms : clock->binc_ms;
+    if (left <= 0)
+        return;
+    const double t = left > set->move_overhead_ms ? left - set->move_overhead_ms : 0;
+    int moves = set->time_moves;
+    if (clock->movestogo > 0 && clock->movestogo < moves)
+        moves = clock->movestogo;
+    const double base = t / moves + (inc > 0 ? inc * set->time_inc_pct / 100.0 : 0.0);
+    double hard = base * set->time_hard_pct / 100.0;
+    if (hard > t * set->time_max_pct / 100.0)
+        hard = t * set->time_max_pct / 100.0;
+    double soft = base * set->time_soft_pct / 100.0;
+    if (soft > hard)
+        soft = hard;
+    *hard_ms = hard < 1 ? 1 : (int)hard;
+    *soft_ms = soft < 1 ? 1 : (int)soft;
+}
+
 void search_run(SearchContext *c, const Position *pos, const uint64_t *history, int nhistory,
                 const SearchLimits *limits, SearchReport report, void *user, SearchResult *out)
+{
+    search_run_clock(c, pos, history, nhistory, limits, NULL, report, user, out);
+}
+
+void search_run_clock(SearchContext *c, const Position *pos, const uint64_t *history, int nhistory,
+                      const SearchLimits *limits, const SearchClock *clock, SearchReport report, void *user,
+                      SearchResult *out)
 {
     double t0 = tv_now_seconds();
     Position p = *pos;
@@ -482,6 +513,15 @@ void search_run(SearchContext *c, const Position *pos, const uint64_t *history, 
     c->stop = false;
     c->node_limit = limits->nodes;
     c->deadline = limits->movetime_ms > 0 ? t0 + limits->movetime_ms / 1000.0 : 0;
+    /* the clock: a soft limit checked between iterations, a hard one polled */
+    search_time_budget(&c->settings, clock, p.side, &out->soft_ms, &out->hard_ms);
+    const double soft_end = out->soft_ms > 0 ? t0 + out->soft_ms / 1000.0 : 0;
+    if (out->hard_ms > 0) {
+        double hard_end = t0 + out->hard_ms / 1000.0;
+        if (c->deadline == 0 || hard_end < c->deadline)
+            c->deadline = hard_end;
+    }
+
     if (nhistory > HISTORY_MAX) {
         history += nhistory - HISTORY_MAX;
         nhistory = HISTORY_MAX;
@@ -525,6 +565,14 @@ void search_run(SearchContext *c, const Position *pos, const uint64_t *history, 
             report(out, user);
         if (c->stop)
             break;
+        if (soft_end > 0) {
+            /* no iteration after the soft limit, nor one that would end
+             * after the hard limit (deadline): the next is predicted to
+             * take time_next_pct of the time spent so far */
+            double now = tv_now_seconds();
+            if (now >= soft_end || now + (now - t0) * c->settings.time_next_pct / 100.0 >= c->deadline)
+                break;
+        }
         if (s > SCORE_MATE_BOUND || s < -SCORE_MATE_BOUND) {
             /* a forced mate found: deeper iterations cannot change the move
              * unless a shorter mate exists, which this depth would have seen */

@@ -75,6 +75,36 @@ typedef struct {
     int movetime_ms;
 } SearchLimits;
 
+/* A game clock, as a UCI engine's `go wtime btime winc binc movestogo`
+ * gives it (milliseconds; 0 = not given).  It is passed beside the limits
+ * (search_run_clock) rather than inside them so that the many positional
+ * initialisers of SearchLimits stay complete.
+ *
+ * The contract: when the side to move's time left (wtime_ms for White,
+ * btime_ms for Black) is above 0, the search manages its time.  It computes
+ * a soft and a hard limit (search_time_budget below) from that time, that
+ * side's increment and movestogo (0 = plan for the setting time_moves),
+ * with the settings move_overhead_ms and time_* of search.def; it starts
+ * no iteration after the soft limit, nor one predicted to end after the
+ * hard limit, and stops inside an iteration at the hard limit, polled like
+ * movetime (every 1,024 nodes).  The hard limit is at most time_max_pct of
+ * the time left after the overhead, so a caller that charges the search's
+ * wall time to the clock does not lose on time as long as the overhead
+ * covers what happens outside the search.  The limits given with the clock
+ * still apply (the first reached ends the search); a clock makes the search
+ * not reproducible, like movetime.  The opponent's clock is not used. */
+typedef struct {
+    int wtime_ms, btime_ms; /* time left on each side's clock */
+    int winc_ms, binc_ms;   /* increment per move */
+    int movestogo;          /* moves until the next time control (0 = the rest of the game) */
+} SearchClock;
+
+/* The time budget of a search by the side to move `side` with clock:
+ * *soft_ms and *hard_ms as described above (both at least 1), or both 0
+ * when clock is NULL or does not give that side's time. */
+void search_time_budget(const SearchSettings *settings, const SearchClock *clock, int side, int *soft_ms,
+                        int *hard_ms);
+
 typedef struct {
     Move best;      /* legal whenever the position has a legal move */
     int score;      /* side to move's view, centi-combatants or mate score */
@@ -83,6 +113,7 @@ typedef struct {
                        iteration, and score means nothing */
     uint64_t nodes;
     double seconds;
+    int soft_ms, hard_ms; /* the time budget used (search_time_budget), 0 without a clock */
     int pv_len;
     Move pv[SEARCH_MAX_PLY];
 } SearchResult;
@@ -114,6 +145,11 @@ typedef void (*SearchReport)(const SearchResult *iteration, void *user);
  * there is no legal move) in out. */
 void search_run(SearchContext *ctx, const Position *pos, const uint64_t *history, int nhistory,
                 const SearchLimits *limits, SearchReport report, void *user, SearchResult *out);
+
+/* search_run with a game clock (see SearchClock; NULL = none). */
+void search_run_clock(SearchContext *ctx, const Position *pos, const uint64_t *history, int nhistory,
+                      const SearchLimits *limits, const SearchClock *clock, SearchReport report, void *user,
+                      SearchResult *out);
 
 /* Resolves pos to a quiet position: runs the quiescence search (captures and
  * promotions, evasions in check) from pos with a full window and plays its

@@ -15,6 +15,8 @@
  *  - engine INI files: write/read round trip, and bad files rejected with
  *    file and line; every search setting of search.def survives write/read
  *    and is refused out of its bounds; default.ini lists them all;
+ *  - the time budget of a clock keeps its bounds, and a search with a
+ *    50 ms clock returns within the hard limit it computed;
  *  - a stop flag set by another thread (as a signal handler does) ends a
  *    deep search within a second, keeping a legal move; a search stopped
  *    before its first iteration completed says so (depth 0) and still
@@ -888,6 +890,74 @@ static void test_search_settings_ini(void **state)
     assert_int_equal(set.hash_mb, 3);
 }
 
+/* The time budget: none without the mover's clock; soft <= hard; the hard
+ * limit never above time_max_pct of the time left after the overhead (when
+ * there is any), and both at least 1 ms. */
+static void test_time_budget(void **state)
+{
+    (void)state;
+    SearchSettings set;
+    search_settings_default(&set);
+    int soft, hard;
+    search_time_budget(&set, NULL, TV_WHITE, &soft, &hard);
+    assert_true(soft == 0 && hard == 0);
+    SearchClock only_black = {0, 5000, 0, 0, 0};
+    search_time_budget(&set, &only_black, TV_WHITE, &soft, &hard);
+    assert_true(soft == 0 && hard == 0);
+    search_time_budget(&set, &only_black, TV_BLACK, &soft, &hard);
+    assert_true(soft > 0 && hard > 0);
+    static const int lefts[] = {1, 5, 20, 50, 100, 1000, 60000, 3600000};
+    static const int incs[] = {0, 10, 1000};
+    static const int togo[] = {0, 1, 5, 40};
+    for (size_t a = 0; a < sizeof lefts / sizeof lefts[0]; a++)
+        for (size_t b = 0; b < sizeof incs / sizeof incs[0]; b++)
+            for (size_t m = 0; m < sizeof togo / sizeof togo[0]; m++) {
+                SearchClock ck = {lefts[a], lefts[a], incs[b], incs[b], togo[m]};
+                search_time_budget(&set, &ck, TV_WHITE, &soft, &hard);
+                double t = lefts[a] - set.move_overhead_ms;
+                if (soft < 1 || hard < 1 || soft > hard ||
+                    (t > 0 && hard > 1 && hard > t * set.time_max_pct / 100.0))
+                    fail_msg("left %d inc %d movestogo %d: soft %d hard %d", lefts[a], incs[b], togo[m], soft, hard);
+            }
+}
+
+/* With a clock of 50 ms (and no other limit) the search returns a legal
+ * move within the hard limit it computed.  The tolerance: the clock is
+ * polled every 1,024 nodes (well under 1 ms here) and the search then
+ * unwinds, but on a shared machine the thread may also be descheduled for
+ * a time slice or more; 250 ms covers that, while a search that ignored
+ * the clock would run for hours (no depth limit). */
+static void test_clock_hard_limit(void **state)
+{
+    (void)state;
+    EngineVersion e;
+    engine_default(&e);
+    Options o = {0};
+    SearchContext *ctx = search_alloc(&e.params, &o, &e.settings);
+    assert_non_null(ctx);
+    for (size_t i = 0; i < sizeof WALK_STARTS / sizeof WALK_STARTS[0]; i++) {
+        Position p = read_tfen(WALK_STARTS[i]);
+        SearchClock ck = {50, 50, 0, 0, 0};
+        SearchLimits none = {0, 0, 0};
+        SearchResult r;
+        search_clear(ctx);
+        double t0 = tv_now_seconds();
+        search_run_clock(ctx, &p, NULL, 0, &none, &ck, NULL, NULL, &r);
+        double ms = (tv_now_seconds() - t0) * 1000.0;
+        assert_true(r.hard_ms >= 1 && r.soft_ms >= 1 && r.soft_ms <= r.hard_ms);
+        assert_true(r.hard_ms <= 50);
+        if (ms > r.hard_ms + 250.0)
+            fail_msg("%s: %.1f ms used, hard limit %d ms", WALK_STARTS[i], ms, r.hard_ms);
+        assert_true(movegen_is_legal(&p, &o, r.best));
+        /* a depth limit given with the clock still applies */
+        SearchLimits d1 = {1, 0, 0};
+        SearchClock lots = {3600000, 3600000, 0, 0, 0};
+        search_run_clock(ctx, &p, NULL, 0, &d1, &lots, NULL, NULL, &r);
+        assert_int_equal(r.depth, 1);
+    }
+    search_free(ctx);
+}
+
 /* The shipped default.ini has every search setting at its default. */
 static void test_default_ini_settings_match_table(void **state)
 {
@@ -930,6 +1000,8 @@ int main(void)
         cmocka_unit_test(test_search_settings_ini),
         cmocka_unit_test(test_eval_matches_reference),
         cmocka_unit_test(test_quick_generators),
+        cmocka_unit_test(test_time_budget),
+        cmocka_unit_test(test_clock_hard_limit),
         cmocka_unit_test(test_default_ini_settings_match_table),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
