@@ -7,6 +7,8 @@
  *    reference implementation kept here;
  *  - the engine's quick generators (movegen_check_move, movegen_tactical_k)
  *    agree with the full ones;
+ *  - the hand-made tactical positions of data/tactics.tsv are solved at
+ *    their depth;
  *  - mates in 1 and 2 (some only by a split) are found; each is confirmed by
  *    an independent brute-force mate search in this file;
  *  - a mover never plays an illegal move over 2,000 random-weight games;
@@ -34,6 +36,7 @@
 
 #include <cmocka.h>
 
+#include "data_lines.h"
 #include "engine.h"
 #include "rng.h"
 #include "eval.h"
@@ -958,6 +961,55 @@ static void test_clock_hard_limit(void **state)
     search_free(ctx);
 }
 
+/* ---- tactics ------------------------------------------------------------------ */
+
+typedef struct {
+    int solved, failed;
+} TacticsCtx;
+
+static void check_tactic(char **cols, int ncols, int lineno, void *user)
+{
+    TacticsCtx *t = user;
+    if (ncols < 3)
+        fail_msg("tactics.tsv:%d: expected depth, move and TFEN", lineno);
+    Options o = {0};
+    Position p = read_tfen(cols[2]);
+    Move want;
+    TvError err;
+    if (move_parse(&p, &o, cols[1], TV_PARSE_STRICT, &want, NULL, &err) != TV_OK)
+        fail_msg("tactics.tsv:%d: %s", lineno, err.msg);
+    EngineVersion e;
+    engine_default(&e);
+    SearchContext *c = search_alloc(&e.params, &o, &e.settings);
+    assert_non_null(c);
+    SearchLimits lim = {atoi(cols[0]), 0, 0};
+    SearchResult r;
+    search_run(c, &p, NULL, 0, &lim, NULL, NULL, &r);
+    search_free(c);
+    if (r.best == want)
+        t->solved++;
+    else {
+        char m[TV_MOVE_STR_MAX];
+        print_error("tactics.tsv:%d: the engine plays %s (score %d) at depth %s, expected %s (%s)\n", lineno,
+                    move_to_str(&p, &o, r.best, false, m, sizeof m), r.score, cols[0], cols[1],
+                    ncols > 3 ? cols[3] : "");
+        t->failed++;
+    }
+}
+
+/* Every position of tests/data/tactics.tsv (tower captures, splits,
+ * promotions by uncovering, demotions; made by hand) is solved at its
+ * depth by the default engine. */
+static void test_tactics(void **state)
+{
+    (void)state;
+    TacticsCtx t = {0, 0};
+    int n = for_each_line(DATA("tactics.tsv"), check_tactic, &t);
+    assert_true(n >= 10);
+    assert_int_equal(t.failed, 0);
+    assert_int_equal(t.solved, n);
+}
+
 /* The shipped default.ini has every search setting at its default. */
 static void test_default_ini_settings_match_table(void **state)
 {
@@ -1002,6 +1054,7 @@ int main(void)
         cmocka_unit_test(test_quick_generators),
         cmocka_unit_test(test_time_budget),
         cmocka_unit_test(test_clock_hard_limit),
+        cmocka_unit_test(test_tactics),
         cmocka_unit_test(test_default_ini_settings_match_table),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
