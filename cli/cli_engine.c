@@ -180,9 +180,9 @@ static const char BENCH_SEARCH_HELP[] =
     "\n"
     "Searches fixed positions to a fixed depth (5, or N from 1 to 20) with the\n"
     "default engine (or --engine FILE) and a fresh context each, and prints each\n"
-    "position's nodes, the total 'nodes N' (with the default engine a signature\n"
-    "that changes only when the search or the evaluation change) and the nodes\n"
-    "per second on one thread.\n"
+    "position's nodes, what the selective techniques did, the total 'nodes N'\n"
+    "(with the default engine a signature that changes only when the search or\n"
+    "the evaluation change) and the nodes per second on one thread.\n"
     "\n"
     "--clock measures the time management instead: N games (default 50) of the\n"
     "engine (--engine FILE, default the built-in one) against itself on one\n"
@@ -334,6 +334,7 @@ static int run_bench_search(const CliCommand *cmd, int argc, char **argv)
     Options o = {0};
     uint64_t total = 0;
     double seconds = 0;
+    SearchStats st = {0, 0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < sizeof BENCH_SEARCH / sizeof BENCH_SEARCH[0]; i++) {
         Position pos;
         TvError err;
@@ -358,7 +359,19 @@ static int run_bench_search(const CliCommand *cmd, int argc, char **argv)
         fflush(stdout);
         total += r.nodes;
         seconds += r.seconds;
+        st.qnodes += r.stats.qnodes;
+        st.null_tries += r.stats.null_tries;
+        st.null_cutoffs += r.stats.null_cutoffs;
+        st.null_refuted += r.stats.null_refuted;
+        st.lmr_researches += r.stats.lmr_researches;
+        st.pruned += r.stats.pruned;
+        st.aspiration_fails += r.stats.aspiration_fails;
     }
+    printf("quiescence nodes %llu; null moves %llu, cut-offs %llu, refuted by verification %llu; "
+           "reduced moves searched again %llu; moves pruned %llu; aspiration re-searches %llu\n",
+           (unsigned long long)st.qnodes, (unsigned long long)st.null_tries, (unsigned long long)st.null_cutoffs,
+           (unsigned long long)st.null_refuted, (unsigned long long)st.lmr_researches,
+           (unsigned long long)st.pruned, (unsigned long long)st.aspiration_fails);
     printf("nodes %llu\n", (unsigned long long)total);
     printf("nps %.0f (one thread, %.3f s)\n", seconds > 0 ? (double)total / seconds : 0.0, seconds);
     return CLI_OK;

@@ -504,6 +504,78 @@ bool movegen_check_move(const Position *p, const Options *o, Move m)
     return false;
 }
 
+/* The tops after a move, as bitboards: what movegen_gives_check needs. */
+typedef struct {
+    Bitboard colour[2];
+    Bitboard kind[TV_KIND_COUNT];
+} Tops;
+
+static inline void tops_clear(Tops *t, Square s)
+{
+    Bitboard b = ~sq_bb(s);
+    t->colour[0] &= b;
+    t->colour[1] &= b;
+    for (int k = 0; k < TV_KIND_COUNT; k++)
+        t->kind[k] &= b;
+}
+
+/* Puts tavrel x (as the kind it acts as on s) on top of s. */
+static inline void tops_set(Tops *t, Square s, Tavrel x)
+{
+    tops_clear(t, s);
+    t->colour[tavrel_colour(x)] |= sq_bb(s);
+    t->kind[effective_kind(x, s)] |= sq_bb(s);
+}
+
+bool movegen_gives_check(const Position *p, const Options *o, Move m)
+{
+    const int us = p->side, them = us ^ 1;
+    const Square wsq = p->wizard[them];
+    if (wsq == TV_NO_SQUARE || pos_wizard_captured(p, them))
+        return false;
+    const Square from = move_from(m), to = move_to(m);
+    if (o->ending == TV_ENDING_CAPTURE && to == wsq)
+        return false; /* the Wizard is landed on: the game is over, not a check */
+    Tops t;
+    t.colour[0] = p->by_colour[0];
+    t.colour[1] = p->by_colour[1];
+    for (int k = 0; k < TV_KIND_COUNT; k++)
+        t.kind[k] = p->by_kind[k];
+    if (move_is_castling(m)) {
+        const int rank = us == TV_WHITE ? 0 : 7;
+        const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
+        const Square rfrom = sq_make(short_side ? 7 : 0, rank), rto = sq_make(short_side ? 5 : 3, rank);
+        tops_set(&t, to, pos_top(p, from));
+        tops_set(&t, rto, pos_top(p, rfrom));
+        tops_clear(&t, from);
+        tops_clear(&t, rfrom);
+    } else {
+        const int h = p->height[from], k = move_k(m);
+        const Tavrel mover = p->stack[from][h - 1]; /* a combatant promotes on its far rank */
+        if (move_special(m) == TV_MOVE_ENPASSANT) {
+            const Square lift = us == TV_WHITE ? to - 8 : to + 8;
+            if (p->height[lift] >= 2)
+                tops_set(&t, lift, p->stack[lift][p->height[lift] - 2]);
+            else
+                tops_clear(&t, lift);
+        }
+        if (k < h)
+            tops_set(&t, from, p->stack[from][h - k - 1]);
+        else
+            tops_clear(&t, from);
+        tops_set(&t, to, mover);
+    }
+    /* our attackers of their Wizard on the new tops */
+    const Bitboard occ = t.colour[0] | t.colour[1];
+    const Bitboard blk = o->slide_over_own ? t.colour[them] : occ;
+    const Bitboard *k = t.kind;
+    Bitboard a = (TV_KNIGHT_ATT[wsq] & (k[TV_HORSEMAN] | k[TV_HELGI])) | (TV_KING_ATT[wsq] & k[TV_WIZARD]) |
+                 (TV_PAWN_ATT[them][wsq] & k[TV_COMBATANT]) |
+                 (bb_rook(wsq, blk) & (k[TV_WARRIOR] | k[TV_PRINCE] | k[TV_HELGI])) |
+                 (bb_bishop(wsq, blk) & (k[TV_ARCHER] | k[TV_PRINCE] | k[TV_HELGI]));
+    return (a & t.colour[us]) != 0;
+}
+
 int movegen_count(const Position *p, const Options *o)
 {
     MoveList list;

@@ -25,6 +25,12 @@ void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmas
  * before generating all moves. */
 bool movegen_check_move(const Position *p, const Options *o, Move m);
 
+/* True when the legal move m gives check: after it, the opponent's Wizard
+ * is attacked (what pos_in_check says once m is made), found from the tops
+ * the move changes without making it.  False under ending=capture when m
+ * lands on the Wizard. */
+bool movegen_gives_check(const Position *p, const Options *o, Move m);
+
 /* Number of legal moves (what perft counts at its last ply). */
 int movegen_count(const Position *p, const Options *o);
 

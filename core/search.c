@@ -2,6 +2,7 @@
 #include "search.h"
 #include "status.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,8 @@ struct SearchContext {
     int game_len;    /* entries of path that come from the game */
     Move pv[SEARCH_MAX_PLY][SEARCH_MAX_PLY];
     int pv_len[SEARCH_MAX_PLY];
+    SearchStats stats;
+    uint8_t lmr_table[64][64]; /* late-move reductions by depth and move number (plies) */
 };
 
 const SearchSettingInfo SEARCH_SETTING_INFO[SEARCH_NSETTINGS] = {
@@ -112,6 +115,12 @@ SearchContext *search_alloc(const EvalParams *params, const Options *rules, cons
         return NULL;
     }
     c->tt_mask = entries - 1;
+    /* ln(depth) ln(moves) / div + base, in plies, rounded down */
+    for (int d = 1; d < 64; d++)
+        for (int m = 1; m < 64; m++) {
+            double r = settings->lmr_base / 100.0 + log((double)d) * log((double)m) / (settings->lmr_div / 100.0);
+            c->lmr_table[d][m] = (uint8_t)(r < 0 ? 0 : r > 40 ? 40 : (int)r);
+        }
     return c;
 }
 
@@ -193,11 +202,68 @@ static bool is_promotion(const Position *p, Move m)
     return sq_rank(move_to(m)) == far;
 }
 
-/* Gives every move an ordering key: hash move, captures by gain,
- * promotions, killers, then history. */
+/* The value of a tavrel for the exchange estimate: its weight as an active
+ * top (the Wizard 0: it is never landed on). */
+static inline int tavrel_value(const SearchContext *c, Tavrel t)
+{
+    static const int INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
+    int i = INDEX[tavrel_kind(t)];
+    return i >= 0 ? c->params.w[EW_top_value + i] : 0;
+}
+
+/* A cheap exchange estimate of a capture (setting qsearch_see): what the
+ * target stack holds (its top in full, the tavrels under it at half value:
+ * they change hands as prisoners or freed captives) minus, when the
+ * opponent attacks the square, what the moving part risks if retaken (its
+ * mover in full, the rest at half).  A moving part topped by the Wizard
+ * risks nothing: nothing lands on a Wizard.  Not a true exchange sequence:
+ * it is only for ordering and for skipping captures that lose at once. */
+static int exchange_estimate(const SearchContext *c, const Position *p, Move m, int8_t attacked[64])
+{
+    const Square from = move_from(m), to = move_to(m);
+    const int us = p->side;
+    int gain;
+    if (move_special(m) == TV_MOVE_ENPASSANT)
+        gain = c->params.w[EW_top_value + 4];
+    else {
+        const int ht = p->height[to];
+        gain = tavrel_value(c, p->stack[to][ht - 1]);
+        for (int i = 0; i < ht - 1; i++)
+            gain += tavrel_value(c, p->stack[to][i]) / 2;
+    }
+    const int h = p->height[from], k = move_k(m);
+    const Tavrel mover = p->stack[from][h - 1];
+    if (tavrel_kind(mover) == TV_WIZARD)
+        return gain;
+    if (attacked[to] < 0) /* computed once per square and node */
+        attacked[to] = pos_attackers(p, &c->rules, to, us ^ 1) != 0;
+    if (!attacked[to])
+        return gain;
+    int risk = tavrel_value(c, mover);
+    for (int i = h - k; i < h - 1; i++)
+        risk += tavrel_value(c, p->stack[from][i]) / 2;
+    return gain - risk;
+}
+
+/* The ordering key of a capture by its exchange estimate x: winning and
+ * even captures before the promotions, losing ones after the killers. */
+static inline int see_key(int x, Move m)
+{
+    if (x < -65535)
+        x = -65535;
+    return x >= 0 ? (1 << 28) + (x + 1) * 64 + move_k(m) : (1 << 26) + (x + 65536) * 16 + move_k(m);
+}
+
+/* Gives every move an ordering key: hash move, captures by gain (or, with
+ * qsearch_see, by exchange estimate: see_key), promotions, killers, then
+ * history. */
 static void score_moves(const SearchContext *c, const Position *p, const MoveList *list, Move hash_move, int ply,
                         int *keys)
 {
+    const bool see = c->settings.qsearch_see;
+    int8_t attacked[64];
+    if (see)
+        memset(attacked, -1, sizeof attacked);
     for (int i = 0; i < list->count; i++) {
         Move m = list->moves[i];
         int key;
@@ -205,7 +271,9 @@ static void score_moves(const SearchContext *c, const Position *p, const MoveLis
             key = 1 << 30;
         else {
             int g = capture_gain(c, p, m);
-            if (g >= 0)
+            if (g >= 0 && see)
+                key = see_key(exchange_estimate(c, p, m, attacked), m);
+            else if (g >= 0)
                 key = (1 << 28) + g * 64 + move_k(m);
             else if (is_promotion(p, m))
                 key = (1 << 28);
@@ -272,11 +340,14 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
 {
     c->pv_len[ply] = 0;
     c->nodes++;
+    c->stats.qnodes++;
     if (out_of_budget(c))
         return 0;
     if (c->rules.ending == TV_ENDING_CAPTURE && pos_wizard_captured(p, p->side))
         return -SCORE_MATE + ply;
     MoveList list;
+    int keys[TV_MAX_MOVES];
+    bool scored = false;
     bool check = pos_in_check(p, &c->rules);
     if (check && qply < QSEARCH_MAX_PLY && ply < SEARCH_MAX_PLY - 1) {
         movegen_legal(p, &c->rules, &list); /* every evasion */
@@ -289,23 +360,55 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
         if (stand > alpha)
             alpha = stand;
         uint32_t kmask[64];
-        Bitboard own = p->by_colour[p->side];
+        const int us = p->side;
+        Bitboard own = p->by_colour[us];
         while (own) {
             Square s = bb_pop(&own);
-            kmask[s] = 1u | (1u << (p->height[s] - 1)); /* k = 1 and k = height */
+            const int h = p->height[s];
+            uint32_t mask = 1u | (1u << (h - 1)); /* k = 1 and k = height */
+            if (c->settings.qsearch_splits && h >= 3 && tavrel_colour(p->stack[s][h - 2]) != us) {
+                /* the lone top would free the opponent tavrel under it:
+                 * also the smallest part that leaves an own tavrel on top */
+                for (int k = 2; k < h; k++)
+                    if (tavrel_colour(p->stack[s][h - 1 - k]) == us) {
+                        mask |= 1u << (k - 1);
+                        break;
+                    }
+            }
+            kmask[s] = mask;
         }
         movegen_tactical_k(p, &c->rules, kmask, &list);
+        /* the moves to try and their keys, as score_moves gives them (no
+         * hash move, no killers here) */
         int n = 0;
+        const bool see = c->settings.qsearch_see;
+        int8_t attacked[64];
+        if (see)
+            memset(attacked, -1, sizeof attacked);
         for (int i = 0; i < list.count; i++) {
             Move m = list.moves[i];
             int k = move_k(m), h = p->height[move_from(m)];
-            if (k == h || capture_gain(c, p, m) >= 0) /* a lone top only for a capture */
-                list.moves[n++] = m;
+            int g = capture_gain(c, p, m);
+            int key;
+            if (g < 0) { /* a promotion */
+                if (k != h) /* a split only for a capture */
+                    continue;
+                key = 1 << 28;
+            } else if (see) {
+                int x = exchange_estimate(c, p, m, attacked);
+                if (x < -c->settings.qsearch_see_margin)
+                    continue;
+                key = see_key(x, m);
+            } else
+                key = (1 << 28) + g * 64 + k;
+            keys[n] = key;
+            list.moves[n++] = m;
         }
         list.count = n;
+        scored = true;
     }
-    int keys[TV_MAX_MOVES];
-    score_moves(c, p, &list, TV_MOVE_NONE, SEARCH_MAX_PLY, keys);
+    if (!scored)
+        score_moves(c, p, &list, TV_MOVE_NONE, SEARCH_MAX_PLY, keys);
     Undo u;
     for (int i = 0; i < list.count; i++) {
         pick_next(&list, keys, i);
@@ -344,8 +447,61 @@ void search_quiet(SearchContext *c, const Position *pos, Position *leaf, int *sc
         *score = s;
 }
 
-static int search(SearchContext *c, Position *p, int alpha, int beta, int depth, int ply, bool pv_node)
+/* Passing the move (null-move pruning): the side to move changes and the
+ * en-passant square goes, nothing else.  The position is a real one (the
+ * same stacks with the other side to move), so its hash is its own. */
+typedef struct {
+    uint64_t hash;
+    Square ep;
+} NullUndo;
+
+static void make_null(Position *p, NullUndo *u)
 {
+    u->hash = p->hash;
+    u->ep = p->ep;
+    if (p->ep != TV_NO_SQUARE)
+        p->hash ^= zobrist_ep(p->ep);
+    p->ep = TV_NO_SQUARE;
+    p->hash ^= zobrist_side();
+    p->side ^= 1;
+}
+
+static void unmake_null(Position *p, const NullUndo *u)
+{
+    p->side ^= 1;
+    p->ep = u->ep;
+    p->hash = u->hash;
+}
+
+/* Tops of the side to move besides its Wizard and combatants. */
+static int piece_tops(const Position *p)
+{
+    return bb_popcount(p->by_colour[p->side] & ~(p->by_kind[TV_WIZARD] | p->by_kind[TV_COMBATANT]));
+}
+
+static void record_cutoff(SearchContext *c, const Position *p, Move m, int depth, int ply)
+{
+    if (ply >= SEARCH_MAX_PLY)
+        return;
+    if (c->killers[ply][0] != m) {
+        c->killers[ply][1] = c->killers[ply][0];
+        c->killers[ply][0] = m;
+    }
+    int *h = &c->history[p->side][move_from(m)][move_to(m)];
+    *h += depth * depth;
+    if (*h > (1 << 26))
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 64; b++)
+                for (int d = 0; d < 64; d++)
+                    c->history[a][b][d] /= 2;
+}
+
+/* The principal variation search.  can_null is false right after a null
+ * move and in a null move's verification search. */
+static int search(SearchContext *c, Position *p, int alpha, int beta, int depth, int ply, bool pv_node,
+                  bool can_null)
+{
+    const SearchSettings *set = &c->settings;
     c->pv_len[ply] = 0;
     if (ply > 0) {
         if (is_repetition(c, p->hash))
@@ -360,10 +516,10 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
             return alpha;
     }
     bool check = pos_in_check(p, &c->rules);
-    if (check && c->settings.check_extension && ply < SEARCH_MAX_PLY / 2)
+    if (check && set->check_extension && ply < SEARCH_MAX_PLY / 2)
         depth++;
     if (depth <= 0 || ply >= SEARCH_MAX_PLY - 1) {
-        if (c->settings.qsearch)
+        if (set->qsearch)
             return qsearch(c, p, alpha, beta, ply, 0);
         c->nodes++;
         return evaluate(c, p);
@@ -383,6 +539,46 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
         }
     }
 
+    /* Pruning before the moves, at nodes that are not PV nodes and not in
+     * check, from the static evaluation. */
+    const bool prune = !pv_node && !check && beta < SCORE_MATE_BOUND && beta > -SCORE_MATE_BOUND;
+    int static_eval = -SCORE_INF;
+    if (prune && (set->rfp || set->null_move || set->futility))
+        static_eval = evaluate(c, p);
+    if (prune && set->rfp && depth <= set->rfp_max_depth && static_eval - set->rfp_margin * depth >= beta)
+        return static_eval;
+    if (prune && set->null_move && can_null && depth >= set->null_move_min_depth && static_eval >= beta &&
+        piece_tops(p) >= set->null_move_pieces) {
+        const int r = set->null_move_base + depth / set->null_move_div;
+        NullUndo nu;
+        make_null(p, &nu);
+        c->path[c->path_len++] = p->hash;
+        c->stats.null_tries++;
+        int s = -search(c, p, -beta, -beta + 1, depth - 1 - r, ply + 1, false, false);
+        c->path_len--;
+        unmake_null(p, &nu);
+        if (c->stop)
+            return 0;
+        if (s >= beta) {
+            if (s >= SCORE_MATE_BOUND)
+                s = beta; /* a mate seen after a pass is not proven */
+            if (!set->null_move_verify_depth || depth < set->null_move_verify_depth) {
+                c->stats.null_cutoffs++;
+                return s;
+            }
+            /* verification: the side to move must still fail high when it
+             * moves, at the reduced depth, without passing again */
+            int v = search(c, p, beta - 1, beta, depth - r, ply, false, false);
+            if (c->stop)
+                return 0;
+            if (v >= beta) {
+                c->stats.null_cutoffs++;
+                return s;
+            }
+            c->stats.null_refuted++;
+        }
+    }
+
     /* The hash move is tried before any move is generated (a cut-off by
      * it saves the generation); movegen_check_move guards against a table
      * entry of another position with the same slot and key. */
@@ -391,12 +587,20 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
     MoveList list;
     list.count = 0;
     int keys[TV_MAX_MOVES];
-    bool generated = false;
+    bool generated = false, unsorted = false;
     int next = 0; /* next index of list to pick */
 
+    const bool late_prune = prune && ((set->futility && depth <= set->futility_max_depth &&
+                                       static_eval + set->futility_base + set->futility_margin * depth <= alpha) ||
+                                      (set->lmp && depth <= set->lmp_max_depth));
+    const int lmp_moves = set->lmp_base + depth * depth * set->lmp_scale / 100;
+    const bool futile = prune && set->futility && depth <= set->futility_max_depth &&
+                        static_eval + set->futility_base + set->futility_margin * depth <= alpha;
+    const bool lmr = set->lmr && depth >= set->lmr_min_depth && !check;
     const int alpha0 = alpha;
     int best = -SCORE_INF;
     Move best_move = TV_MOVE_NONE;
+    int searched = 0;
     Undo u;
     for (int i = 0;; i++) {
         Move m;
@@ -410,29 +614,54 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
                     return terminal_score(c, p, ply);
                 score_moves(c, p, &list, hash_move, ply, keys);
             }
-            if (next < list.count) {
+            /* once quiet moves are being pruned, every later quiet move
+             * is pruned too (unless it gives check): the rest of the list
+             * is then taken as it stands, without sorting it */
+            if (next < list.count && !unsorted)
                 pick_next(&list, keys, next);
-                m = list.moves[next++];
-                if (m == hash_move) { /* searched first */
-                    if (next >= list.count)
-                        break;
+            if (next < list.count && list.moves[next] == hash_move) { /* searched first */
+                next++;
+                if (next < list.count && !unsorted)
                     pick_next(&list, keys, next);
-                    m = list.moves[next++];
-                }
-            } else
+            }
+            if (next >= list.count)
                 break;
+            m = list.moves[next++];
         }
-        bool quiet = capture_gain(c, p, m) < 0 && !is_promotion(p, m);
+        const bool quiet = capture_gain(c, p, m) < 0 && !is_promotion(p, m);
+        const bool killer = ply < SEARCH_MAX_PLY && (m == c->killers[ply][0] || m == c->killers[ply][1]);
+        /* whether the move gives check, when a pruning or reduction needs it */
+        const bool consider = quiet && searched > 0 && m != hash_move && (late_prune || (lmr && !killer));
+        const bool gives_check = consider && movegen_gives_check(p, &c->rules, m);
+        if (consider && !gives_check && late_prune && best > -SCORE_MATE_BOUND &&
+            (futile || (set->lmp && depth <= set->lmp_max_depth && searched >= lmp_moves))) {
+            c->stats.pruned++;
+            unsorted = true;
+            continue;
+        }
         pos_make_move(p, m, &u);
         c->path[c->path_len++] = p->hash;
         int s;
-        if (i == 0) {
-            s = -search(c, p, -beta, -alpha, depth - 1, ply + 1, pv_node);
+        if (searched == 0) {
+            s = -search(c, p, -beta, -alpha, depth - 1, ply + 1, pv_node, true);
         } else {
-            s = -search(c, p, -alpha - 1, -alpha, depth - 1, ply + 1, false);
+            int r = 0;
+            if (consider && lmr && !killer && !gives_check && searched >= set->lmr_moves) {
+                r = c->lmr_table[depth < 63 ? depth : 63][searched < 63 ? searched : 63];
+                if (pv_node && r > 0)
+                    r--;
+                if (r > depth - 2)
+                    r = depth - 2 > 0 ? depth - 2 : 0;
+            }
+            s = -search(c, p, -alpha - 1, -alpha, depth - 1 - r, ply + 1, false, true);
+            if (r > 0 && s > alpha) {
+                c->stats.lmr_researches++;
+                s = -search(c, p, -alpha - 1, -alpha, depth - 1, ply + 1, false, true);
+            }
             if (s > alpha && s < beta)
-                s = -search(c, p, -beta, -alpha, depth - 1, ply + 1, true);
+                s = -search(c, p, -beta, -alpha, depth - 1, ply + 1, true, true);
         }
+        searched++;
         c->path_len--;
         pos_unmake_move(p, &u);
         if (c->stop)
@@ -446,19 +675,8 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
                 memcpy(&c->pv[ply][1], c->pv[ply + 1], sizeof(Move) * (size_t)c->pv_len[ply + 1]);
                 c->pv_len[ply] = c->pv_len[ply + 1] + 1;
                 if (s >= beta) {
-                    if (quiet && ply < SEARCH_MAX_PLY) {
-                        if (c->killers[ply][0] != m) {
-                            c->killers[ply][1] = c->killers[ply][0];
-                            c->killers[ply][0] = m;
-                        }
-                        int *h = &c->history[p->side][move_from(m)][move_to(m)];
-                        *h += depth * depth;
-                        if (*h > (1 << 26))
-                            for (int a = 0; a < 2; a++)
-                                for (int b = 0; b < 64; b++)
-                                    for (int d = 0; d < 64; d++)
-                                        c->history[a][b][d] /= 2;
-                    }
+                    if (quiet)
+                        record_cutoff(c, p, m, depth, ply);
                     break;
                 }
             }
@@ -509,6 +727,7 @@ void search_run_clock(SearchContext *c, const Position *pos, const uint64_t *his
     double t0 = tv_now_seconds();
     Position p = *pos;
     memset(out, 0, sizeof *out);
+    memset(&c->stats, 0, sizeof c->stats);
     c->nodes = 0;
     c->stop = false;
     c->node_limit = limits->nodes;
@@ -521,7 +740,6 @@ void search_run_clock(SearchContext *c, const Position *pos, const uint64_t *his
         if (c->deadline == 0 || hard_end < c->deadline)
             c->deadline = hard_end;
     }
-
     if (nhistory > HISTORY_MAX) {
         history += nhistory - HISTORY_MAX;
         nhistory = HISTORY_MAX;
@@ -542,9 +760,33 @@ void search_run_clock(SearchContext *c, const Position *pos, const uint64_t *his
     int max_depth = limits->depth > 0 ? limits->depth : SEARCH_MAX_PLY / 2;
     if (max_depth > SEARCH_MAX_PLY / 2)
         max_depth = SEARCH_MAX_PLY / 2;
+    int prev = 0;
     for (int d = 1; d <= max_depth; d++) {
         c->root_depth = d;
-        int s = search(c, &p, -SCORE_INF, SCORE_INF, d, 0, true);
+        int s;
+        if (c->settings.aspiration && d >= c->settings.aspiration_min_depth && prev < SCORE_MATE_BOUND &&
+            prev > -SCORE_MATE_BOUND) {
+            /* a window around the last score, widened on the side that fails */
+            int delta = c->settings.aspiration_window;
+            int lo = prev - delta, hi = prev + delta;
+            for (;;) {
+                s = search(c, &p, lo, hi, d, 0, true, true);
+                if (c->stop)
+                    break;
+                if (s <= lo && lo > -SCORE_INF) {
+                    c->stats.aspiration_fails++;
+                    delta *= 2;
+                    lo = s - delta < -SCORE_MATE_BOUND ? -SCORE_INF : s - delta;
+                } else if (s >= hi && hi < SCORE_INF) {
+                    c->stats.aspiration_fails++;
+                    delta *= 2;
+                    hi = s + delta > SCORE_MATE_BOUND ? SCORE_INF : s + delta;
+                } else
+                    break;
+            }
+        } else
+            s = search(c, &p, -SCORE_INF, SCORE_INF, d, 0, true, true);
+        prev = s;
         if (c->stop && d > 1)
             break; /* keep the last completed iteration */
         if (c->stop) { /* not even the first iteration completed: keep its best move so far */
@@ -560,6 +802,7 @@ void search_run_clock(SearchContext *c, const Position *pos, const uint64_t *his
             memcpy(out->pv, c->pv[0], sizeof(Move) * (size_t)c->pv_len[0]);
         }
         out->nodes = c->nodes;
+        out->stats = c->stats;
         out->seconds = tv_now_seconds() - t0;
         if (report)
             report(out, user);
@@ -581,5 +824,6 @@ void search_run_clock(SearchContext *c, const Position *pos, const uint64_t *his
         }
     }
     out->nodes = c->nodes;
+    out->stats = c->stats;
     out->seconds = tv_now_seconds() - t0;
 }

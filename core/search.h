@@ -105,6 +105,18 @@ typedef struct {
 void search_time_budget(const SearchSettings *settings, const SearchClock *clock, int side, int *soft_ms,
                         int *hard_ms);
 
+/* Counts of what the selective techniques did in one search, for
+ * measuring them (bench search prints them). */
+typedef struct {
+    uint64_t qnodes;           /* quiescence nodes (included in nodes) */
+    uint64_t null_tries;       /* null-move searches */
+    uint64_t null_cutoffs;     /* ... that cut off (verified when verification applies) */
+    uint64_t null_refuted;     /* ... that failed high but whose verification did not */
+    uint64_t lmr_researches;   /* reduced moves searched again at full depth */
+    uint64_t pruned;           /* moves skipped by futility and late-move pruning */
+    uint64_t aspiration_fails; /* root searches repeated with a wider window */
+} SearchStats;
+
 typedef struct {
     Move best;      /* legal whenever the position has a legal move */
     int score;      /* side to move's view, centi-combatants or mate score */
@@ -114,6 +126,7 @@ typedef struct {
     uint64_t nodes;
     double seconds;
     int soft_ms, hard_ms; /* the time budget used (search_time_budget), 0 without a clock */
+    SearchStats stats;
     int pv_len;
     Move pv[SEARCH_MAX_PLY];
 } SearchResult;

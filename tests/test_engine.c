@@ -6,7 +6,7 @@
  *    the same for its side to move; the features equal a square-by-square
  *    reference implementation kept here;
  *  - the engine's quick generators (movegen_check_move, movegen_tactical_k)
- *    agree with the full ones;
+ *    agree with the full ones, and movegen_gives_check with making the move;
  *  - the hand-made tactical positions of data/tactics.tsv are solved at
  *    their depth;
  *  - mates in 1 and 2 (some only by a split) are found; each is confirmed by
@@ -311,6 +311,47 @@ static void test_quick_generators(void **state)
     int bad = 0;
     for_walk_positions(check_quick_generators, &bad);
     assert_int_equal(bad, 0);
+}
+
+/* movegen_gives_check agrees with making the move and asking pos_in_check,
+ * for every legal move of the walk positions, under the default rules and
+ * under slide_over_own and ending=capture. */
+static void check_gives_check(const Position *pos, void *user)
+{
+    int *counts = user;
+    for (int v = 0; v < 3; v++) {
+        Options o = {0};
+        if (v == 1)
+            o.slide_over_own = true;
+        if (v == 2)
+            o.ending = TV_ENDING_CAPTURE;
+        MoveList l;
+        movegen_legal(pos, &o, &l);
+        for (int i = 0; i < l.count; i++) {
+            Position p = *pos;
+            bool quick = movegen_gives_check(&p, &o, l.moves[i]);
+            Undo u;
+            pos_make_move(&p, l.moves[i], &u);
+            bool real = pos_in_check(&p, &o);
+            counts[0]++;
+            counts[1] += real;
+            if (quick != real && counts[2]++ < 5) {
+                char buf[TV_TFEN_MAX], m[TV_MOVE_STR_MAX];
+                print_error("gives check: %d, made: %d for %s at %s (variant %d)\n", quick, real,
+                            move_to_str(pos, &o, l.moves[i], false, m, sizeof m), tfen_write(pos, buf, sizeof buf),
+                            v);
+            }
+        }
+    }
+}
+
+static void test_gives_check(void **state)
+{
+    (void)state;
+    int counts[3] = {0, 0, 0}; /* moves, checks, disagreements */
+    for_walk_positions(check_gives_check, counts);
+    assert_int_equal(counts[2], 0);
+    assert_true(counts[1] > 1000);
 }
 
 /* movegen_tactical gives exactly the legal moves that land on an opponent
@@ -1052,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_search_settings_ini),
         cmocka_unit_test(test_eval_matches_reference),
         cmocka_unit_test(test_quick_generators),
+        cmocka_unit_test(test_gives_check),
         cmocka_unit_test(test_time_budget),
         cmocka_unit_test(test_clock_hard_limit),
         cmocka_unit_test(test_tactics),
