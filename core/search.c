@@ -307,15 +307,50 @@ static void pick_next(MoveList *list, int *keys, int i)
     }
 }
 
+/* Sorts a[0..n) of distinct numbers, largest first: a quicksort on the
+ * middle element with insertion sort for short runs (qsort's comparator
+ * calls cost twice as much, measured). */
+static void sort_desc(uint64_t *a, int n)
+{
+    while (n > 16) {
+        uint64_t pivot = a[n / 2];
+        int i = 0, j = n - 1;
+        while (i <= j) {
+            while (a[i] > pivot)
+                i++;
+            while (a[j] < pivot)
+                j--;
+            if (i <= j) {
+                uint64_t t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        /* recurse into the smaller part, loop on the larger */
+        if (j + 1 < n - i) {
+            sort_desc(a, j + 1);
+            a += i;
+            n -= i;
+        } else {
+            sort_desc(a + i, n - i);
+            n = j + 1;
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        uint64_t x = a[i];
+        int j = i - 1;
+        while (j >= 0 && a[j] < x) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}
+
 /* Sorts list[from..count) by key, highest first, keeping the present order
  * among equal keys: afterwards the moves come in exactly the order that
- * repeated pick_next would give, at O(n log n) instead of O(n^2).  A
- * composite of key and position, sorted by the C library, does it. */
-static int cmp_desc(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
+ * repeated pick_next would give, at O(n log n) instead of O(n^2).  Sorting
+ * a composite of key and position does it. */
 
 static void sort_rest(MoveList *list, int *keys, int from)
 {
@@ -328,7 +363,7 @@ static void sort_rest(MoveList *list, int *keys, int from)
         buf[i] = ((uint64_t)((int64_t)keys[from + i] + 2147483648LL) << 32) | (uint32_t)(0xFFFFFFFFu - (uint32_t)i);
         moves[i] = list->moves[from + i];
     }
-    qsort(buf, (size_t)n, sizeof buf[0], cmp_desc);
+    sort_desc(buf, n);
     for (int i = 0; i < n; i++) {
         int j = (int)(0xFFFFFFFFu - (uint32_t)buf[i]);
         list->moves[from + i] = moves[j];
@@ -459,6 +494,7 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
     for (int i = 0; i < list.count; i++) {
         pick_next(&list, keys, i);
         pos_make_move(p, list.moves[i], &u);
+        __builtin_prefetch(&c->eval_cache[p->hash & (EVAL_CACHE_ENTRIES - 1)]); /* the child probes it first */
         int s = -qsearch(c, p, -beta, -alpha, ply + 1, qply + 1);
         pos_unmake_move(p, &u);
         if (c->stop)
@@ -686,6 +722,9 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
             continue;
         }
         pos_make_move(p, m, &u);
+        /* the child probes these first */
+        __builtin_prefetch(&c->tt[p->hash & c->tt_mask]);
+        __builtin_prefetch(&c->eval_cache[p->hash & (EVAL_CACHE_ENTRIES - 1)]);
         c->path[c->path_len++] = p->hash;
         int s;
         if (searched == 0) {
