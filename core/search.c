@@ -1,4 +1,5 @@
 /* search.c: the engine's search.  See search.h. */
+#define _DEFAULT_SOURCE /* madvise (MADV_HUGEPAGE) where the system has it */
 #include "search.h"
 #include "status.h"
 
@@ -6,6 +7,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "bitboard.h"
 #include "movegen.h"
@@ -94,6 +98,25 @@ int search_setting_find(const char *name)
     return -1;
 }
 
+/* A zeroed table of n bytes (a power of two of 16-byte entries).  Tables
+ * of 2 MiB or more are aligned to 2 MiB and, on Linux, offered huge pages:
+ * a probe then rarely misses the address-translation cache (perf showed
+ * the probes of a 16 MiB table stalling even when prefetched). */
+static void *alloc_table(size_t n)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (n < huge)
+        return calloc(1, n);
+    void *t = aligned_alloc(huge, n);
+    if (!t)
+        return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(t, n, MADV_HUGEPAGE);
+#endif
+    memset(t, 0, n);
+    return t;
+}
+
 SearchContext *search_alloc(const EvalParams *params, const Options *rules, const SearchSettings *settings)
 {
     SearchContext *c = calloc(1, sizeof *c);
@@ -106,7 +129,7 @@ SearchContext *search_alloc(const EvalParams *params, const Options *rules, cons
     size_t want = (size_t)(settings->tt_mb > 0 ? settings->tt_mb : 1) * 1024 * 1024 / sizeof(TTEntry);
     while (entries * 2 <= want)
         entries *= 2;
-    c->tt = calloc(entries, sizeof(TTEntry));
+    c->tt = alloc_table(entries * sizeof(TTEntry));
     c->eval_cache = calloc(EVAL_CACHE_ENTRIES, sizeof(EvalEntry));
     if (!c->tt || !c->eval_cache) {
         free(c->tt);
