@@ -120,7 +120,7 @@ static inline Bitboard towers_of(const Position *pos)
  * and their order of evaluation were measured against the square-by-square
  * form (tests/test_engine.c keeps it as the reference). */
 static inline __attribute__((always_inline)) int eval_core(const Position *pos, const Options *o, const int *w,
-                                                           int *f)
+                                                           int *f, const EvalState *st)
 {
     int score = 0;
 #define ADD(i, n)                                                                                              \
@@ -139,15 +139,18 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
         const Bitboard blk = o->slide_over_own ? opp : pos->occ;
         Bitboard a = 0;
 
-        ADD(EW_centre, sgn * bb_popcount(own & CENTRE)); /* every top, the Wizard too */
-        ADD(EW_centre + 1, sgn * bb_popcount(own & RING));
+        if (!st) {
+            ADD(EW_centre, sgn * bb_popcount(own & CENTRE)); /* every top, the Wizard too */
+            ADD(EW_centre + 1, sgn * bb_popcount(own & RING));
+        }
 
         /* Pieces: value, attacks, mobility (reachable squares but Wizards). */
 #define PIECES(kind, ki, ATTACKS)                                                                              \
     do {                                                                                                       \
         Bitboard b = own & bk[kind];                                                                           \
         if (b) {                                                                                               \
-            ADD(EW_top_value + (ki), sgn * bb_popcount(b));                                                    \
+            if (!st)                                                                                           \
+                ADD(EW_top_value + (ki), sgn * bb_popcount(b));                                                \
             int mob = 0;                                                                                       \
             while (b) {                                                                                        \
                 Square s = bb_pop(&b);                                                                         \
@@ -170,7 +173,8 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
          * unless an opponent stack stands there, never onto a Wizard. */
         Bitboard cb = own & bk[TV_COMBATANT];
         if (cb) {
-            ADD(EW_top_value + 4, sgn * bb_popcount(cb));
+            if (!st)
+                ADD(EW_top_value + 4, sgn * bb_popcount(cb));
             Bitboard left, right, ahead;
             if (c == TV_WHITE) {
                 left = (cb & ~FILE_A) << 7;
@@ -185,7 +189,7 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
             const Bitboard prey = opp & not_wizard;
             ADD(EW_mobility + 4, sgn * (bb_popcount(left & prey) + bb_popcount(right & prey) +
                                         bb_popcount(ahead & ~opp & not_wizard)));
-            Bitboard b = cb;
+            Bitboard b = st ? 0 : cb; /* advance: in the state's local part when there is one */
             while (b) {
                 Square s = bb_pop(&b);
                 int rel = c == TV_WHITE ? sq_rank(s) - 1 : 6 - sq_rank(s);
@@ -200,9 +204,19 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
         att[c] = a;
     }
 
+    if (st) {
+        /* the per-square terms of the state, White's view */
+        int white = st->local;
+        Bitboard hit = st->special & ((pos->by_colour[TV_WHITE] & att[TV_BLACK]) |
+                                      (pos->by_colour[TV_BLACK] & att[TV_WHITE]));
+        while (hit)
+            white += st->sq[bb_pop(&hit)].attacked;
+        score += pos->side == TV_WHITE ? white : -white;
+    }
+
     /* Towers (prisoners, captives, height, threats) and promoted tops (a
      * promoted combatant is a top of a kind between Prince and Helgi). */
-    Bitboard b = towers_of(pos) | (pos->occ & ~bk[TV_COMBATANT] & ~bk[TV_WIZARD]);
+    Bitboard b = st ? 0 : towers_of(pos) | (pos->occ & ~bk[TV_COMBATANT] & ~bk[TV_WIZARD]);
     while (b) {
         Square s = bb_pop(&b);
         const int h = pos->height[s];
@@ -254,16 +268,100 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
 void eval_trace(const Position *pos, const Options *o, EvalTrace *trace)
 {
     memset(trace->f, 0, sizeof trace->f);
-    eval_core(pos, o, NULL, trace->f);
+    eval_core(pos, o, NULL, trace->f, NULL);
 }
 
 int eval_position(const Position *pos, const Options *o, const EvalParams *params, EvalTrace *trace)
 {
     if (!trace)
-        return eval_core(pos, o, params->w, NULL);
+        return eval_core(pos, o, params->w, NULL, NULL);
     eval_trace(pos, o, trace);
     int score = 0;
     for (int i = 0; i < EVAL_NWEIGHTS; i++)
         score += trace->f[i] * params->w[i];
     return score;
+}
+
+/* ---- the incremental form (see eval.h) ------------------------------------- */
+
+static EvalSquare square_terms(const Position *pos, const int *w, Square s)
+{
+    EvalSquare e = {0, 0};
+    const int h = pos->height[s];
+    if (!h)
+        return e;
+    const Tavrel t = pos->stack[s][h - 1];
+    const int c = tavrel_colour(t);
+    const int sgn = c == TV_WHITE ? 1 : -1;
+    const Kind k = tavrel_kind(t);
+    if (CENTRE & sq_bb(s))
+        e.local += sgn * w[EW_centre];
+    else if (RING & sq_bb(s))
+        e.local += sgn * w[EW_centre + 1];
+    const int ki = KIND_INDEX[k];
+    if (ki >= 0)
+        e.local += sgn * w[EW_top_value + ki];
+    if (k == TV_COMBATANT) {
+        int rel = c == TV_WHITE ? sq_rank(s) - 1 : 6 - sq_rank(s);
+        int row = DESTINY_ROW[tavrel_destiny(t)];
+        if (row >= 0 && rel >= 0 && rel < 6)
+            e.local += sgn * w[EW_advance + row * 6 + rel];
+    } else if (tavrel_is_promoted(t))
+        e.attacked += sgn * w[EW_promoted_threatened];
+    if (h >= 2) {
+        int own_below = 0;
+        for (int i = 0; i < h - 1; i++) {
+            Tavrel u = pos->stack[s][i];
+            int ui = KIND_INDEX[tavrel_kind(u)];
+            if (tavrel_colour(u) == c)
+                own_below++;
+            else if (ui >= 0) {
+                e.local += sgn * w[EW_prisoner + ui];
+                e.attacked -= sgn * w[EW_captive + ui];
+            }
+        }
+        if (h >= 3)
+            e.local += sgn * (h - 2) * w[EW_tower_height];
+        e.attacked += sgn * (w[EW_tower_threatened] + own_below * w[EW_threatened_own]);
+    }
+    return e;
+}
+
+void eval_state_init(EvalState *st, const Position *pos, const EvalParams *params)
+{
+    memset(st, 0, sizeof *st);
+    Bitboard b = pos->occ;
+    while (b)
+        eval_state_square(st, pos, params, bb_pop(&b));
+}
+
+void eval_state_square(EvalState *st, const Position *pos, const EvalParams *params, Square s)
+{
+    EvalSquare e = square_terms(pos, params->w, s);
+    st->local += e.local - st->sq[s].local;
+    st->sq[s] = e;
+    if (e.attacked)
+        st->special |= sq_bb(s);
+    else
+        st->special &= ~sq_bb(s);
+}
+
+void eval_state_move(EvalState *st, const Position *pos, const EvalParams *params, Move m, int mover)
+{
+    const Square from = move_from(m), to = move_to(m);
+    eval_state_square(st, pos, params, from);
+    eval_state_square(st, pos, params, to);
+    if (move_special(m) == TV_MOVE_ENPASSANT)
+        eval_state_square(st, pos, params, mover == TV_WHITE ? to - 8 : to + 8);
+    else if (move_is_castling(m)) {
+        const int rank = mover == TV_WHITE ? 0 : 7;
+        const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
+        eval_state_square(st, pos, params, sq_make(short_side ? 7 : 0, rank));
+        eval_state_square(st, pos, params, sq_make(short_side ? 5 : 3, rank));
+    }
+}
+
+int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st)
+{
+    return eval_core(pos, o, params->w, NULL, st);
 }

@@ -61,6 +61,7 @@ struct SearchContext {
     int pv_len[SEARCH_MAX_PLY];
     SearchStats stats;
     uint8_t lmr_table[64][64]; /* late-move reductions by depth and move number (plies) */
+    EvalState eval_state;      /* the incremental evaluation of the position being searched */
 };
 
 const SearchSettingInfo SEARCH_SETTING_INFO[SEARCH_NSETTINGS] = {
@@ -411,15 +412,69 @@ static inline void pick(MoveList *list, int *keys, int i, bool *sorted)
     pick_next(list, keys, i);
 }
 
+/* Making and taking back a move with the incremental evaluation's state:
+ * the squares the move changes are recomputed after it and restored after
+ * taking it back. */
+typedef struct {
+    Undo u;
+    EvalSquare sq[4];
+    int32_t local;
+    Bitboard special;
+} MoveUndo;
+
+static inline int changed_squares(Move m, int mover, Square sq[4])
+{
+    sq[0] = move_from(m);
+    sq[1] = move_to(m);
+    if (move_special(m) == TV_MOVE_ENPASSANT) {
+        sq[2] = mover == TV_WHITE ? sq[1] - 8 : sq[1] + 8;
+        return 3;
+    }
+    if (move_is_castling(m)) {
+        const int rank = mover == TV_WHITE ? 0 : 7;
+        const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
+        sq[2] = sq_make(short_side ? 7 : 0, rank);
+        sq[3] = sq_make(short_side ? 5 : 3, rank);
+        return 4;
+    }
+    return 2;
+}
+
+static inline void make_move(SearchContext *c, Position *p, Move m, MoveUndo *mu)
+{
+    EvalState *es = &c->eval_state;
+    Square sq[4];
+    const int mover = p->side, n = changed_squares(m, mover, sq);
+    for (int i = 0; i < n; i++)
+        mu->sq[i] = es->sq[sq[i]];
+    mu->local = es->local;
+    mu->special = es->special;
+    pos_make_move(p, m, &mu->u);
+    for (int i = 0; i < n; i++)
+        eval_state_square(es, p, &c->params, sq[i]);
+}
+
+static inline void unmake_move(SearchContext *c, Position *p, const MoveUndo *mu)
+{
+    EvalState *es = &c->eval_state;
+    pos_unmake_move(p, &mu->u);
+    Square sq[4];
+    const int n = changed_squares(mu->u.move, p->side, sq);
+    for (int i = 0; i < n; i++)
+        es->sq[sq[i]] = mu->sq[i];
+    es->local = mu->local;
+    es->special = mu->special;
+}
+
 /* The static evaluation, through the evaluation cache: the same value as
  * eval_position (the key is the full 64-bit hash, which covers everything
- * the evaluation reads). */
+ * the evaluation reads), computed with the incremental state. */
 static int evaluate(SearchContext *c, const Position *p)
 {
     EvalEntry *e = &c->eval_cache[p->hash & (EVAL_CACHE_ENTRIES - 1)];
     if (e->key == p->hash)
         return e->score;
-    int s = eval_position(p, &c->rules, &c->params, NULL);
+    int s = eval_position_state(p, &c->rules, &c->params, &c->eval_state);
     e->key = p->hash;
     e->score = s;
     return s;
@@ -513,13 +568,13 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
     }
     if (!scored)
         score_moves(c, p, &list, TV_MOVE_NONE, SEARCH_MAX_PLY, keys);
-    Undo u;
+    MoveUndo u;
     for (int i = 0; i < list.count; i++) {
         pick_next(&list, keys, i);
-        pos_make_move(p, list.moves[i], &u);
+        make_move(c, p, list.moves[i], &u);
         __builtin_prefetch(&c->eval_cache[p->hash & (EVAL_CACHE_ENTRIES - 1)]); /* the child probes it first */
         int s = -qsearch(c, p, -beta, -alpha, ply + 1, qply + 1);
-        pos_unmake_move(p, &u);
+        unmake_move(c, p, &u);
         if (c->stop)
             return 0;
         if (s > alpha) {
@@ -542,6 +597,7 @@ void search_quiet(SearchContext *c, const Position *pos, Position *leaf, int *sc
     c->node_limit = 0;
     c->deadline = 0;
     c->path_len = c->game_len = 0;
+    eval_state_init(&c->eval_state, &p, &c->params);
     int s = qsearch(c, &p, -SCORE_INF, SCORE_INF, 0, 0);
     *leaf = *pos;
     for (int i = 0; i < c->pv_len[0]; i++) {
@@ -706,7 +762,7 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
     int best = -SCORE_INF;
     Move best_move = TV_MOVE_NONE;
     int searched = 0;
-    Undo u;
+    MoveUndo u;
     for (int i = 0;; i++) {
         Move m;
         if (i == 0 && hash_move != TV_MOVE_NONE)
@@ -744,7 +800,7 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
             unsorted = true;
             continue;
         }
-        pos_make_move(p, m, &u);
+        make_move(c, p, m, &u);
         /* the child probes these first */
         __builtin_prefetch(&c->tt[p->hash & c->tt_mask]);
         __builtin_prefetch(&c->eval_cache[p->hash & (EVAL_CACHE_ENTRIES - 1)]);
@@ -771,7 +827,7 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
         }
         searched++;
         c->path_len--;
-        pos_unmake_move(p, &u);
+        unmake_move(c, p, &u);
         if (c->stop)
             return 0;
         if (s > best) {
@@ -856,6 +912,7 @@ void search_run_clock(SearchContext *c, const Position *pos, const uint64_t *his
         c->path[i] = history[i];
     c->path[nhistory] = p.hash;
     c->path_len = c->game_len = nhistory + 1;
+    eval_state_init(&c->eval_state, &p, &c->params);
 
     MoveList root;
     movegen_legal(&p, &c->rules, &root);

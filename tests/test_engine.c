@@ -4,7 +4,8 @@
  *  - eval == trace . weights on thousands of walk positions, with the
  *    default and with random weights; a colour-mirrored position evaluates
  *    the same for its side to move; the features equal a square-by-square
- *    reference implementation kept here;
+ *    reference implementation kept here; the incremental form (EvalState)
+ *    equals the full one along random walks, moves made and taken back;
  *  - the engine's quick generators (movegen_check_move, movegen_tactical_k)
  *    agree with the full ones, and movegen_gives_check with making the move;
  *  - the hand-made tactical positions of data/tactics.tsv are solved at
@@ -352,6 +353,60 @@ static void test_gives_check(void **state)
     for_walk_positions(check_gives_check, counts);
     assert_int_equal(counts[2], 0);
     assert_true(counts[1] > 1000);
+}
+
+/* The incremental evaluation equals the full one along random walks: the
+ * state is updated only for the squares each move changed (and back again
+ * when the moves are taken back), with the default and random weights,
+ * under the default rules and slide_over_own. */
+static void test_eval_incremental(void **state)
+{
+    (void)state;
+    uint64_t seed = 31;
+    int checked = 0, bad = 0;
+    for (int variant = 0; variant < 4; variant++) {
+        Options o = {0};
+        o.slide_over_own = variant & 1;
+        EvalParams w;
+        eval_params_default(&w);
+        if (variant & 2)
+            random_params(&w, &seed);
+        for (size_t st = 0; st < sizeof WALK_STARTS / sizeof WALK_STARTS[0]; st++)
+            for (int walk = 0; walk < 6; walk++) {
+                Position p = read_tfen(WALK_STARTS[st]);
+                static EvalState es;
+                eval_state_init(&es, &p, &w);
+                Undo undo[80];
+                Move moves[80];
+                int n = 0;
+                for (; n < 80; n++) {
+                    int full = eval_position(&p, &o, &w, NULL), inc = eval_position_state(&p, &o, &w, &es);
+                    checked++;
+                    if (full != inc && bad++ < 5) {
+                        char buf[TV_TFEN_MAX];
+                        print_error("incremental %d, full %d at %s\n", inc, full, tfen_write(&p, buf, sizeof buf));
+                    }
+                    MoveList l;
+                    movegen_legal(&p, &o, &l);
+                    if (l.count == 0)
+                        break;
+                    moves[n] = l.moves[tv_rng_next(&seed) % (uint64_t)l.count];
+                    int mover = p.side;
+                    pos_make_move(&p, moves[n], &undo[n]);
+                    eval_state_move(&es, &p, &w, moves[n], mover);
+                }
+                /* back to the start, checking on the way */
+                while (n-- > 0) {
+                    pos_unmake_move(&p, &undo[n]);
+                    eval_state_move(&es, &p, &w, moves[n], p.side);
+                    if (eval_position(&p, &o, &w, NULL) != eval_position_state(&p, &o, &w, &es) && bad++ < 5)
+                        print_error("incremental evaluation differs after taking a move back\n");
+                    checked++;
+                }
+            }
+    }
+    assert_int_equal(bad, 0);
+    assert_true(checked > 8000);
 }
 
 /* movegen_tactical gives exactly the legal moves that land on an opponent
@@ -1092,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_default_ini_matches_table),
         cmocka_unit_test(test_search_settings_ini),
         cmocka_unit_test(test_eval_matches_reference),
+        cmocka_unit_test(test_eval_incremental),
         cmocka_unit_test(test_quick_generators),
         cmocka_unit_test(test_gives_check),
         cmocka_unit_test(test_time_budget),
