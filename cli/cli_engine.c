@@ -1,4 +1,4 @@
-/* cli_engine.c: `tavreli analyse`, `play` and `bench search`. */
+/* cli_engine.c: `tavreli analyse`, `weights` and `bench search` (with its clock benchmark). */
 #include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "record.h"
+#include "rng.h"
 #include "search.h"
 #include "tfen.h"
 
@@ -174,34 +175,166 @@ static const struct {
 #define BENCH_SEARCH_DEPTH 5
 
 static const char BENCH_SEARCH_HELP[] =
-    "usage: tavreli bench search [--depth N]\n"
+    "usage: tavreli bench search [--depth N] [--engine FILE]\n"
+    "       tavreli bench search --clock [--games N] [--base MS] [--inc MS] [--seed S] [--engine FILE]\n"
     "\n"
     "Searches fixed positions to a fixed depth (5, or N from 1 to 20) with the\n"
-    "default engine and a fresh context each, and prints each position's nodes,\n"
-    "the total 'nodes N' (a signature that changes only when the search or the\n"
-    "evaluation change) and the nodes per second on one thread.\n";
+    "default engine (or --engine FILE) and a fresh context each, and prints each\n"
+    "position's nodes, what the selective techniques did, the total 'nodes N'\n"
+    "(with the default engine a signature that changes only when the search or\n"
+    "the evaluation change) and the nodes per second on one thread.\n"
+    "\n"
+    "--clock measures the time management instead: N games (default 50) of the\n"
+    "engine (--engine FILE, default the built-in one) against itself on one\n"
+    "thread, each side with a clock of --base MS (default 1000) and --inc MS\n"
+    "(default 10) per move, from openings of 4 random plies (--seed S, default\n"
+    "1). Each move's wall time (search and move) is taken off the mover's\n"
+    "clock, then the increment is added. A game ends by the rules, by a time\n"
+    "loss or at 400 plies. Prints one line per game, then the time losses, the\n"
+    "least time any side had left after a move, and how far the moves went\n"
+    "past the hard limits the search computed.\n";
 
 typedef struct {
     long depth;
+    bool clock;
+    long games, base, inc;
+    unsigned long long seed;
+    const char *engine;
 } BenchSearchArgs;
 
 static const CliFlag BENCH_SEARCH_FLAGS[] = {
     {"depth", 0, CLI_LONG, offsetof(BenchSearchArgs, depth), 1, 20},
+    {"clock", 0, CLI_BOOL, offsetof(BenchSearchArgs, clock), 0, 0},
+    {"games", 0, CLI_LONG, offsetof(BenchSearchArgs, games), 1, 100000},
+    {"base", 0, CLI_LONG, offsetof(BenchSearchArgs, base), 1, 86400000},
+    {"inc", 0, CLI_LONG, offsetof(BenchSearchArgs, inc), 0, 3600000},
+    {"seed", 0, CLI_U64, offsetof(BenchSearchArgs, seed), 0, 18446744073709551615.0},
+    {"engine", 0, CLI_STRING, offsetof(BenchSearchArgs, engine), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
+#define CLOCK_MAX_PLIES 400
+
+/* One game of the clock benchmark; returns the plies played and fills the
+ * outcome, the least time left after a move (ms) and the worst overshoot of
+ * a move beyond its hard limit (ms). */
+static int clock_game(SearchContext *ctx[2], const Options *o, uint64_t seed, double base_ms, double inc_ms,
+                      const char **outcome, int *loser, double *min_left, double *worst_over, double *move_ms)
+{
+    uint64_t rng = seed;
+    Position p;
+    pos_set_start(&p);
+    for (int i = 0; i < 4; i++) {
+        MoveList l;
+        movegen_legal(&p, o, &l);
+        Undo u;
+        pos_make_move(&p, l.moves[tv_rng_below(&rng, (uint64_t)l.count)], &u);
+    }
+    search_clear(ctx[0]);
+    search_clear(ctx[1]);
+    double left[2] = {base_ms, base_ms};
+    uint64_t hist[CLOCK_MAX_PLIES + 1];
+    *loser = -1;
+    *outcome = "400 plies";
+    *min_left = base_ms;
+    *worst_over = -1e9;
+    *move_ms = 0;
+    int ply = 0;
+    for (; ply < CLOCK_MAX_PLIES; ply++) {
+        GameState st = movegen_state(&p, o);
+        int seen = 1;
+        for (int i = ply - 2; i >= 0; i -= 2)
+            seen += hist[i] == p.hash;
+        if (st != TV_STATE_ONGOING || seen >= 3) {
+            *outcome = seen >= 3 && st == TV_STATE_ONGOING ? "repetition" : game_state_name(st);
+            break;
+        }
+        const int side = p.side;
+        SearchClock ck = {(int)left[0], (int)left[1], (int)inc_ms, (int)inc_ms, 0};
+        SearchLimits lim = {0, 0, 0};
+        SearchResult r;
+        double t0 = tv_now_seconds();
+        search_run_clock(ctx[side], &p, hist, ply, &lim, &ck, NULL, NULL, &r);
+        hist[ply] = p.hash;
+        Undo u;
+        pos_make_move(&p, r.best, &u);
+        double used = (tv_now_seconds() - t0) * 1000.0;
+        *move_ms += used;
+        if (used - r.hard_ms > *worst_over)
+            *worst_over = used - r.hard_ms;
+        left[side] -= used;
+        if (left[side] < *min_left)
+            *min_left = left[side];
+        if (left[side] < 0) {
+            *loser = side;
+            *outcome = "time loss";
+            ply++;
+            break;
+        }
+        left[side] += inc_ms;
+    }
+    return ply;
+}
+
+static int run_bench_clock(const BenchSearchArgs *a)
+{
+    EngineVersion e;
+    if (!load_engine(a->engine, &e))
+        return CLI_FAIL;
+    Options o = {0};
+    SearchContext *ctx[2] = {search_alloc(&e.params, &o, &e.settings), search_alloc(&e.params, &o, &e.settings)};
+    if (!ctx[0] || !ctx[1]) {
+        search_free(ctx[0]);
+        search_free(ctx[1]);
+        cli_error("bench search: out of memory");
+        return CLI_FAIL;
+    }
+    printf("clock benchmark: %ld games of '%s' against itself, %ld ms + %ld ms per move, one thread\n", a->games,
+           e.name, a->base, a->inc);
+    int losses = 0;
+    long plies = 0;
+    double min_left = 1e18, worst_over = -1e18, total_ms = 0;
+    for (long g = 0; g < a->games; g++) {
+        const char *outcome;
+        int loser;
+        double ml, wo, ms;
+        int n = clock_game(ctx, &o, tv_rng_mix(a->seed + (uint64_t)g), (double)a->base, (double)a->inc, &outcome,
+                           &loser, &ml, &wo, &ms);
+        printf("game %ld: %s%s, %d plies, least time left %.1f ms, worst move %+.1f ms past its hard limit\n",
+               g + 1, outcome, loser < 0 ? "" : loser == TV_WHITE ? " (White)" : " (Black)", n, ml, wo);
+        fflush(stdout);
+        losses += loser >= 0;
+        plies += n;
+        total_ms += ms;
+        if (ml < min_left)
+            min_left = ml;
+        if (wo > worst_over)
+            worst_over = wo;
+    }
+    search_free(ctx[0]);
+    search_free(ctx[1]);
+    printf("time losses %d of %ld games\n", losses, a->games);
+    printf("least time left %.1f ms; worst move %+.1f ms past its hard limit; %.2f ms per move over %ld moves\n",
+           min_left, worst_over, plies ? total_ms / (double)plies : 0.0, plies);
+    return losses ? CLI_FAIL : CLI_OK;
+}
+
 static int run_bench_search(const CliCommand *cmd, int argc, char **argv)
 {
-    BenchSearchArgs a = {BENCH_SEARCH_DEPTH};
+    BenchSearchArgs a = {BENCH_SEARCH_DEPTH, false, 50, 1000, 10, 1, NULL};
     int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
     if (rc >= 0)
         return rc;
+    if (a.clock)
+        return run_bench_clock(&a);
     const int depth = (int)a.depth;
     EngineVersion e;
-    engine_default(&e);
+    if (!load_engine(a.engine, &e))
+        return CLI_FAIL;
     Options o = {0};
     uint64_t total = 0;
     double seconds = 0;
+    SearchStats st = {0, 0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < sizeof BENCH_SEARCH / sizeof BENCH_SEARCH[0]; i++) {
         Position pos;
         TvError err;
@@ -226,7 +359,19 @@ static int run_bench_search(const CliCommand *cmd, int argc, char **argv)
         fflush(stdout);
         total += r.nodes;
         seconds += r.seconds;
+        st.qnodes += r.stats.qnodes;
+        st.null_tries += r.stats.null_tries;
+        st.null_cutoffs += r.stats.null_cutoffs;
+        st.null_refuted += r.stats.null_refuted;
+        st.lmr_researches += r.stats.lmr_researches;
+        st.pruned += r.stats.pruned;
+        st.aspiration_fails += r.stats.aspiration_fails;
     }
+    printf("quiescence nodes %llu; null moves %llu, cut-offs %llu, refuted by verification %llu; "
+           "reduced moves searched again %llu; moves pruned %llu; aspiration re-searches %llu\n",
+           (unsigned long long)st.qnodes, (unsigned long long)st.null_tries, (unsigned long long)st.null_cutoffs,
+           (unsigned long long)st.null_refuted, (unsigned long long)st.lmr_researches,
+           (unsigned long long)st.pruned, (unsigned long long)st.aspiration_fails);
     printf("nodes %llu\n", (unsigned long long)total);
     printf("nps %.0f (one thread, %.3f s)\n", seconds > 0 ? (double)total / seconds : 0.0, seconds);
     return CLI_OK;
@@ -240,8 +385,9 @@ static const char WEIGHTS_HELP[] =
     "usage: tavreli weights [--ini FILE]\n"
     "\n"
     "Prints the evaluation's weight table (name, size, default, bounds, group,\n"
-    "meaning), or with --ini writes the default engine version to FILE (this is\n"
-    "how configs/engines/default.ini is made).\n";
+    "meaning) and the search settings (name, type, default, bounds, meaning), or\n"
+    "with --ini writes the default engine version to FILE (this is how\n"
+    "configs/engines/default.ini is made).\n";
 
 typedef struct {
     const char *ini;
@@ -283,6 +429,18 @@ static int run_weights(const CliCommand *cmd, int argc, char **argv)
         printf("%-22s %4d  %-30s %13s  %-9s %s\n", w->name, w->size, def, bounds, w->group, w->meaning);
     }
     printf("%d weights in %d declarations\n", EVAL_NWEIGHTS, EVAL_NDECLS);
+    printf("\n%-22s %4s  %-30s %13s  %-9s %s\n", "search setting", "type", "default", "bounds", "", "meaning");
+    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+        const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
+        int v = search_setting_value(&e.settings, i);
+        char bounds[32];
+        snprintf(bounds, sizeof bounds, "%d..%d", si->lo, si->hi);
+        if (si->type == SEARCH_SETTING_BOOL)
+            printf("%-22s %4s  %-30s %13s  %-9s %s\n", si->name, "bool", v ? "yes" : "no", "yes/no", "", si->meaning);
+        else
+            printf("%-22s %4s  %-30d %13s  %-9s %s\n", si->name, "int", v, bounds, "", si->meaning);
+    }
+    printf("%d search settings ([search] keys besides the limits depth, nodes, movetime)\n", SEARCH_NSETTINGS);
     return CLI_OK;
 }
 

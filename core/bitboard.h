@@ -35,6 +35,23 @@ static inline Bitboard bb_bishop(Square s, Bitboard occ)
 }
 static inline Bitboard bb_queen(Square s, Bitboard occ) { return bb_rook(s, occ) | bb_bishop(s, occ); }
 
+/* Attacks from s of a top of kind `kind` and colour `colour` with `blockers`
+ * stopping sliders (docs/rules.md section 8); pos_attacks_of in a form the
+ * compiler can inline. */
+static inline Bitboard bb_attacks(Kind kind, int colour, Square s, Bitboard blockers)
+{
+    switch (kind) {
+    case TV_WIZARD: return TV_KING_ATT[s];
+    case TV_PRINCE: return bb_queen(s, blockers);
+    case TV_WARRIOR: return bb_rook(s, blockers);
+    case TV_ARCHER: return bb_bishop(s, blockers);
+    case TV_HORSEMAN: return TV_KNIGHT_ATT[s];
+    case TV_HELGI: return bb_queen(s, blockers) | TV_KNIGHT_ATT[s];
+    case TV_COMBATANT: return TV_PAWN_ATT[colour][s];
+    default: return 0;
+    }
+}
+
 static inline int bb_popcount(Bitboard b) { return __builtin_popcountll(b); }
 static inline Square bb_lsb(Bitboard b) { return (Square)__builtin_ctzll(b); }
 static inline Square bb_pop(Bitboard *b)

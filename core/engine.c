@@ -129,21 +129,28 @@ static int handler(void *user, const char *section, const char *name, const char
             if (!tv_parse_long(value, 0, 86400000L, &v))
                 return fail(r, "search movetime '%s' must be milliseconds from 0 to 86400000%s", value, "");
             r->e->limits.movetime_ms = (int)v;
-        } else if (!strcmp(name, "hash_mb")) {
-            if (!tv_parse_long(value, 1, 65536, &v))
-                return fail(r, "search hash_mb '%s' must be a whole number from 1 to 65536%s", value, "");
-            r->e->settings.tt_mb = (int)v;
-        } else if (!strcmp(name, "check_extension")) {
-            if (!parse_bool(value, &b))
-                return fail(r, "search check_extension '%s' must be yes or no%s", value, "");
-            r->e->settings.check_extension = b;
-        } else if (!strcmp(name, "qsearch")) {
-            if (!parse_bool(value, &b))
-                return fail(r, "search qsearch '%s' must be yes or no%s", value, "");
-            r->e->settings.qsearch = b;
-        } else
-            return fail(r, "unknown key '%s' in [%s] (known: depth, nodes, movetime, hash_mb, check_extension, qsearch)",
-                        name, section);
+        } else {
+            int i = search_setting_find(name);
+            if (i < 0)
+                return fail(r, "unknown key '%s' in [%s] (known: depth, nodes, movetime and the settings listed in "
+                               "configs/engines/default.ini)",
+                            name, section);
+            const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
+            if (si->type == SEARCH_SETTING_BOOL) {
+                if (!parse_bool(value, &b))
+                    return fail(r, "search %s '%s' must be yes or no", si->name, value);
+            } else {
+                if (!tv_parse_long(value, si->lo, si->hi, &v)) {
+                    char range[64];
+                    snprintf(range, sizeof range, "%d to %d", si->lo, si->hi);
+                    char what[160];
+                    snprintf(what, sizeof what, "search %s '%.60s'", si->name, value);
+                    return fail(r, "%s must be a whole number from %s", what, range);
+                }
+                b = (int)v;
+            }
+            *search_setting_field(&r->e->settings, i) = b;
+        }
         return 1;
     }
     if (!strcmp(section, "weights")) {
@@ -269,8 +276,14 @@ TvStatus engine_write(const char *path, const EngineVersion *e, const char *extr
     fprintf(f, "# default limits (0 = none); a tournament may set its own\n");
     fprintf(f, "depth = %d\nnodes = %llu\nmovetime = %d\n", e->limits.depth, (unsigned long long)e->limits.nodes,
             e->limits.movetime_ms);
-    fprintf(f, "hash_mb = %d\ncheck_extension = %s\nqsearch = %s\n", e->settings.tt_mb,
-            e->settings.check_extension ? "yes" : "no", e->settings.qsearch ? "yes" : "no");
+    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+        const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
+        int v = search_setting_value(&e->settings, i);
+        if (si->type == SEARCH_SETTING_BOOL)
+            fprintf(f, "# %s (yes or no)\n%s = %s\n", si->meaning, si->name, v ? "yes" : "no");
+        else
+            fprintf(f, "# %s (bounds %d..%d)\n%s = %d\n", si->meaning, si->lo, si->hi, si->name, v);
+    }
     fprintf(f, "\n[weights]\n");
     for (int d = 0; d < EVAL_NDECLS; d++) {
         const WeightInfo *w = &EVAL_WEIGHT_INFO[d];

@@ -66,4 +66,40 @@ void eval_trace(const Position *pos, const Options *o, EvalTrace *trace);
  * product of trace and weights exactly. */
 int eval_position(const Position *pos, const Options *o, const EvalParams *params, EvalTrace *trace);
 
+/* ---- the incremental form --------------------------------------------------
+ *
+ * Most terms depend on one square's stack alone: the values of its top,
+ * advance, centre, prisoners and height (the "local" part), and what the
+ * tower would lose if its top is attacked (captives, threatened tower and
+ * own tavrels, a promoted top).  An EvalState keeps these per square, for
+ * one set of weights, so that after a move only the squares it changed are
+ * recomputed; eval_position_state then adds the terms that need the attack
+ * maps.  The result equals eval_position exactly (tests/test_engine.c
+ * checks it along random walks). */
+typedef struct {
+    int32_t local;      /* White's view: the terms of this stack alone */
+    int32_t attacked;   /* White's view: what is added when the opponent attacks the top */
+} EvalSquare;
+
+typedef struct {
+    EvalSquare sq[64];
+    int32_t local;      /* the sum of sq[].local */
+    Bitboard special;   /* squares whose `attacked` is not 0 */
+} EvalState;
+
+/* Computes the state of pos from scratch. */
+void eval_state_init(EvalState *st, const Position *pos, const EvalParams *params);
+
+/* Recomputes square s of the state (after its stack changed). */
+void eval_state_square(EvalState *st, const Position *pos, const EvalParams *params, Square s);
+
+/* Recomputes the squares that move m changed, pos being the position after
+ * m (or, to undo, before it: the same squares); mover is the side that
+ * played m. */
+void eval_state_move(EvalState *st, const Position *pos, const EvalParams *params, Move m, int mover);
+
+/* eval_position(pos, o, params, NULL), computed with st, the state of pos
+ * for params. */
+int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st);
+
 #endif

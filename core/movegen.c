@@ -10,6 +10,8 @@
  * the bitboards otherwise. */
 #include "movegen.h"
 
+#include <string.h>
+
 #include "bitboard.h"
 
 typedef struct {
@@ -21,9 +23,11 @@ typedef struct {
     Bitboard blk_us;    /* what stops our sliders */
     Square ksq;         /* our Wizard, TV_NO_SQUARE if none */
     Bitboard pinned;    /* own stacks that alone shield ksq from a slider */
+    Bitboard evasion;   /* in check: where a non-Wizard mover may land (all squares otherwise) */
     bool in_check;
     bool capture_mode;  /* ending=capture */
     bool tactical_only; /* movegen_tactical: captures and promotions */
+    const uint32_t *kmask; /* movegen_tactical_k: the allowed k of each square */
     MoveList *list;
 } Gen;
 
@@ -43,7 +47,7 @@ static inline Kind effective_kind(Tavrel t, Square s)
  * given the changed occupancy occ2 and our stacks own2, with their stacks at
  * `gone` covered, and up to two freed tavrels of theirs (kinds xk[i] at
  * xs[i], TV_NONE for none) added. */
-static bool attacked_after(const Gen *g, Square target, Bitboard occ2, Bitboard own2, Bitboard gone,
+static inline __attribute__((always_inline)) bool attacked_after(const Gen *g, Square target, Bitboard occ2, Bitboard own2, Bitboard gone,
                            const Square xs[2], const Kind xk[2])
 {
     const Bitboard *k = g->p->by_kind;
@@ -108,10 +112,27 @@ static bool legal_full(const Gen *g, Square from, Square to, int k, Square lift,
     return !attacked_after(g, target, occ2, own2, gone, xs, xk);
 }
 
+/* In check, the only squares where a moving part whose mover is not the
+ * Wizard can end a legal move (en passant aside): a checker's square
+ * (landing covers it) or a square between a checker and the Wizard (landing
+ * blocks the line).  A move changes nothing else that could stop an attack:
+ * what stays on `from` is never less of a blocker than before, except that
+ * an opponent top freed there may attack.  Every checker's squares are
+ * kept, so a landing that answers two checks at once (slide_over_own: a
+ * checker standing on another's line) stays; legality is still decided
+ * move by move. */
+static Bitboard evasion_squares(const Position *p, const Options *o, Square ksq, int them)
+{
+    Bitboard checkers = pos_attackers(p, o, ksq, them), e = checkers;
+    while (checkers)
+        e |= TV_BETWEEN[ksq][bb_pop(&checkers)];
+    return e;
+}
+
 static inline void push_move(Gen *g, Move m) { g->list->moves[g->list->count++] = m; }
 
 /* Adds every legal k for the mover on `from` going to `to`. */
-static void add_moves(Gen *g, Square from, Square to, int special, Square lift, bool wizard_mover)
+static inline __attribute__((always_inline)) void add_moves(Gen *g, Square from, Square to, int special, Square lift, bool wizard_mover)
 {
     const Position *p = g->p;
     const int h = p->height[from];
@@ -156,6 +177,52 @@ static void add_moves(Gen *g, Square from, Square to, int special, Square lift, 
         push_move(g, move_make(from, to, h, special));
 }
 
+/* add_moves for the k of g->kmask[from] only (bit k-1), with one
+ * simulation per distinct remainder top where add_moves simulates every k:
+ * the positions after (from, k, to) for k < h differ only in the
+ * remainder's new top, its colour and, for an opponent tavrel, the kind it
+ * acts as.  Kept apart from add_moves so that perft's loops carry no test. */
+static __attribute__((noinline)) void add_moves_k(Gen *g, Square from, Square to, int special, Square lift, bool wizard_mover)
+{
+    const Position *p = g->p;
+    const int h = p->height[from];
+    uint32_t ks = g->kmask[from] & (h >= 32 ? 0xFFFFFFFFu : ((1u << h) - 1u));
+    const bool simulate = g->ksq != TV_NO_SQUARE &&
+                          (wizard_mover || lift != TV_NO_SQUARE || g->in_check || g->capture_mode ||
+                           (g->pinned & sq_bb(from)));
+    signed char own_ok = -1, opp_ok[TV_KIND_COUNT], whole_ok = -1;
+    memset(opp_ok, -1, sizeof opp_ok);
+    while (ks) {
+        const int k = __builtin_ctz(ks) + 1;
+        ks &= ks - 1;
+        bool ok;
+        if (g->ksq == TV_NO_SQUARE)
+            ok = true;
+        else if (k == h) {
+            if (whole_ok < 0)
+                whole_ok = !simulate || legal_full(g, from, to, h, lift, wizard_mover);
+            ok = whole_ok;
+        } else {
+            Tavrel r = p->stack[from][h - k - 1];
+            signed char *memo = tavrel_colour(r) == g->us ? &own_ok : &opp_ok[effective_kind(r, from)];
+            if (*memo < 0) {
+                if (simulate)
+                    *memo = legal_full(g, from, to, k, lift, wizard_mover);
+                else if (tavrel_colour(r) == g->us)
+                    *memo = 1; /* from stays covered by our own tavrel */
+                else {
+                    Bitboard f = sq_bb(from), t = sq_bb(to);
+                    Bitboard blk = g->o->slide_over_own ? ((g->own & ~f) | t) : (g->occ | t);
+                    *memo = !(pos_attacks_of(effective_kind(r, from), g->them, from, blk) & sq_bb(g->ksq));
+                }
+            }
+            ok = *memo;
+        }
+        if (ok)
+            push_move(g, move_make(from, to, k, special));
+    }
+}
+
 static void gen_castling(Gen *g)
 {
     const Position *p = g->p;
@@ -186,7 +253,7 @@ static void gen_castling(Gen *g)
 
 /* Squares the mover on `from` (top tavrel t) reaches by its pattern, without
  * en passant and castling. */
-static Bitboard targets_of(const Gen *g, Square from, Tavrel t)
+static inline __attribute__((always_inline)) Bitboard targets_of(const Gen *g, Square from, Tavrel t)
 {
     const Bitboard land = ~g->no_land;
     switch (tavrel_kind(t)) {
@@ -262,8 +329,11 @@ static void generate(const Position *p, const Options *o, MoveList *list, bool t
     g.ksq = p->wizard[g.us];
     g.pinned = 0;
     g.in_check = false;
+    g.evasion = ~0ull;
     if (g.ksq != TV_NO_SQUARE) {
         g.in_check = pos_attacked(p, o, g.ksq, g.them);
+        if (g.in_check && !g.capture_mode)
+            g.evasion = evasion_squares(p, o, g.ksq, g.them);
         /* Pins: one of our stacks alone between the Wizard and one of their
          * sliders (their sliders are stopped by every stack, or only by ours
          * under slide_over_own). */
@@ -307,6 +377,8 @@ static void generate(const Position *p, const Options *o, MoveList *list, bool t
             targets &= ~sq_bb(x); /* the move onto X is the en-passant capture */
             add_moves(&g, from, x, TV_MOVE_ENPASSANT, lift, wizard_mover);
         }
+        if (!wizard_mover)
+            targets &= g.evasion;
         while (targets) {
             Square to = bb_pop(&targets);
             add_moves(&g, from, to, TV_MOVE_NORMAL, TV_NO_SQUARE, wizard_mover);
@@ -319,6 +391,190 @@ static void generate(const Position *p, const Options *o, MoveList *list, bool t
 void movegen_legal(const Position *p, const Options *o, MoveList *list) { generate(p, o, list, false); }
 
 void movegen_tactical(const Position *p, const Options *o, MoveList *list) { generate(p, o, list, true); }
+
+/* generate for the engine: tactical_only keeps captures and promotions;
+ * kmask (NULL for every k) chooses the k per square; from_mask and to_mask
+ * restrict the moving stacks and the destinations; castling adds the
+ * castlings.  The same steps as generate, kept apart so that perft's
+ * generator stays as it was compiled (measured: folding these options into
+ * generate cost perft 15%). */
+static void generate_sel(const Position *p, const Options *o, MoveList *list, bool tactical_only,
+                         const uint32_t *kmask, Bitboard from_mask, Bitboard to_mask, bool castling)
+{
+    Gen g;
+    g.tactical_only = tactical_only;
+    g.kmask = kmask;
+    g.p = p;
+    g.o = o;
+    g.us = p->side;
+    g.them = p->side ^ 1;
+    g.own = p->by_colour[g.us];
+    g.opp = p->by_colour[g.them];
+    g.occ = p->occ;
+    g.capture_mode = o->ending == TV_ENDING_CAPTURE;
+    g.list = list;
+    list->count = 0;
+
+    if (g.capture_mode && (pos_wizard_captured(p, TV_WHITE) || pos_wizard_captured(p, TV_BLACK)))
+        return; /* the game is over */
+
+    const Bitboard wizards = p->by_kind[TV_WIZARD];
+    g.no_land = g.capture_mode ? (wizards & g.own) : wizards;
+    g.blk_us = o->slide_over_own ? g.opp : g.occ;
+    g.ksq = p->wizard[g.us];
+    g.pinned = 0;
+    g.in_check = false;
+    g.evasion = ~0ull;
+    if (g.ksq != TV_NO_SQUARE) {
+        g.in_check = pos_attacked(p, o, g.ksq, g.them);
+        if (g.in_check && !g.capture_mode)
+            g.evasion = evasion_squares(p, o, g.ksq, g.them);
+        const Bitboard *k = p->by_kind;
+        Bitboard snipers = ((bb_rook(g.ksq, 0) & (k[TV_WARRIOR] | k[TV_PRINCE] | k[TV_HELGI])) |
+                            (bb_bishop(g.ksq, 0) & (k[TV_ARCHER] | k[TV_PRINCE] | k[TV_HELGI]))) &
+                           g.opp;
+        const Bitboard blk_them = o->slide_over_own ? g.own : g.occ;
+        while (snipers) {
+            Square s = bb_pop(&snipers);
+            Bitboard b = TV_BETWEEN[g.ksq][s] & blk_them;
+            if (b && !bb_more_than_one(b) && (b & g.own))
+                g.pinned |= b;
+        }
+    }
+
+    Square x = p->ep, lift = TV_NO_SQUARE;
+    bool ep_possible = false;
+    if (x != TV_NO_SQUARE && (to_mask & sq_bb(x))) {
+        lift = g.us == TV_WHITE ? x - 8 : x + 8;
+        Tavrel xt = pos_top(p, x), lt = pos_top(p, lift);
+        ep_possible = tavrel_kind(lt) == TV_COMBATANT && tavrel_colour(lt) == g.them &&
+                      !(xt && tavrel_kind(xt) == TV_WIZARD);
+    }
+
+    Bitboard stacks = g.own & from_mask;
+    while (stacks) {
+        Square from = bb_pop(&stacks);
+        Tavrel t = pos_top(p, from);
+        Bitboard targets = targets_of(&g, from, t) & to_mask;
+        bool wizard_mover = tavrel_kind(t) == TV_WIZARD;
+        if (tactical_only) {
+            Bitboard keep = g.opp;
+            if (tavrel_kind(t) == TV_COMBATANT)
+                keep |= 0xFFull << (8 * far_rank(g.us));
+            targets &= keep;
+        }
+        if (ep_possible && ep_reaches(&g, from, t, x, lift)) {
+            targets &= ~sq_bb(x);
+            if (kmask)
+                add_moves_k(&g, from, x, TV_MOVE_ENPASSANT, lift, wizard_mover);
+            else
+                add_moves(&g, from, x, TV_MOVE_ENPASSANT, lift, wizard_mover);
+        }
+        if (!wizard_mover)
+            targets &= g.evasion;
+        while (targets) {
+            Square to = bb_pop(&targets);
+            if (kmask)
+                add_moves_k(&g, from, to, TV_MOVE_NORMAL, TV_NO_SQUARE, wizard_mover);
+            else
+                add_moves(&g, from, to, TV_MOVE_NORMAL, TV_NO_SQUARE, wizard_mover);
+        }
+    }
+    if (castling && !tactical_only)
+        gen_castling(&g);
+}
+
+void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmask[64], MoveList *list)
+{
+    generate_sel(p, o, list, true, kmask, ~0ull, ~0ull, false);
+}
+
+bool movegen_check_move(const Position *p, const Options *o, Move m)
+{
+    if (m == TV_MOVE_NONE)
+        return false;
+    MoveList list; /* at most one stack's moves to one square (or the castlings) */
+    if (move_is_castling(m))
+        generate_sel(p, o, &list, false, NULL, 0, 0, true);
+    else
+        generate_sel(p, o, &list, false, NULL, sq_bb(move_from(m)), sq_bb(move_to(m)), false);
+    for (int i = 0; i < list.count; i++)
+        if (list.moves[i] == m)
+            return true;
+    return false;
+}
+
+/* The tops after a move, as bitboards: what movegen_gives_check needs. */
+typedef struct {
+    Bitboard colour[2];
+    Bitboard kind[TV_KIND_COUNT];
+} Tops;
+
+static inline void tops_clear(Tops *t, Square s)
+{
+    Bitboard b = ~sq_bb(s);
+    t->colour[0] &= b;
+    t->colour[1] &= b;
+    for (int k = 0; k < TV_KIND_COUNT; k++)
+        t->kind[k] &= b;
+}
+
+/* Puts tavrel x (as the kind it acts as on s) on top of s. */
+static inline void tops_set(Tops *t, Square s, Tavrel x)
+{
+    tops_clear(t, s);
+    t->colour[tavrel_colour(x)] |= sq_bb(s);
+    t->kind[effective_kind(x, s)] |= sq_bb(s);
+}
+
+bool movegen_gives_check(const Position *p, const Options *o, Move m)
+{
+    const int us = p->side, them = us ^ 1;
+    const Square wsq = p->wizard[them];
+    if (wsq == TV_NO_SQUARE || pos_wizard_captured(p, them))
+        return false;
+    const Square from = move_from(m), to = move_to(m);
+    if (o->ending == TV_ENDING_CAPTURE && to == wsq)
+        return false; /* the Wizard is landed on: the game is over, not a check */
+    Tops t;
+    t.colour[0] = p->by_colour[0];
+    t.colour[1] = p->by_colour[1];
+    for (int k = 0; k < TV_KIND_COUNT; k++)
+        t.kind[k] = p->by_kind[k];
+    if (move_is_castling(m)) {
+        const int rank = us == TV_WHITE ? 0 : 7;
+        const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
+        const Square rfrom = sq_make(short_side ? 7 : 0, rank), rto = sq_make(short_side ? 5 : 3, rank);
+        tops_set(&t, to, pos_top(p, from));
+        tops_set(&t, rto, pos_top(p, rfrom));
+        tops_clear(&t, from);
+        tops_clear(&t, rfrom);
+    } else {
+        const int h = p->height[from], k = move_k(m);
+        const Tavrel mover = p->stack[from][h - 1]; /* a combatant promotes on its far rank */
+        if (move_special(m) == TV_MOVE_ENPASSANT) {
+            const Square lift = us == TV_WHITE ? to - 8 : to + 8;
+            if (p->height[lift] >= 2)
+                tops_set(&t, lift, p->stack[lift][p->height[lift] - 2]);
+            else
+                tops_clear(&t, lift);
+        }
+        if (k < h)
+            tops_set(&t, from, p->stack[from][h - k - 1]);
+        else
+            tops_clear(&t, from);
+        tops_set(&t, to, mover);
+    }
+    /* our attackers of their Wizard on the new tops */
+    const Bitboard occ = t.colour[0] | t.colour[1];
+    const Bitboard blk = o->slide_over_own ? t.colour[them] : occ;
+    const Bitboard *k = t.kind;
+    Bitboard a = (TV_KNIGHT_ATT[wsq] & (k[TV_HORSEMAN] | k[TV_HELGI])) | (TV_KING_ATT[wsq] & k[TV_WIZARD]) |
+                 (TV_PAWN_ATT[them][wsq] & k[TV_COMBATANT]) |
+                 (bb_rook(wsq, blk) & (k[TV_WARRIOR] | k[TV_PRINCE] | k[TV_HELGI])) |
+                 (bb_bishop(wsq, blk) & (k[TV_ARCHER] | k[TV_PRINCE] | k[TV_HELGI]));
+    return (a & t.colour[us]) != 0;
+}
 
 int movegen_count(const Position *p, const Options *o)
 {

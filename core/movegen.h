@@ -14,6 +14,23 @@ void movegen_legal(const Position *p, const Options *o, MoveList *list);
  * engine's quiescence search looks at.  No allocation. */
 void movegen_tactical(const Position *p, const Options *o, MoveList *list);
 
+/* movegen_tactical restricted to chosen counts: a move (from, k, to) is
+ * kept only when bit k-1 of kmask[from] is set (the engine's quiescence
+ * search picks the k worth trying per stack).  No allocation. */
+void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmask[64], MoveList *list);
+
+/* True when m is among the legal moves of p: the same answer as
+ * movegen_is_legal, but only the moves of m's stack to m's destination (or
+ * the castlings) are generated, so it is cheap enough to test a hash move
+ * before generating all moves. */
+bool movegen_check_move(const Position *p, const Options *o, Move m);
+
+/* True when the legal move m gives check: after it, the opponent's Wizard
+ * is attacked (what pos_in_check says once m is made), found from the tops
+ * the move changes without making it.  False under ending=capture when m
+ * lands on the Wizard. */
+bool movegen_gives_check(const Position *p, const Options *o, Move m);
+
 /* Number of legal moves (what perft counts at its last ply). */
 int movegen_count(const Position *p, const Options *o);
 

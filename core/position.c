@@ -343,7 +343,6 @@ void pos_make_move(Position *p, Move m, Undo *u)
     if (p->ep != TV_NO_SQUARE)
         p->hash ^= zobrist_ep(p->ep);
     p->ep = TV_NO_SQUARE;
-    p->hash ^= zobrist_castling(p->castling);
 
     if (special >= TV_MOVE_CASTLE_SHORT) {
         make_castling(p, m);
@@ -409,7 +408,8 @@ void pos_make_move(Position *p, Move m, Undo *u)
         p->quiet_plies = reset_quiet ? 0 : p->quiet_plies + 1;
     }
 
-    p->hash ^= zobrist_castling(p->castling);
+    if (p->castling != u->castling) /* the keys are computed, not looked up: only when the rights change */
+        p->hash ^= zobrist_castling(u->castling) ^ zobrist_castling(p->castling);
     p->hash ^= zobrist_side();
     if (us == TV_BLACK)
         p->move_number++;

@@ -1,5 +1,5 @@
 # The evaluation, the search and engine versions.
-tavreli_test(test_engine fast test_engine.c)
+tavreli_test(test_engine fast test_engine.c data_lines.c)
 target_link_libraries(test_engine PRIVATE OpenMP::OpenMP_C Threads::Threads m)
 target_compile_definitions(test_engine PRIVATE TAVRELI_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 

@@ -3,14 +3,23 @@
  *
  *  - eval == trace . weights on thousands of walk positions, with the
  *    default and with random weights; a colour-mirrored position evaluates
- *    the same for its side to move;
+ *    the same for its side to move; the features equal a square-by-square
+ *    reference implementation kept here; the incremental form (EvalState)
+ *    equals the full one along random walks, moves made and taken back;
+ *  - the engine's quick generators (movegen_check_move, movegen_tactical_k)
+ *    agree with the full ones, and movegen_gives_check with making the move;
+ *  - the hand-made tactical positions of data/tactics.tsv are solved at
+ *    their depth;
  *  - mates in 1 and 2 (some only by a split) are found; each is confirmed by
  *    an independent brute-force mate search in this file;
  *  - a mover never plays an illegal move over 2,000 random-weight games;
  *  - determinism at fixed depth and at fixed nodes, also with two engine
  *    versions searching at once on two threads;
  *  - engine INI files: write/read round trip, and bad files rejected with
- *    file and line;
+ *    file and line; every search setting of search.def survives write/read
+ *    and is refused out of its bounds; default.ini lists them all;
+ *  - the time budget of a clock keeps its bounds, and a search with a
+ *    50 ms clock returns within the hard limit it computed;
  *  - a stop flag set by another thread (as a signal handler does) ends a
  *    deep search within a second, keeping a legal move; a search stopped
  *    before its first iteration completed says so (depth 0) and still
@@ -28,6 +37,7 @@
 
 #include <cmocka.h>
 
+#include "data_lines.h"
 #include "engine.h"
 #include "rng.h"
 #include "eval.h"
@@ -128,6 +138,275 @@ static void test_eval_is_linear_and_symmetric(void **state)
     for_walk_positions(check_dot, &d);
     assert_int_equal(d.bad, 0);
     assert_true(d.checked > 4000);
+}
+
+/* The evaluation's features as first written, square by square, kept as
+ * the reference of the faster form in core/eval.c (kind by kind, shifted
+ * combatant sets, towers visited through a height mask). */
+static const int REF_KIND_INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
+static const int REF_DESTINY_ROW[TV_KIND_COUNT] = {-1, -1, 3, 0, 2, 1, 4, -1};
+
+static void reference_trace(const Position *pos, const Options *o, int *f)
+{
+    const Bitboard CENTRE = 0x0000001818000000ull, RING = 0x00003C24243C0000ull;
+    memset(f, 0, sizeof(int) * EVAL_NWEIGHTS);
+    const Bitboard wizards = pos->by_kind[TV_WIZARD];
+    Bitboard att[2] = {0, 0};
+    Bitboard sq_att[64];
+    for (int c = 0; c < 2; c++) {
+        Bitboard blk = o->slide_over_own ? pos->by_colour[c ^ 1] : pos->occ;
+        Bitboard b = pos->by_colour[c];
+        while (b) {
+            Square s = __builtin_ctzll(b);
+            b &= b - 1;
+            sq_att[s] = pos_attacks_of(tavrel_kind(pos_top(pos, s)), c, s, blk);
+            att[c] |= sq_att[s];
+        }
+    }
+    for (int c = 0; c < 2; c++) {
+        const int sgn = c == pos->side ? 1 : -1;
+        const int them = c ^ 1;
+        const Bitboard own = pos->by_colour[c], opp = pos->by_colour[them];
+        Bitboard b = own;
+        while (b) {
+            Square s = __builtin_ctzll(b);
+            b &= b - 1;
+            Tavrel t = pos_top(pos, s);
+            Kind k = tavrel_kind(t);
+            int h = pos->height[s];
+            int ki = REF_KIND_INDEX[k];
+            if (ki >= 0)
+                f[EW_top_value + ki] += sgn;
+            int own_below = 0;
+            for (int i = 0; i < h - 1; i++) {
+                Tavrel u = pos->stack[s][i];
+                int ui = REF_KIND_INDEX[tavrel_kind(u)];
+                if (tavrel_colour(u) == c)
+                    own_below++;
+                else if (ui >= 0) {
+                    f[EW_prisoner + ui] += sgn;
+                    if (att[them] & sq_bb(s))
+                        f[EW_captive + ui] -= sgn;
+                }
+            }
+            if (h >= 3)
+                f[EW_tower_height] += sgn * (h - 2);
+            if (h >= 2 && (att[them] & sq_bb(s))) {
+                f[EW_tower_threatened] += sgn;
+                f[EW_threatened_own] += sgn * own_below;
+            }
+            if (k == TV_COMBATANT) {
+                int rel = c == TV_WHITE ? sq_rank(s) - 1 : 6 - sq_rank(s);
+                int row = REF_DESTINY_ROW[tavrel_destiny(t)];
+                if (row >= 0 && rel >= 0 && rel < 6)
+                    f[EW_advance + row * 6 + rel] += sgn;
+            } else if (tavrel_is_promoted(t) && (att[them] & sq_bb(s))) {
+                f[EW_promoted_threatened] += sgn;
+            }
+            if (ki >= 0) {
+                Bitboard moves;
+                if (k == TV_COMBATANT) {
+                    Square a = c == TV_WHITE ? s + 8 : s - 8;
+                    moves = pos_attacks_of(TV_COMBATANT, c, s, 0) & opp;
+                    if (a >= 0 && a < 64 && !(opp & sq_bb(a)))
+                        moves |= sq_bb(a);
+                } else {
+                    moves = sq_att[s];
+                }
+                f[EW_mobility + ki] += sgn * __builtin_popcountll(moves & ~wizards);
+            }
+            if (CENTRE & sq_bb(s))
+                f[EW_centre] += sgn;
+            else if (RING & sq_bb(s))
+                f[EW_centre + 1] += sgn;
+        }
+        Square w = pos->wizard[c];
+        if (w != TV_NO_SQUARE) {
+            Bitboard zone = pos_attacks_of(TV_WIZARD, c, w, 0);
+            f[EW_wizard_zone_attacked] += sgn * __builtin_popcountll(zone & att[them]);
+            f[EW_wizard_shelter] += sgn * __builtin_popcountll(zone & own);
+        }
+    }
+    f[EW_tempo] = 1;
+}
+
+typedef struct {
+    Options rules;
+    int checked, bad;
+} RefCheck;
+
+static void check_reference(const Position *p, void *user)
+{
+    RefCheck *r = user;
+    int ref[EVAL_NWEIGHTS];
+    reference_trace(p, &r->rules, ref);
+    EvalTrace t;
+    eval_trace(p, &r->rules, &t);
+    for (int i = 0; i < EVAL_NWEIGHTS; i++)
+        if (t.f[i] != ref[i] && r->bad++ < 5) {
+            char buf[TV_TFEN_MAX], name[64];
+            print_error("feature %s: %d, reference %d at %s\n", eval_weight_element_name(i, name, sizeof name), t.f[i],
+                        ref[i], tfen_write(p, buf, sizeof buf));
+        }
+    r->checked++;
+}
+
+/* The evaluation's features equal the square-by-square reference on every
+ * walk position, under the default rules and with slide_over_own. */
+static void test_eval_matches_reference(void **state)
+{
+    (void)state;
+    RefCheck r = {.checked = 0, .bad = 0};
+    for_walk_positions(check_reference, &r);
+    r.rules.slide_over_own = true;
+    for_walk_positions(check_reference, &r);
+    assert_int_equal(r.bad, 0);
+    assert_true(r.checked > 4000);
+}
+
+/* movegen_check_move answers as movegen_is_legal, for every legal move and
+ * for moves that are not (other k, other destinations, other squares);
+ * movegen_tactical_k keeps exactly the moves of movegen_tactical whose k
+ * the mask allows, in the same order. */
+static void check_quick_generators(const Position *p, void *user)
+{
+    int *bad = user;
+    Options o = {0};
+    MoveList all, tac, sel;
+    movegen_legal(p, &o, &all);
+    for (int i = 0; i < all.count; i++) {
+        Move m = all.moves[i];
+        if (!movegen_check_move(p, &o, m))
+            (*bad)++;
+        /* neighbours of a legal move, legal or not */
+        Move variants[3] = {move_make(move_from(m), move_to(m), move_k(m) + 1, move_special(m)),
+                            move_make(move_from(m), (move_to(m) + 1) & 63, move_k(m), move_special(m)),
+                            move_make((move_from(m) + 9) & 63, move_to(m), move_k(m), TV_MOVE_NORMAL)};
+        for (int v = 0; v < 3; v++)
+            if (movegen_check_move(p, &o, variants[v]) != movegen_is_legal(p, &o, variants[v]))
+                (*bad)++;
+    }
+    if (movegen_check_move(p, &o, TV_MOVE_NONE))
+        (*bad)++;
+    movegen_tactical(p, &o, &tac);
+    uint32_t kmask[64];
+    for (int s = 0; s < 64; s++)
+        kmask[s] = (uint32_t)(p->hash >> (s % 32)) | 1u; /* some k per square, always k = 1 */
+    movegen_tactical_k(p, &o, kmask, &sel);
+    int n = 0;
+    for (int i = 0; i < tac.count; i++) {
+        Move m = tac.moves[i];
+        if (!((kmask[move_from(m)] >> (move_k(m) - 1)) & 1u))
+            continue;
+        if (n >= sel.count || sel.moves[n] != m)
+            (*bad)++;
+        n++;
+    }
+    if (n != sel.count)
+        (*bad)++;
+}
+
+static void test_quick_generators(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for_walk_positions(check_quick_generators, &bad);
+    assert_int_equal(bad, 0);
+}
+
+/* movegen_gives_check agrees with making the move and asking pos_in_check,
+ * for every legal move of the walk positions, under the default rules and
+ * under slide_over_own and ending=capture. */
+static void check_gives_check(const Position *pos, void *user)
+{
+    int *counts = user;
+    for (int v = 0; v < 3; v++) {
+        Options o = {0};
+        if (v == 1)
+            o.slide_over_own = true;
+        if (v == 2)
+            o.ending = TV_ENDING_CAPTURE;
+        MoveList l;
+        movegen_legal(pos, &o, &l);
+        for (int i = 0; i < l.count; i++) {
+            Position p = *pos;
+            bool quick = movegen_gives_check(&p, &o, l.moves[i]);
+            Undo u;
+            pos_make_move(&p, l.moves[i], &u);
+            bool real = pos_in_check(&p, &o);
+            counts[0]++;
+            counts[1] += real;
+            if (quick != real && counts[2]++ < 5) {
+                char buf[TV_TFEN_MAX], m[TV_MOVE_STR_MAX];
+                print_error("gives check: %d, made: %d for %s at %s (variant %d)\n", quick, real,
+                            move_to_str(pos, &o, l.moves[i], false, m, sizeof m), tfen_write(pos, buf, sizeof buf),
+                            v);
+            }
+        }
+    }
+}
+
+static void test_gives_check(void **state)
+{
+    (void)state;
+    int counts[3] = {0, 0, 0}; /* moves, checks, disagreements */
+    for_walk_positions(check_gives_check, counts);
+    assert_int_equal(counts[2], 0);
+    assert_true(counts[1] > 1000);
+}
+
+/* The incremental evaluation equals the full one along random walks: the
+ * state is updated only for the squares each move changed (and back again
+ * when the moves are taken back), with the default and random weights,
+ * under the default rules and slide_over_own. */
+static void test_eval_incremental(void **state)
+{
+    (void)state;
+    uint64_t seed = 31;
+    int checked = 0, bad = 0;
+    for (int variant = 0; variant < 4; variant++) {
+        Options o = {0};
+        o.slide_over_own = variant & 1;
+        EvalParams w;
+        eval_params_default(&w);
+        if (variant & 2)
+            random_params(&w, &seed);
+        for (size_t st = 0; st < sizeof WALK_STARTS / sizeof WALK_STARTS[0]; st++)
+            for (int walk = 0; walk < 6; walk++) {
+                Position p = read_tfen(WALK_STARTS[st]);
+                static EvalState es;
+                eval_state_init(&es, &p, &w);
+                Undo undo[80];
+                Move moves[80];
+                int n = 0;
+                for (; n < 80; n++) {
+                    int full = eval_position(&p, &o, &w, NULL), inc = eval_position_state(&p, &o, &w, &es);
+                    checked++;
+                    if (full != inc && bad++ < 5) {
+                        char buf[TV_TFEN_MAX];
+                        print_error("incremental %d, full %d at %s\n", inc, full, tfen_write(&p, buf, sizeof buf));
+                    }
+                    MoveList l;
+                    movegen_legal(&p, &o, &l);
+                    if (l.count == 0)
+                        break;
+                    moves[n] = l.moves[tv_rng_next(&seed) % (uint64_t)l.count];
+                    int mover = p.side;
+                    pos_make_move(&p, moves[n], &undo[n]);
+                    eval_state_move(&es, &p, &w, moves[n], mover);
+                }
+                /* back to the start, checking on the way */
+                while (n-- > 0) {
+                    pos_unmake_move(&p, &undo[n]);
+                    eval_state_move(&es, &p, &w, moves[n], p.side);
+                    if (eval_position(&p, &o, &w, NULL) != eval_position_state(&p, &o, &w, &es) && bad++ < 5)
+                        print_error("incremental evaluation differs after taking a move back\n");
+                    checked++;
+                }
+            }
+    }
+    assert_int_equal(bad, 0);
+    assert_true(checked > 8000);
 }
 
 /* movegen_tactical gives exactly the legal moves that land on an opponent
@@ -662,6 +941,198 @@ static void test_default_ini_matches_table(void **state)
     assert_int_equal(shipped.limits.depth, def.limits.depth);
 }
 
+/* Every search setting of search.def survives an INI write and read at a
+ * value other than its default (both bounds of an int), and the reader
+ * refuses a value just outside its bounds, naming the setting and the line. */
+static void test_search_settings_ini(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tavreli_settings_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+        const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
+        assert_true(si->lo <= si->def && si->def <= si->hi);
+        assert_int_equal(search_setting_find(si->name), i);
+        const int values[2] = {si->lo, si->hi};
+        for (int j = 0; j < 2; j++) {
+            EngineVersion e, back;
+            engine_default(&e);
+            *search_setting_field(&e.settings, i) = values[j];
+            TvError err;
+            assert_int_equal(engine_write(path, &e, NULL, &err), TV_OK);
+            assert_int_equal(engine_read(path, &back, &err), TV_OK);
+            if (memcmp(&back.settings, &e.settings, sizeof e.settings) != 0)
+                fail_msg("setting %s = %d does not survive write and read", si->name, values[j]);
+        }
+        /* refused out of bounds */
+        char text[256];
+        const char *bad[2];
+        char lo[32], hi[32];
+        if (si->type == SEARCH_SETTING_BOOL) {
+            bad[0] = "maybe";
+            bad[1] = "2";
+        } else {
+            snprintf(lo, sizeof lo, "%ld", (long)si->lo - 1);
+            snprintf(hi, sizeof hi, "%ld", (long)si->hi + 1);
+            bad[0] = lo;
+            bad[1] = hi;
+        }
+        for (int j = 0; j < 2; j++) {
+            snprintf(text, sizeof text, "[engine]\nname = x\n[search]\n%s = %s\n", si->name, bad[j]);
+            EngineVersion e;
+            TvError err;
+            if (engine_read_string(text, "bad.ini", &e, &err) == TV_OK || err.line != 4 ||
+                !strstr(err.msg, si->name))
+                fail_msg("setting %s = %s accepted or badly reported: %s", si->name, bad[j], err.msg);
+        }
+    }
+    remove(path);
+    /* the older field name aliases hash_mb */
+    SearchSettings set;
+    search_settings_default(&set);
+    set.tt_mb = 3;
+    assert_int_equal(set.hash_mb, 3);
+}
+
+/* The time budget: none without the mover's clock; soft <= hard; the hard
+ * limit never above time_max_pct of the time left after the overhead (when
+ * there is any), and both at least 1 ms. */
+static void test_time_budget(void **state)
+{
+    (void)state;
+    SearchSettings set;
+    search_settings_default(&set);
+    int soft, hard;
+    search_time_budget(&set, NULL, TV_WHITE, &soft, &hard);
+    assert_true(soft == 0 && hard == 0);
+    SearchClock only_black = {0, 5000, 0, 0, 0};
+    search_time_budget(&set, &only_black, TV_WHITE, &soft, &hard);
+    assert_true(soft == 0 && hard == 0);
+    search_time_budget(&set, &only_black, TV_BLACK, &soft, &hard);
+    assert_true(soft > 0 && hard > 0);
+    static const int lefts[] = {1, 5, 20, 50, 100, 1000, 60000, 3600000};
+    static const int incs[] = {0, 10, 1000};
+    static const int togo[] = {0, 1, 5, 40};
+    for (size_t a = 0; a < sizeof lefts / sizeof lefts[0]; a++)
+        for (size_t b = 0; b < sizeof incs / sizeof incs[0]; b++)
+            for (size_t m = 0; m < sizeof togo / sizeof togo[0]; m++) {
+                SearchClock ck = {lefts[a], lefts[a], incs[b], incs[b], togo[m]};
+                search_time_budget(&set, &ck, TV_WHITE, &soft, &hard);
+                double t = lefts[a] - set.move_overhead_ms;
+                if (soft < 1 || hard < 1 || soft > hard ||
+                    (t > 0 && hard > 1 && hard > t * set.time_max_pct / 100.0))
+                    fail_msg("left %d inc %d movestogo %d: soft %d hard %d", lefts[a], incs[b], togo[m], soft, hard);
+            }
+}
+
+/* With a clock of 50 ms (and no other limit) the search returns a legal
+ * move within the hard limit it computed.  The tolerance: the clock is
+ * polled every 1,024 nodes (well under 1 ms here) and the search then
+ * unwinds, but on a shared machine the thread may also be descheduled for
+ * a time slice or more; 250 ms covers that, while a search that ignored
+ * the clock would run for hours (no depth limit). */
+static void test_clock_hard_limit(void **state)
+{
+    (void)state;
+    EngineVersion e;
+    engine_default(&e);
+    Options o = {0};
+    SearchContext *ctx = search_alloc(&e.params, &o, &e.settings);
+    assert_non_null(ctx);
+    for (size_t i = 0; i < sizeof WALK_STARTS / sizeof WALK_STARTS[0]; i++) {
+        Position p = read_tfen(WALK_STARTS[i]);
+        SearchClock ck = {50, 50, 0, 0, 0};
+        SearchLimits none = {0, 0, 0};
+        SearchResult r;
+        search_clear(ctx);
+        double t0 = tv_now_seconds();
+        search_run_clock(ctx, &p, NULL, 0, &none, &ck, NULL, NULL, &r);
+        double ms = (tv_now_seconds() - t0) * 1000.0;
+        assert_true(r.hard_ms >= 1 && r.soft_ms >= 1 && r.soft_ms <= r.hard_ms);
+        assert_true(r.hard_ms <= 50);
+        if (ms > r.hard_ms + 250.0)
+            fail_msg("%s: %.1f ms used, hard limit %d ms", WALK_STARTS[i], ms, r.hard_ms);
+        assert_true(movegen_is_legal(&p, &o, r.best));
+        /* a depth limit given with the clock still applies */
+        SearchLimits d1 = {1, 0, 0};
+        SearchClock lots = {3600000, 3600000, 0, 0, 0};
+        search_run_clock(ctx, &p, NULL, 0, &d1, &lots, NULL, NULL, &r);
+        assert_int_equal(r.depth, 1);
+    }
+    search_free(ctx);
+}
+
+/* ---- tactics ------------------------------------------------------------------ */
+
+typedef struct {
+    int solved, failed;
+} TacticsCtx;
+
+static void check_tactic(char **cols, int ncols, int lineno, void *user)
+{
+    TacticsCtx *t = user;
+    if (ncols < 3)
+        fail_msg("tactics.tsv:%d: expected depth, move and TFEN", lineno);
+    Options o = {0};
+    Position p = read_tfen(cols[2]);
+    Move want;
+    TvError err;
+    if (move_parse(&p, &o, cols[1], TV_PARSE_STRICT, &want, NULL, &err) != TV_OK)
+        fail_msg("tactics.tsv:%d: %s", lineno, err.msg);
+    EngineVersion e;
+    engine_default(&e);
+    SearchContext *c = search_alloc(&e.params, &o, &e.settings);
+    assert_non_null(c);
+    SearchLimits lim = {atoi(cols[0]), 0, 0};
+    SearchResult r;
+    search_run(c, &p, NULL, 0, &lim, NULL, NULL, &r);
+    search_free(c);
+    if (r.best == want)
+        t->solved++;
+    else {
+        char m[TV_MOVE_STR_MAX];
+        print_error("tactics.tsv:%d: the engine plays %s (score %d) at depth %s, expected %s (%s)\n", lineno,
+                    move_to_str(&p, &o, r.best, false, m, sizeof m), r.score, cols[0], cols[1],
+                    ncols > 3 ? cols[3] : "");
+        t->failed++;
+    }
+}
+
+/* Every position of tests/data/tactics.tsv (tower captures, splits,
+ * promotions by uncovering, demotions; made by hand) is solved at its
+ * depth by the default engine. */
+static void test_tactics(void **state)
+{
+    (void)state;
+    TacticsCtx t = {0, 0};
+    int n = for_each_line(DATA("tactics.tsv"), check_tactic, &t);
+    assert_true(n >= 10);
+    assert_int_equal(t.failed, 0);
+    assert_int_equal(t.solved, n);
+}
+
+/* The shipped default.ini has every search setting at its default. */
+static void test_default_ini_settings_match_table(void **state)
+{
+    (void)state;
+    EngineVersion shipped, def;
+    TvError err;
+    assert_int_equal(engine_read(TAVRELI_SOURCE_DIR "/configs/engines/default.ini", &shipped, &err), TV_OK);
+    engine_default(&def);
+    assert_memory_equal(&shipped.settings, &def.settings, sizeof def.settings);
+    /* and the file names every setting */
+    char *text = tv_read_text(TAVRELI_SOURCE_DIR "/configs/engines/default.ini");
+    assert_non_null(text);
+    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+        char key[80];
+        snprintf(key, sizeof key, "\n%s = ", SEARCH_SETTING_INFO[i].name);
+        if (!strstr(text, key))
+            fail_msg("default.ini does not list the search setting %s", SEARCH_SETTING_INFO[i].name);
+    }
+    free(text);
+}
+
 int main(void)
 {
     if (getenv("TAVRELI_TEST_FILTER")) /* run one test: TAVRELI_TEST_FILTER=test_mates_found */
@@ -680,6 +1151,15 @@ int main(void)
         cmocka_unit_test(test_engine_ini_round_trip),
         cmocka_unit_test(test_engine_ini_errors),
         cmocka_unit_test(test_default_ini_matches_table),
+        cmocka_unit_test(test_search_settings_ini),
+        cmocka_unit_test(test_eval_matches_reference),
+        cmocka_unit_test(test_eval_incremental),
+        cmocka_unit_test(test_quick_generators),
+        cmocka_unit_test(test_gives_check),
+        cmocka_unit_test(test_time_budget),
+        cmocka_unit_test(test_clock_hard_limit),
+        cmocka_unit_test(test_tactics),
+        cmocka_unit_test(test_default_ini_settings_match_table),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
