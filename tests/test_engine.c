@@ -1122,8 +1122,9 @@ static void test_default_ini_settings_match_table(void **state)
     engine_default(&def);
     assert_memory_equal(&shipped.settings, &def.settings, sizeof def.settings);
     /* and the file names every setting */
-    char *text = tv_read_text(TAVRELI_SOURCE_DIR "/configs/engines/default.ini");
-    assert_non_null(text);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(tv_read_file(TAVRELI_SOURCE_DIR "/configs/engines/default.ini", "engine INI", &text, &len, &err), TV_OK);
     for (int i = 0; i < SEARCH_NSETTINGS; i++) {
         char key[80];
         snprintf(key, sizeof key, "\n%s = ", SEARCH_SETTING_INFO[i].name);
