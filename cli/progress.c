@@ -89,6 +89,8 @@ void cli_progress_line(const RunProgress *p, void *user)
     int tl = snprintf(tail, sizeof tail, " | %.1f games/min | ETA %s", rate, eta);
     if (p->sprt)
         tl += snprintf(tail + tl, sizeof tail - (size_t)tl, " | LLR %.2f [%.2f, %.2f]", p->llr, p->lower, p->upper);
+    if (!tournament_reproducible(p->t)) /* clocks or separate programs */
+        tl += snprintf(tail + tl, sizeof tail - (size_t)tl, " | not reproducible");
     /* pairings while they and the tail fit, else their count */
     char more[64];
     snprintf(more, sizeof more, " | %d pairings (table every %.0fs)", np, DETAIL_EVERY);

@@ -32,6 +32,7 @@ static const Overview OVERVIEW[] = {
     {NULL, "play", "play the engine in the terminal"},
     {NULL, "weights", "print the evaluation weight table, or write the default engine INI"},
     {NULL, "strength", "paired games: depth 3 vs a random mover, depth 4 vs depth 2"},
+    {NULL, "uci", "run the engine on stdin/stdout with the engine protocol (docs/protocol.md)"},
 };
 
 /* Prints the usage lines of a command's help (up to its first blank line)

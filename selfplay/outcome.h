@@ -15,10 +15,20 @@ typedef enum {
     TERM_ADJ_MAX_PLIES = 3, /* adjudicated draw: ply limit */
     TERM_ADJ_RESIGN = 4,    /* adjudicated win: both engines agreed the score was decisive */
     TERM_ADJ_DRAW = 5,      /* adjudicated draw: both engines saw a score near zero */
-    TERM_WIZARD_CAPTURED = 6 /* ending=capture */
+    TERM_WIZARD_CAPTURED = 6, /* ending=capture */
+    /* The harness as referee (docs/protocol.md): the side to move in the
+     * final position failed and lost. */
+    TERM_ILLEGAL_MOVE = 7,    /* it answered an illegal or unreadable move */
+    TERM_TIME_FORFEIT = 8,    /* it overstepped its clock or movetime by more than timemargin */
+    TERM_ENGINE_DIED = 9,     /* its process ended or closed its pipe */
+    TERM_ENGINE_STALLED = 10  /* no answer within the engine's timeout (no clock to lose on) */
 } Termination;
 
-#define TERM_COUNT 7
+#define TERM_COUNT 11
+
+/* Whether t is one of the referee's terminations (7 to 10): the side to
+ * move in the final position lost, and the rules had not ended the game. */
+static inline int termination_is_failure(int t) { return t >= TERM_ILLEGAL_MOVE && t <= TERM_ENGINE_STALLED; }
 
 /* How one game ended. */
 typedef struct {

@@ -113,14 +113,15 @@ static void report_progress(const RunOptions *ro, const Finished *f, const Sprt 
 /* ---- one game ---------------------------------------------------------------- */
 
 /* Plays planned game g and appends it to pd.  Returns false when abandoned. */
-static bool play_one(const Tournament *t, const PlannedGame *g, const Position *start, SearchContext **ctx,
-                     PlayerSpec *players, PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game)
+static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, MatchPlayer *mp,
+                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game, TvError *err)
 {
     double t0 = tv_now_seconds();
     GameOutcome oc;
-    if (!match_play_recorded(start, &t->rules, &players[g->white], ctx[g->white], &players[g->black],
-                             ctx[g->black], g->seed, &t->adjudication, rec, abort_flag, &oc))
-        return false;
+    MatchEnd end = match_play(start, &t->rules, &mp[g->white], &mp[g->black], g->seed, &t->adjudication, rec,
+                              abort_flag, &oc, err);
+    if (end != MATCH_FINISHED)
+        return end;
     StoredGame *sg = &out_game->games[0];
     memset(sg, 0, sizeof *sg);
     sg->index = g->index;
@@ -157,7 +158,7 @@ static bool play_one(const Tournament *t, const PlannedGame *g, const Position *
         pos_make_move(&p, rec[i].move, &u);
     }
     sg->wall_time = tv_now_seconds() - t0;
-    return true;
+    return MATCH_FINISHED;
 }
 
 /* ---- the coordinator: what to play, what is done, SPRT and progress --------- */
@@ -423,6 +424,9 @@ StoredEngine *runner_stored_engines(const Tournament *t)
         se[i].nodes = (int64_t)e->limits.nodes;
         se[i].movetime_ms = e->limits.movetime_ms;
         se[i].kind = (int8_t)t->engines[i].kind;
+        snprintf(se[i].command, sizeof se[i].command, "%s", t->engines[i].command);
+        time_control_format(&t->engines[i].tc, se[i].tc, sizeof se[i].tc);
+        se[i].timemargin_ms = t->engines[i].timemargin_ms;
     }
     return se;
 }
@@ -450,20 +454,33 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     tv_error_clear(&write_err);
     Pending pd = {0};
 
+    /* Every separate program must start, answer and take the options and
+     * rule options before any game is played. */
+    for (int i = 0; i < t->nengines; i++) {
+        TvStatus st = t->engines[i].kind == PLAYER_PROCESS ? match_check_process(&t->engines[i], &t->rules, err)
+                                                            : TV_OK;
+        if (st != TV_OK)
+            return st;
+    }
+
 #pragma omp parallel num_threads(threads)
     {
-        SearchContext *ctx[TOURNAMENT_MAX_ENGINES] = {0};
+        /* Separate programs are started by this thread at its first game
+         * with them and closed by it below (engine_proc.h). */
+        MatchPlayer mp[TOURNAMENT_MAX_ENGINES];
         PlayerSpec players[TOURNAMENT_MAX_ENGINES];
         bool ok = true;
         for (int i = 0; i < t->nengines; i++) {
             players[i].kind = t->engines[i].kind;
             players[i].engine = t->engines[i].engine;
+            players[i].te = &t->engines[i];
             snprintf(players[i].label, sizeof players[i].label, "%s", t->engines[i].engine.name);
+            mp[i] = (MatchPlayer){&players[i], NULL, NULL};
             if (players[i].kind == PLAYER_ENGINE) {
-                ctx[i] = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
-                ok = ok && ctx[i];
-                if (ctx[i]) /* Ctrl-C or SIGTERM stops even a deep search at once */
-                    search_set_stop_flag(ctx[i], ro->stop);
+                mp[i].ctx = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
+                ok = ok && mp[i].ctx;
+                if (mp[i].ctx) /* Ctrl-C or SIGTERM stops even a deep search at once */
+                    search_set_stop_flag(mp[i].ctx, ro->stop);
             }
         }
         PlyRecord *rec = malloc(sizeof *rec * (size_t)(max_plies + 1));
@@ -501,8 +518,21 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     break;
                 }
             }
-            if (!play_one(t, &g, openings ? &openings[g.opening] : &opening, ctx, players, rec, ro->stop, &one))
-                continue; /* abandoned: --resume plays it */
+            TvError game_err;
+            tv_error_clear(&game_err);
+            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, mp, rec, ro->stop, &one,
+                                    &game_err);
+            if (end == MATCH_FAILED) {
+#pragma omp critical(store)
+                if (write_status == TV_OK) {
+                    write_status = game_err.status ? game_err.status : TV_ERR_IO;
+                    write_err = game_err;
+                }
+                abort_games = 1;
+                break;
+            }
+            if (end == MATCH_ABANDONED)
+                continue; /* --resume plays it */
 #pragma omp critical(store)
             if (!store) { /* no store: only the result matters */
                 nplayed++;
@@ -542,8 +572,10 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         }
         if (last) /* the last game of this thread reaches the progress line and the SPRT */
             next(next_ctx, last, false);
-        for (int i = 0; i < t->nengines; i++)
-            search_free(ctx[i]);
+        for (int i = 0; i < t->nengines; i++) {
+            search_free(mp[i].ctx);
+            engine_proc_close(mp[i].proc);
+        }
         free(rec);
         free(one.games);
         free(one.moves);

@@ -13,6 +13,7 @@
  * The first error in file order is reported as "FILE:LINE: message". */
 #include "tournament.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_proc.h"
 #include "match.h"
 #include "movegen.h"
 #include "record.h"
@@ -31,7 +33,7 @@
 #define ENGINE_NAME_MAX 32
 /* Longest meaningful line (inih's default line buffer is 200 bytes). */
 #define LINE_MAX_CHARS 198
-#define MAX_SEEN_KEYS 160
+#define MAX_SEEN_KEYS (160 + TOURNAMENT_MAX_ENGINES * TOURNAMENT_MAX_OPTIONS / 4)
 #define OPENING_ATTEMPTS 1000
 
 /* ---- small helpers ----------------------------------------------------------- */
@@ -88,14 +90,100 @@ static bool resolve_path(const char *dir, const char *rel, char *out, size_t n)
     return w >= 0 && (size_t)w < n;
 }
 
+/* A command with its program made relative to dir when the program holds a
+ * '/' and is not absolute (quoted, so that dir may hold blanks).  False when
+ * a quote is not closed or the result does not fit. */
+static bool resolve_command(const char *dir, const char *command, char *out, size_t n)
+{
+    char words[1024];
+    char *argv[64];
+    if (engine_proc_split(command, words, sizeof words, argv, 64) <= 0)
+        return false;
+    const char *s = command;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    /* the first word: its text without quotes, and where it ends */
+    char word[1024];
+    size_t w = 0;
+    const char *e = s;
+    while (*e && *e != ' ' && *e != '\t') {
+        if (*e == '\'' || *e == '"') {
+            const char *close = strchr(e + 1, *e);
+            if (!close)
+                return false;
+            for (const char *c = e + 1; c < close && w + 1 < sizeof word; c++)
+                word[w++] = *c;
+            e = close + 1;
+        } else if (w + 1 < sizeof word) {
+            word[w++] = *e++;
+        } else {
+            return false;
+        }
+    }
+    word[w] = 0;
+    if (!dir[0] || word[0] == '/' || !strchr(word, '/') || strchr(dir, '\'') || strchr(word, '\''))
+        return (size_t)snprintf(out, n, "%s", s) < n;
+    int k = snprintf(out, n, "'%s%s'%s", dir, word, e);
+    return k >= 0 && (size_t)k < n;
+}
+
+bool time_control_parse(const char *text, TimeControl *tc)
+{
+    TimeControl t = {0, 0, 0};
+    const char *s = text;
+    char *end;
+    const char *slash = strchr(s, '/');
+    if (slash) {
+        long m = strtol(s, &end, 10);
+        if (end != slash || m < 1 || m > 1000 || !isdigit((unsigned char)*s))
+            return false;
+        t.moves = (int)m;
+        s = slash + 1;
+    }
+    if (!isdigit((unsigned char)*s) && *s != '.')
+        return false;
+    double base = strtod(s, &end);
+    double inc = 0;
+    if (*end == '+') {
+        const char *i = end + 1;
+        if (!isdigit((unsigned char)*i) && *i != '.')
+            return false;
+        inc = strtod(i, &end);
+    }
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (*end || !(base > 0 && base <= 86400) || !(inc >= 0 && inc <= 3600))
+        return false;
+    t.base_ms = (int)(base * 1000.0 + 0.5);
+    t.inc_ms = (int)(inc * 1000.0 + 0.5);
+    if (t.base_ms < 1)
+        return false;
+    *tc = t;
+    return true;
+}
+
+void time_control_format(const TimeControl *tc, char *buf, size_t n)
+{
+    if (tc->base_ms <= 0) {
+        snprintf(buf, n, "%s", "");
+        return;
+    }
+    char moves[16] = "";
+    if (tc->moves > 0)
+        snprintf(moves, sizeof moves, "%d/", tc->moves);
+    snprintf(buf, n, "%s%g+%g", moves, tc->base_ms / 1000.0, tc->inc_ms / 1000.0);
+}
+
 /* ---- the reader -------------------------------------------------------------- */
 
 typedef struct {
     char section[64]; /* the header text between the brackets, as inih passes it */
     int line;         /* of the header */
     int path_line;    /* of its `path` key (0: none yet) */
+    int command_line; /* of its `command` key (0: none) */
     bool has_limit[3];
     long limit[3];    /* depth, nodes, movetime */
+    bool has_tc;
 } EngineSection;
 
 typedef struct {
@@ -244,6 +332,8 @@ static void check_headers(const char *text, Reader *r)
             TournamentEngine *te = &r->t->engines[r->nsections++];
             engine_default(&te->engine);
             copy_str(te->engine.name, sizeof te->engine.name, name);
+            te->timemargin_ms = 100;
+            te->timeout_ms = MATCH_ANSWER_TIMEOUT_MS;
         }
         s += len + (eol ? 1 : 0);
     }
@@ -430,8 +520,69 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
             es->limit[k] = v;
             return 1;
         }
-    return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [%s] (known: path, depth, nodes, movetime)", name,
-                 es->section);
+    if (!strcmp(name, "command")) {
+        es->command_line = r->line; /* even when bad: the section has its command */
+        te->kind = PLAYER_PROCESS;
+        if (!*value)
+            return failf(r, r->line, TV_ERR_PARSE, "[%s] command is empty", es->section);
+        if (!resolve_command(r->dir, value, te->command, sizeof te->command))
+            return failf(r, r->line, TV_ERR_PARSE,
+                         "[%s] command '%.80s' has an unclosed quote or is too long (1023 bytes, 63 words)", es->section, value);
+        te->kind = PLAYER_PROCESS;
+        es->command_line = r->line;
+        return 1;
+    }
+    if (!strcmp(name, "dir") || !strcmp(name, "stderr")) {
+        char *dst = name[0] == 'd' ? te->dir : te->stderr_path;
+        size_t n = name[0] == 'd' ? sizeof te->dir : sizeof te->stderr_path;
+        if (!*value)
+            return failf(r, r->line, TV_ERR_PARSE, "[%s] %s is empty", es->section, name);
+        if (!resolve_path(r->dir, value, dst, n))
+            return failf(r, r->line, TV_ERR_LIMIT, "[%s] %s '%s' is too long", es->section, name, value);
+        return 1;
+    }
+    if (!strncmp(name, "option.", 7)) {
+        const char *opt = name + 7;
+        if (!*opt || strlen(opt) >= sizeof te->option_names[0] || strlen(value) >= sizeof te->option_values[0])
+            return failf(r, r->line, TV_ERR_PARSE,
+                         "[%s] option.NAME = VALUE needs a name of 1 to %zu characters and a value of at most %zu",
+                         es->section, sizeof te->option_names[0] - 1, sizeof te->option_values[0] - 1);
+        if (te->noptions == TOURNAMENT_MAX_OPTIONS)
+            return failf(r, r->line, TV_ERR_LIMIT, "[%s] more than %d option.NAME lines", es->section,
+                         TOURNAMENT_MAX_OPTIONS);
+        copy_str(te->option_names[te->noptions], sizeof te->option_names[0], opt);
+        copy_str(te->option_values[te->noptions], sizeof te->option_values[0], value);
+        te->noptions++;
+        return 1;
+    }
+    if (!strcmp(name, "tc")) {
+        if (!time_control_parse(value, &te->tc))
+            return failf(r, r->line, TV_ERR_PARSE,
+                         "[%s] tc '%s' must be BASE+INC or MOVES/BASE+INC in seconds (e.g. 10+0.1, 40/60+0)",
+                         es->section, value);
+        es->has_tc = true;
+        return 1;
+    }
+    if (!strcmp(name, "timeout")) {
+        long v;
+        if (!tv_parse_long(value, 1, 86400, &v))
+            return failf(r, r->line, TV_ERR_PARSE, "[%s] timeout '%s' must be a whole number of seconds from 1 to "
+                         "86400", es->section, value);
+        te->timeout_ms = (int)v * 1000;
+        return 1;
+    }
+    if (!strcmp(name, "timemargin")) {
+        long v;
+        if (!tv_parse_long(value, 0, 60000, &v))
+            return failf(r, r->line, TV_ERR_PARSE, "[%s] timemargin '%s' must be a whole number from 0 to 60000 "
+                         "(milliseconds)", es->section, value);
+        te->timemargin_ms = (int)v;
+        return 1;
+    }
+    return failf(r, r->line, TV_ERR_PARSE,
+                 "unknown key '%s' in [%s] (known: path, command, dir, stderr, option.NAME, depth, nodes, "
+                 "movetime, tc, timemargin, timeout)",
+                 name, es->section);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -749,13 +900,30 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
             failf(r, rc, TV_ERR_PARSE, "malformed line (expected [section] or key = value)");
     }
     /* whole-file checks, in file order of the lines they name */
-    for (int i = 0; i < t->nengines && headers_ok; i++) {
+    for (int i = 0; i < t->nengines && headers_ok && !r->failed; i++) { /* only a file read to its end */
         EngineSection *es = &r->eng[i];
         TournamentEngine *te = &t->engines[i];
-        if (!es->path_line) {
-            failf(r, es->line, TV_ERR_PARSE, "[%s] has no path (path = FILE, the engine INI)", es->section);
+        if (es->path_line && es->command_line) {
+            failf(r, es->command_line, TV_ERR_PARSE,
+                  "[%s] has both path (the built-in engine) and command (a separate program): give one",
+                  es->section);
             break;
         }
+        if (!es->path_line && !es->command_line) {
+            failf(r, es->line, TV_ERR_PARSE,
+                  "[%s] has no path (path = FILE, the engine INI) and no command (command = PROGRAM ARGS)",
+                  es->section);
+            break;
+        }
+        if (te->kind == PLAYER_PROCESS && !te->dir[0])
+            copy_str(te->dir, sizeof te->dir, r->dir[0] ? r->dir : ".");
+        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->noptions)) {
+            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr and option.NAME are for a command (a separate "
+                  "program); the built-in engine takes its settings from its path", es->section);
+            break;
+        }
+        if (te->kind == PLAYER_PROCESS) /* its settings are its own; only the limits below are ours */
+            te->engine.limits = (SearchLimits){0, 0, 0};
         if (es->has_limit[0] || es->has_limit[1] || es->has_limit[2]) {
             /* the tournament's limits replace the engine file's */
             te->engine.limits.depth = (int)es->limit[0];
@@ -763,9 +931,9 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
             te->engine.limits.movetime_ms = (int)es->limit[2];
         }
         const SearchLimits *l = &te->engine.limits;
-        if (l->depth == 0 && l->nodes == 0 && l->movetime_ms == 0)
-            failf(r, es->line, TV_ERR_PARSE, "engine '%s' has no search limit (depth, nodes and movetime are all 0)",
-                  te->engine.name);
+        if (l->depth == 0 && l->nodes == 0 && l->movetime_ms == 0 && te->tc.base_ms == 0)
+            failf(r, es->line, TV_ERR_PARSE,
+                  "engine '%s' has no search limit (give tc, movetime, depth or nodes)", te->engine.name);
     }
     if (headers_ok && t->nengines < 2)
         failf(r, t->nengines ? r->eng[0].line : count_lines(t->text), TV_ERR_PARSE,
@@ -836,6 +1004,18 @@ void tournament_pairing(const Tournament *t, int p, int *first, int *second)
     *second = 1;
 }
 
+/* Whether two separate-program engines are started alike (trivially true
+ * for the built-in engine: these fields are empty). */
+static bool same_process(const TournamentEngine *x, const TournamentEngine *y)
+{
+    if (strcmp(x->command, y->command) || strcmp(x->dir, y->dir) || x->noptions != y->noptions)
+        return false;
+    for (int i = 0; i < x->noptions; i++)
+        if (strcmp(x->option_names[i], y->option_names[i]) || strcmp(x->option_values[i], y->option_values[i]))
+            return false;
+    return true;
+}
+
 bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n)
 {
     const Tournament *a = stored, *b = now;
@@ -869,6 +1049,10 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
                 "engine '%s': its limits differ", x->engine.name);
         DIFFERS(memcmp(&x->engine.settings, &y->engine.settings, sizeof x->engine.settings) != 0,
                 "engine '%s': its search settings differ", x->engine.name);
+        DIFFERS(memcmp(&x->tc, &y->tc, sizeof x->tc) != 0 || x->timemargin_ms != y->timemargin_ms ||
+                    x->timeout_ms != y->timeout_ms,
+                "engine '%s': its clock (tc, timemargin, timeout) differs", x->engine.name);
+        DIFFERS(!same_process(x, y), "engine '%s': its command, dir or option.NAME lines differ", x->engine.name);
     }
 #undef DIFFERS
     return true;
@@ -943,7 +1127,19 @@ bool tournament_engines_identical(const Tournament *t, int a, int b)
            !memcmp(&x->engine.params, &y->engine.params, sizeof x->engine.params) &&
            !memcmp(&x->engine.settings, &y->engine.settings, sizeof x->engine.settings) &&
            x->engine.limits.depth == y->engine.limits.depth && x->engine.limits.nodes == y->engine.limits.nodes &&
-           x->engine.limits.movetime_ms == y->engine.limits.movetime_ms;
+           x->engine.limits.movetime_ms == y->engine.limits.movetime_ms && same_process(x, y) &&
+           /* on a clock, timing alone makes the games differ */
+           x->engine.limits.movetime_ms == 0 && x->tc.base_ms == 0 && y->tc.base_ms == 0;
+}
+
+bool tournament_reproducible(const Tournament *t)
+{
+    for (int i = 0; i < t->nengines; i++) {
+        const TournamentEngine *e = &t->engines[i];
+        if (e->kind == PLAYER_PROCESS || e->tc.base_ms > 0 || e->engine.limits.movetime_ms > 0)
+            return false;
+    }
+    return true;
 }
 
 int64_t tournament_total_games(const Tournament *t)

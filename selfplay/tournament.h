@@ -7,6 +7,8 @@
 #ifndef TAVRELI_TOURNAMENT_H
 #define TAVRELI_TOURNAMENT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -21,13 +23,46 @@ typedef enum { FORMAT_ROUND_ROBIN = 0, FORMAT_GAUNTLET = 1 } TournamentFormat;
 /* How a tournament's player makes its moves. */
 typedef enum {
     PLAYER_ENGINE = 0, /* the built-in engine with an engine version's weights, settings and limits */
-    PLAYER_RANDOM = 1  /* uniformly among the legal moves, from the game's seed (a sanity baseline) */
+    PLAYER_RANDOM = 1, /* uniformly among the legal moves, from the game's seed (a sanity baseline) */
+    PLAYER_PROCESS = 2 /* a separate program speaking the engine protocol (docs/protocol.md) */
 } PlayerKind;
+
+/* A time control: base_ms on the clock, inc_ms added after each move, and
+ * with moves > 0 another base_ms after every `moves` moves ("40/60+0").
+ * base_ms 0: no clock. */
+typedef struct {
+    int moves;
+    int base_ms;
+    int inc_ms;
+} TimeControl;
+
+/* Reads "BASE+INC", "BASE" or "MOVES/BASE+INC" (seconds, decimals allowed:
+ * "10+0.1", "40/60+0").  False when text is not one of those, or a number is
+ * out of range (base above 0 and at most a day; inc at most an hour). */
+bool time_control_parse(const char *text, TimeControl *tc);
+
+/* The stored form: "10+0.1" or "40/60+0" ("" when there is no clock). */
+void time_control_format(const TimeControl *tc, char *buf, size_t n);
+
+/* The number of option.NAME lines an [engine NAME] section may hold. */
+#define TOURNAMENT_MAX_OPTIONS 64
 
 typedef struct {
     PlayerKind kind;
     char path[512];        /* the engine INI as given (resolved relative to the tournament file) */
-    EngineVersion engine;  /* read from it; its limits may be overridden in the tournament */
+    EngineVersion engine;  /* read from it; its limits may be overridden in the tournament; for
+                              PLAYER_PROCESS only the name and the limits are used */
+    TimeControl tc;        /* tc = ...: a game clock kept by the harness (both kinds) */
+    int timemargin_ms;     /* timemargin: grace over the clock or movetime before a time loss; default 100 */
+    int timeout_ms;        /* timeout (seconds in the INI): the wait for a move without clock or movetime
+                              before the engine is called stalled; default MATCH_ANSWER_TIMEOUT_MS */
+    /* PLAYER_PROCESS: */
+    char command[1024];    /* command = PROGRAM ARGS (a program with '/' relative to the tournament file) */
+    char dir[512];         /* dir: its working directory (default the tournament file's) */
+    char stderr_path[512]; /* stderr: a file its stderr is appended to ("" = discarded) */
+    int noptions;          /* option.NAME = VALUE lines, sent with setoption */
+    char option_names[TOURNAMENT_MAX_OPTIONS][64];
+    char option_values[TOURNAMENT_MAX_OPTIONS][256];
 } TournamentEngine;
 
 typedef struct {
@@ -83,9 +118,11 @@ void tournament_defaults(Tournament *t, const char *name);
  *   [sprt]       elo0, elo1 (normalized Elo), alpha, beta: an SPRT of the
  *                first engine against the second (2 engines only); the run
  *                stops by itself when the test decides
- *   [engine NAME] path = engines/x.ini, and optional depth, nodes, movetime
- *                (override the engine file's limits); one section per engine,
- *                in order (in a gauntlet the first is the one tested).
+ *   [engine NAME] path = engines/x.ini (the built-in engine) or command =
+ *                PROGRAM ARGS (a separate program: dir, stderr, option.NAME);
+ *                limits depth, nodes, movetime, tc (override the engine
+ *                file's), timemargin; one section per engine, in order (in a
+ *                gauntlet the first is the one tested).
  * Unknown sections or keys, bad values and missing engine files are errors
  * with the file and line (TvError.file, TvError.line, and the message starts
  * with "FILE:LINE: "). */
@@ -132,6 +169,11 @@ void tournament_pairing(const Tournament *t, int p, int *first, int *second);
  * then the same game (nothing random breaks the tie), so their games carry
  * no information about which is stronger. */
 bool tournament_engines_identical(const Tournament *t, int a, int b);
+
+/* False when a game's moves can depend on timing: an engine with movetime
+ * or tc, or a separate program (whose determinism the harness cannot
+ * know).  The store's root attribute `reproducible` says the same. */
+bool tournament_reproducible(const Tournament *t);
 
 /* Total games: pairings x pairs x 2. */
 int64_t tournament_total_games(const Tournament *t);

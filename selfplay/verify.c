@@ -115,6 +115,11 @@ static void verify_game(const StoreContents *c, const StoredGame *g, const Optio
                     result);
     } else if (rules_end) {
         problem(pr, g->index, "stored as %s, but the rules have not ended the game", termination_name(t));
+    } else if (termination_is_failure(t)) {
+        const int loser_lost = p.side == TV_WHITE ? -1 : 1;
+        if (g->result != loser_lost)
+            problem(pr, g->index, "%s: result %d stored, but the side to move (%s) failed and lost", termination_name(t),
+                    g->result, p.side == TV_WHITE ? "White" : "Black");
     } else if (t != TERM_ADJ_MAX_PLIES && t != TERM_ADJ_RESIGN && t != TERM_ADJ_DRAW) {
         problem(pr, g->index, "unknown termination code %d", g->termination);
     } else if ((t == TERM_ADJ_MAX_PLIES || t == TERM_ADJ_DRAW) && g->result != 0) {

@@ -1,0 +1,339 @@
+/* uci_engine.c: the built-in engine on the engine protocol (uci_engine.h).
+ *
+ * Two threads: the reader (uci_engine_run) reads commands; a search runs on
+ * a thread of its own started by `go`, so that `stop`, `isready` and `quit`
+ * are answered during it.  Commands that change what a search reads
+ * (position, setoption, ucinewgame, go) wait for a running search to end
+ * first.  Every line out goes through one mutex. */
+#include "uci_engine.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "eval.h"
+#include "movegen.h"
+#include "notation.h"
+#include "record.h"
+#include "search.h"
+#include "strbuf.h"
+#include "uci.h"
+
+/* Positions of a game the engine remembers for repetitions: far beyond any
+ * tournament's ply limit. */
+#define HISTORY_MAX 8192
+
+/* The option of the protocol that stands for the search setting hash_mb. */
+#define HASH_OPTION "Hash"
+
+typedef struct {
+    FILE *out;
+    pthread_mutex_t out_lock;
+    EvalParams params;
+    SearchSettings settings;
+    Options rules;
+    SearchContext *ctx; /* NULL until needed, and after an option change */
+    bool fresh;         /* ctx was just made or cleared (ucinewgame) */
+    Position pos;
+    uint64_t *hist;
+    int nhist;
+    /* the search thread */
+    pthread_t thread;
+    bool searching;
+    volatile sig_atomic_t stop;
+    SearchLimits limits;
+    SearchClock clock;
+    bool has_clock;
+    double started;
+} Uci;
+
+static void say(Uci *u, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&u->out_lock);
+    vfprintf(u->out, fmt, ap);
+    fputc('\n', u->out);
+    fflush(u->out);
+    pthread_mutex_unlock(&u->out_lock);
+    va_end(ap);
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+/* The declaration of every option, in the order `uci` lists them: Hash,
+ * Threads, the search settings, the weight elements, the rule options.
+ * Option k is returned in *d; false past the last. */
+static bool option_decl(const Uci *u, int k, UciOption *d)
+{
+    memset(d, 0, sizeof *d);
+    if (k == 0) {
+        const SearchSettingInfo *h = &SEARCH_SETTING_INFO[SS_hash_mb];
+        snprintf(d->name, sizeof d->name, "%s", HASH_OPTION);
+        d->type = UCI_OPT_SPIN;
+        snprintf(d->def, sizeof d->def, "%d", u->settings.hash_mb);
+        d->min = h->lo;
+        d->max = h->hi;
+        return true;
+    }
+    if (k == 1) {
+        snprintf(d->name, sizeof d->name, "Threads");
+        d->type = UCI_OPT_SPIN;
+        snprintf(d->def, sizeof d->def, "1");
+        d->min = d->max = 1;
+        return true;
+    }
+    k -= 2;
+    if (k < SEARCH_NSETTINGS) {
+        const SearchSettingInfo *s = &SEARCH_SETTING_INFO[k];
+        snprintf(d->name, sizeof d->name, "%s", k == SS_hash_mb ? "" : s->name);
+        const int v = search_setting_value(&u->settings, k);
+        if (s->type == SEARCH_SETTING_BOOL) {
+            d->type = UCI_OPT_CHECK;
+            snprintf(d->def, sizeof d->def, "%s", v ? "true" : "false");
+        } else {
+            d->type = UCI_OPT_SPIN;
+            snprintf(d->def, sizeof d->def, "%d", v);
+            d->min = s->lo;
+            d->max = s->hi;
+        }
+        return true;
+    }
+    k -= SEARCH_NSETTINGS;
+    if (k < EVAL_NWEIGHTS) {
+        const WeightInfo *w = eval_weight_info_of(k);
+        eval_weight_element_name(k, d->name, sizeof d->name);
+        d->type = UCI_OPT_SPIN;
+        snprintf(d->def, sizeof d->def, "%d", u->params.w[k]);
+        d->min = w->lo;
+        d->max = w->hi;
+        return true;
+    }
+    k -= EVAL_NWEIGHTS;
+    if (k < TV_NRULE_OPTIONS) {
+        uci_rule_option_decl(k, d);
+        return true;
+    }
+    return false;
+}
+
+/* Sets option name to value; an error explains why not. */
+static TvStatus set_option(Uci *u, const char *name, const char *value, TvError *err)
+{
+    bool is_rule = false;
+    if (uci_rule_option_set(&u->rules, name, value, &is_rule, err) != TV_OK)
+        return err->status;
+    if (is_rule)
+        return TV_OK;
+    UciOption d;
+    for (int k = 0; option_decl(u, k, &d); k++) {
+        if (!d.name[0] || strcasecmp(d.name, name))
+            continue;
+        if (uci_option_check_value(&d, value, err) != TV_OK)
+            return err->status;
+        const int v = d.type == UCI_OPT_CHECK ? !strcmp(value, "true") : atoi(value);
+        if (k == 0)
+            u->settings.hash_mb = v;
+        else if (k >= 2 && k < 2 + SEARCH_NSETTINGS)
+            *search_setting_field(&u->settings, k - 2) = v;
+        else if (k >= 2 + SEARCH_NSETTINGS && k < 2 + SEARCH_NSETTINGS + EVAL_NWEIGHTS)
+            u->params.w[k - 2 - SEARCH_NSETTINGS] = v;
+        return TV_OK; /* Threads: 1 is its only value */
+    }
+    return tv_fail(err, TV_ERR_ARG, "no option '%s' (see the answer to 'uci')", name);
+}
+
+/* The search context for the current options (made anew after a change). */
+static bool ensure_context(Uci *u)
+{
+    if (u->ctx)
+        return true;
+    u->ctx = search_alloc(&u->params, &u->rules, &u->settings);
+    if (!u->ctx)
+        return false;
+    search_set_stop_flag(u->ctx, &u->stop);
+    u->fresh = true;
+    return true;
+}
+
+static void drop_context(Uci *u)
+{
+    search_free(u->ctx);
+    u->ctx = NULL;
+}
+
+/* ---- the search thread ------------------------------------------------------ */
+
+static int elapsed_ms(const Uci *u) { return (int)((tv_now_seconds() - u->started) * 1000.0 + 0.5); }
+
+/* One info line for a search result (an iteration or the final one). */
+static void say_info(Uci *u, const SearchResult *r)
+{
+    char words[SEARCH_MAX_PLY][TV_MOVE_STR_MAX];
+    const char *pv[SEARCH_MAX_PLY];
+    int npv = 0;
+    Position p = u->pos;
+    for (int i = 0; i < r->pv_len && i < SEARCH_MAX_PLY; i++) {
+        move_to_str(&p, &u->rules, r->pv[i], false, words[npv], sizeof words[npv]);
+        pv[npv] = words[npv];
+        npv++;
+        Undo undo;
+        pos_make_move(&p, r->pv[i], &undo);
+    }
+    StrBuf b = {0};
+    uci_info_format(r->depth, r->score, r->nodes, elapsed_ms(u), pv, npv, &b);
+    say(u, "%s", strbuf_str(&b));
+    strbuf_free(&b);
+}
+
+static void report_iteration(const SearchResult *it, void *user) { say_info(user, it); }
+
+static void *search_thread(void *arg)
+{
+    Uci *u = arg;
+    SearchResult r;
+    search_run_clock(u->ctx, &u->pos, u->hist, u->nhist, &u->limits, u->has_clock ? &u->clock : NULL,
+                     report_iteration, u, &r);
+    say_info(u, &r); /* the search's own figures: what selfplay records in-process */
+    char mv[TV_MOVE_STR_MAX] = "0000";
+    if (r.best != TV_MOVE_NONE)
+        move_to_str(&u->pos, &u->rules, r.best, false, mv, sizeof mv);
+    say(u, "bestmove %s", mv);
+    return NULL;
+}
+
+/* Waits for a running search to end (stopping it first when asked). */
+static void finish_search(Uci *u, bool stop)
+{
+    if (!u->searching)
+        return;
+    if (stop)
+        u->stop = 1;
+    pthread_join(u->thread, NULL);
+    u->searching = false;
+    u->stop = 0;
+}
+
+static void start_search(Uci *u, const char *args)
+{
+    UciGo go;
+    TvError e;
+    if (uci_go_parse(args, &go, &e) != TV_OK) {
+        say(u, "info string %s", e.msg);
+        return;
+    }
+    if (!ensure_context(u)) {
+        say(u, "info string out of memory for a %d MiB hash table", u->settings.hash_mb);
+        return;
+    }
+    u->limits = (SearchLimits){go.depth > 0 ? go.depth : 0, go.nodes > 0 ? (uint64_t)go.nodes : 0,
+                               go.movetime_ms > 0 ? go.movetime_ms : 0};
+    u->clock = (SearchClock){go.wtime_ms > 0 ? go.wtime_ms : 0, go.btime_ms > 0 ? go.btime_ms : 0,
+                             go.winc_ms > 0 ? go.winc_ms : 0, go.binc_ms > 0 ? go.binc_ms : 0,
+                             go.movestogo > 0 ? go.movestogo : 0};
+    u->has_clock = go.wtime_ms >= 0 || go.btime_ms >= 0;
+    u->stop = 0;
+    u->started = tv_now_seconds();
+    u->fresh = false;
+    if (pthread_create(&u->thread, NULL, search_thread, u) != 0) {
+        say(u, "info string cannot start a search thread");
+        return;
+    }
+    u->searching = true;
+}
+
+/* ---- the reader ---------------------------------------------------------------- */
+
+static void list_options(Uci *u)
+{
+    UciOption d;
+    for (int k = 0; option_decl(u, k, &d); k++) {
+        if (!d.name[0])
+            continue;
+        StrBuf b = {0};
+        uci_option_format(&d, &b);
+        say(u, "%s", strbuf_str(&b));
+        strbuf_free(&b);
+    }
+}
+
+TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvError *err)
+{
+    Uci *u = calloc(1, sizeof *u);
+    char *line = malloc(UCI_LINE_MAX + 2);
+    if (u)
+        u->hist = malloc(sizeof *u->hist * HISTORY_MAX);
+    if (!u || !line || !u->hist) {
+        if (u)
+            free(u->hist);
+        free(u);
+        free(line);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory for the engine");
+    }
+    u->out = out;
+    pthread_mutex_init(&u->out_lock, NULL);
+    u->params = engine->params;
+    u->settings = engine->settings;
+    tfen_read_arg("startpos", &u->pos, NULL);
+    TvStatus st = TV_OK;
+    bool long_line = false;
+    while (fgets(line, UCI_LINE_MAX + 2, in)) {
+        /* the rest of a line longer than UCI_LINE_MAX is dropped */
+        const bool complete = strchr(line, '\n') != NULL || feof(in);
+        const bool skip = long_line;
+        long_line = !complete;
+        if (skip)
+            continue;
+        char verb[32];
+        const char *args = uci_verb(line, verb, sizeof verb);
+        TvError e;
+        if (!strcmp(verb, "uci")) {
+            say(u, "id name tavreli %s", engine->name);
+            say(u, "id author the tavreli project");
+            list_options(u);
+            say(u, "uciok");
+        } else if (!strcmp(verb, "isready")) {
+            if (!u->searching && !ensure_context(u))
+                say(u, "info string out of memory for a %d MiB hash table", u->settings.hash_mb);
+            say(u, "readyok");
+        } else if (!strcmp(verb, "setoption")) {
+            finish_search(u, false);
+            char name[UCI_OPTION_NAME_MAX], value[UCI_OPTION_VALUE_MAX];
+            if (uci_setoption_parse(args, name, sizeof name, value, sizeof value, &e) != TV_OK ||
+                set_option(u, name, value, &e) != TV_OK)
+                say(u, "info string setoption: %s", e.msg);
+            else
+                drop_context(u);
+        } else if (!strcmp(verb, "ucinewgame")) {
+            finish_search(u, false);
+            if (u->ctx && !u->fresh)
+                search_clear(u->ctx);
+            u->fresh = u->ctx != NULL;
+            tfen_read_arg("startpos", &u->pos, NULL);
+            u->nhist = 0;
+        } else if (!strcmp(verb, "position")) {
+            finish_search(u, false);
+            if (uci_position_parse(args, &u->rules, &u->pos, u->hist, HISTORY_MAX, &u->nhist, &e) != TV_OK)
+                say(u, "info string %s", e.msg);
+        } else if (!strcmp(verb, "go")) {
+            finish_search(u, false);
+            start_search(u, args);
+        } else if (!strcmp(verb, "stop")) {
+            finish_search(u, true);
+        } else if (!strcmp(verb, "quit")) {
+            break;
+        } else if (verb[0]) {
+            say(u, "info string unknown command '%s'", verb);
+        }
+    }
+    finish_search(u, true);
+    drop_context(u);
+    pthread_mutex_destroy(&u->out_lock);
+    free(u->hist);
+    free(u);
+    free(line);
+    return st;
+}

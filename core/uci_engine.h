@@ -1,0 +1,27 @@
+/* uci_engine.h: the built-in engine speaking the engine protocol
+ * (docs/protocol.md) on a pair of streams: `tavreli uci` runs it on stdin
+ * and stdout.
+ *
+ * Options: Hash (MiB), Threads (1), every search setting of search.def
+ * (check or spin) but hash_mb (that is Hash), every evaluation weight
+ * element of weights.def (spin, named as the tuner names it: "top_value[1]"),
+ * and the rule options.  The search runs on a thread of its own, so that
+ * `stop` and `isready` are answered while it thinks.  With depth or node
+ * limits it plays exactly the moves the engine plays inside `tavreli
+ * selfplay`: its last info line before bestmove gives the search's own
+ * depth, score and nodes. */
+#ifndef TAVRELI_UCI_ENGINE_H
+#define TAVRELI_UCI_ENGINE_H
+
+#include <stdio.h>
+
+#include "engine.h"
+#include "status.h"
+
+/* Reads commands from in and answers on out until `quit` or the end of in.
+ * engine gives the starting weights and settings (its limits are not used:
+ * `go` says how long to think).  Bad commands are answered with an `info
+ * string` line and otherwise ignored; errors: out of memory. */
+TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvError *err);
+
+#endif

@@ -1,0 +1,109 @@
+/* engine_proc.h: an engine that is a separate program, spoken to over the
+ * engine protocol (docs/protocol.md) on its stdin and stdout.
+ *
+ * The harness side of the protocol: it starts the program in its own
+ * process group (so that a Ctrl-C on the terminal reaches the harness only,
+ * which then ends its engines), asks the kernel to kill it when the thread
+ * that started it ends (PR_SET_PDEATHSIG: a harness killed by SIGKILL or by
+ * an MPI abort leaves no engine behind), and reads its lines with deadlines,
+ * so that an engine that hangs, floods or dies never blocks the harness.
+ * Lines are read and written through core/uci.h, the one codec of the
+ * protocol.
+ *
+ * An EngineProc belongs to one thread: the thread that starts it must close
+ * it (PR_SET_PDEATHSIG follows the starting thread). */
+#ifndef TAVRELI_ENGINE_PROC_H
+#define TAVRELI_ENGINE_PROC_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "record.h"
+#include "status.h"
+#include "uci.h"
+
+/* Handshake answers (uciok, readyok) must come within this time (the
+ * issue's figure, also cutechess's default). */
+#define ENGINE_PROC_HANDSHAKE_MS 10000
+
+/* At most this many options are kept from an engine's `uci` answer. */
+#define ENGINE_PROC_MAX_OPTIONS 512
+
+/* How to start an engine program. */
+typedef struct {
+    const char *label;    /* the tournament's name for it (for messages) */
+    const char *command;  /* program and arguments, split at blanks; quotes ' and " group words */
+    const char *dir;      /* working directory ("" or NULL: the harness's) */
+    const char *stderr_path; /* append its stderr here ("" or NULL: discard) */
+    const Options *rules; /* rule options sent with setoption (non-default ones must be declared) */
+    int noptions;         /* option.NAME = VALUE lines of the tournament, sent with setoption */
+    const char (*option_names)[UCI_OPTION_NAME_MAX];
+    const char (*option_values)[UCI_OPTION_VALUE_MAX];
+} EngineProcSpec;
+
+typedef struct EngineProc EngineProc;
+
+/* Starts the program, does the handshake (`uci` ... `uciok`), checks and
+ * sends the options (every non-default rule option must be declared by the
+ * engine; an option.NAME must be declared and its value must suit the
+ * declaration), and waits for `readyok`.  Errors name the engine and say
+ * what it printed (its last lines) or how it ended. */
+TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError *err);
+
+/* The engine's `id name` ("" when it gave none). */
+const char *engine_proc_name(const EngineProc *p);
+
+/* The option declarations the engine gave. */
+int engine_proc_option_count(const EngineProc *p);
+const UciOption *engine_proc_option(const EngineProc *p, int i);
+
+/* A new game: `ucinewgame`, then `isready` ... `readyok` within
+ * ENGINE_PROC_HANDSHAKE_MS.  An error says what went wrong. */
+TvStatus engine_proc_new_game(EngineProc *p, TvError *err);
+
+/* How asking for a move ended. */
+typedef enum {
+    ENGINE_MOVE_OK = 0,      /* a bestmove line came (its move may still be illegal: the caller checks) */
+    ENGINE_MOVE_LATE = 1,    /* no bestmove before the deadline */
+    ENGINE_MOVE_DIED = 2,    /* the engine closed its output or its process ended */
+    ENGINE_MOVE_ABORTED = 3, /* *abort_flag became non-zero while waiting */
+    ENGINE_MOVE_NOMOVE = 4   /* a bestmove line without a move */
+} EngineMoveStatus;
+
+/* What the engine answered. */
+typedef struct {
+    char move[64];    /* the bestmove's move word (may be unreadable) */
+    UciInfo info;     /* the last info line with a score (depth, score, nodes as given) */
+    double seconds;   /* from sending go to reading bestmove */
+} EngineMove;
+
+/* Sends `position` (start_tfen NULL = the start position, and the moves
+ * played since) and `go` (go), then reads until `bestmove`.  Gives up at
+ * deadline_s (tv_now_seconds() scale; <= 0: never) or when *abort_flag
+ * (may be NULL) becomes non-zero. */
+EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const char *const *moves, int nmoves,
+                                const UciGo *go, double deadline_s, volatile sig_atomic_t *abort_flag,
+                                EngineMove *out);
+
+/* After ENGINE_MOVE_LATE: sends `stop` and waits up to wait_ms for its
+ * bestmove.  False when it does not come (the engine is then unusable). */
+bool engine_proc_stop(EngineProc *p, int wait_ms);
+
+/* Whether the process is still usable (no pipe closed, no answer missed). */
+bool engine_proc_alive(const EngineProc *p);
+
+/* How the process ended, or "still running" ("exited with status 3",
+ * "killed by signal 6 (Aborted)"), after ENGINE_MOVE_DIED. */
+const char *engine_proc_exit_text(EngineProc *p);
+
+/* Ends the engine: `quit`, a short wait, then SIGKILL to its whole process
+ * group; reaps it.  NULL is ignored. */
+void engine_proc_close(EngineProc *p);
+
+/* Splits a command line into words (blanks separate; '...' and "..." group,
+ * without escapes).  Returns the number of words (at most max - 1; argv is
+ * NULL-terminated and points into buf), or -1 when a quote is not closed or
+ * there are too many words. */
+int engine_proc_split(const char *command, char *buf, size_t n, char **argv, int max);
+
+#endif

@@ -1,0 +1,183 @@
+/* fake_engine.c: a small engine for the protocol tests (docs/protocol.md)
+ * that misbehaves on purpose.  It plays the first legal move of each
+ * position (so its games are short and known), and with --mode it breaks
+ * the protocol in one way once it has played --after N moves (default 0):
+ *
+ *   ok          never misbehaves
+ *   illegal     answers a well-formed move that is not legal
+ *   garbage     prints garbage lines, then "bestmove" with an unreadable move
+ *   crash       dies (abort) on `go`, without an answer
+ *   exit        exits (status 3) on `go`, closing its pipes
+ *   hang        never answers `go` (and ignores `stop`); hang-clock the same
+ *   slow-uciok  waits SECONDS (--seconds, default 12) before `uciok`
+ *   slow-ready  waits SECONDS before answering `isready` after the handshake
+ *   no-start    prints a line and exits at once (status 1)
+ *   overtime    sleeps past its clock: wtime/btime + SECONDS on `go`
+ *   huge        prints about 64 MiB of info lines and one line of 1 MiB
+ *               before its answer to go number N + 1 only, then answers
+ *               normally
+ *
+ * --no-rules: does not declare the rule options (slide_over_own, enpassant,
+ * ending), so a tournament with a non-default rule option must refuse it.
+ * --name NAME: its `id name`.  Every other line is ignored. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "movegen.h"
+#include "notation.h"
+#include "record.h"
+#include "strbuf.h"
+#include "uci.h"
+
+static void say(const char *line)
+{
+    fputs(line, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* A move string that reads as a move but is not legal in p. */
+static void illegal_move(const Position *p, const Options *o, char *buf, size_t n)
+{
+    static const char files[] = "abcdefgh";
+    for (int from = 0; from < 64; from++)
+        for (int to = 0; to < 64; to++) {
+            if (from == to)
+                continue;
+            snprintf(buf, n, "%c%d-%c%d", files[from % 8], from / 8 + 1, files[to % 8], to / 8 + 1);
+            Move m;
+            if (move_parse(p, o, buf, TV_PARSE_STRICT, &m, NULL, NULL) == TV_ERR_ILLEGAL)
+                return;
+        }
+    snprintf(buf, n, "a1-a8");
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = "ok", *name = "fake";
+    int after = 0;
+    long seconds = 12;
+    bool rules = true;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--mode") && i + 1 < argc)
+            mode = argv[++i];
+        else if (!strcmp(argv[i], "--after") && i + 1 < argc)
+            after = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+            seconds = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strcmp(argv[i], "--no-rules"))
+            rules = false;
+        else {
+            fprintf(stderr, "fake_engine: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!strcmp(mode, "no-start")) {
+        say("fake_engine: cannot start (this is on purpose)");
+        return 1;
+    }
+    Options o = {0};
+    Position pos;
+    tfen_read_arg("startpos", &pos, NULL);
+    int played = 0;
+    bool handshake_done = false;
+    static char line[1 << 20];
+    while (fgets(line, sizeof line, stdin)) {
+        char verb[32];
+        const char *args = uci_verb(line, verb, sizeof verb);
+        if (!strcmp(verb, "uci")) {
+            char l[160];
+            snprintf(l, sizeof l, "id name %s", name);
+            say(l);
+            say("id author the tavreli tests");
+            say("option name Hash type spin default 1 min 1 max 16");
+            if (rules)
+                for (int i = 0; i < TV_NRULE_OPTIONS; i++) {
+                    UciOption d;
+                    StrBuf b = {0};
+                    uci_rule_option_decl(i, &d);
+                    uci_option_format(&d, &b);
+                    say(strbuf_str(&b));
+                    strbuf_free(&b);
+                }
+            if (!strcmp(mode, "slow-uciok"))
+                sleep_ms(seconds * 1000);
+            say("uciok");
+        } else if (!strcmp(verb, "isready")) {
+            if (handshake_done && !strcmp(mode, "slow-ready"))
+                sleep_ms(seconds * 1000);
+            handshake_done = true;
+            say("readyok");
+        } else if (!strcmp(verb, "setoption")) {
+            char n[64], v[256];
+            bool is_rule;
+            if (uci_setoption_parse(args, n, sizeof n, v, sizeof v, NULL) == TV_OK)
+                uci_rule_option_set(&o, n, v, &is_rule, NULL);
+        } else if (!strcmp(verb, "position")) {
+            if (uci_position_parse(args, &o, &pos, NULL, 0, NULL, NULL) != TV_OK)
+                say("info string fake_engine: cannot read that position");
+        } else if (!strcmp(verb, "go")) {
+            UciGo go;
+            uci_go_parse(args, &go, NULL);
+            const bool bad = played >= after;
+            played++;
+            MoveList list;
+            movegen_legal(&pos, &o, &list);
+            char mv[TV_MOVE_STR_MAX] = "0000";
+            if (list.count > 0)
+                move_to_str(&pos, &o, list.moves[0], false, mv, sizeof mv);
+            if (bad && !strcmp(mode, "illegal"))
+                illegal_move(&pos, &o, mv, sizeof mv);
+            if (bad && !strcmp(mode, "garbage")) {
+                say("\x01\x02 this is not a protocol line \xff");
+                say("info depth banana score cp x");
+                snprintf(mv, sizeof mv, "?\?-!!");
+            }
+            if (bad && !strcmp(mode, "crash"))
+                abort();
+            if (bad && !strcmp(mode, "exit"))
+                exit(3);
+            if (bad && (!strcmp(mode, "hang") || !strcmp(mode, "hang-clock")))
+                for (;;)
+                    pause();
+            if (bad && !strcmp(mode, "overtime")) {
+                int left = pos.side == TV_WHITE ? go.wtime_ms : go.btime_ms;
+                sleep_ms((left > 0 ? left : 0) + seconds * 1000);
+            }
+            if (played == after + 1 && !strcmp(mode, "huge")) {
+                static char big[1 << 20];
+                memset(big, 'x', sizeof big - 1);
+                fputs("info string ", stdout);
+                fputs(big, stdout);
+                fputc('\n', stdout);
+                for (int i = 0; i < 600000; i++)
+                    printf("info depth 1 score cp 0 nodes %d nps 1 time 0 pv %s %s %s %s %s %s %s %s\n", i, mv, mv,
+                           mv, mv, mv, mv, mv, mv);
+            }
+            char l[96];
+            snprintf(l, sizeof l, "info depth 1 score cp 0 nodes 1 nps 1 time 0 pv %s", mv);
+            say(l);
+            snprintf(l, sizeof l, "bestmove %s", mv);
+            say(l);
+        } else if (!strcmp(verb, "quit")) {
+            return 0;
+        }
+        /* ucinewgame, stop and anything else: nothing to do */
+    }
+    return 0;
+}

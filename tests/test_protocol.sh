@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Tournaments with engines that are separate programs (docs/protocol.md):
+# misbehaving engines get their termination or a clear error and leave no
+# process behind; `tavreli uci` plays the same games as the engine in-process;
+# an SPRT over the protocol reaches its decision; signals and --resume.
+# usage: test_protocol.sh TAVRELI FAKE_ENGINE SOURCE_DIR
+set -u
+tv=$(readlink -f "$1") fake=$(readlink -f "$2") src=$3
+tmp=$(mktemp -d)
+trap 'pkill -KILL -f "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$src/tests/selfplay_common.sh" # check
+mkdir -p "$tmp/engines"
+cp "$src/configs/engines/default.ini" "$tmp/engines/default.ini"
+# a weaker version: Warriors and Archers worth little
+sed 's/^top_value = .*/top_value = 900, 150, 100, 320, 100, 1150/' "$src/configs/engines/default.ini" \
+  >"$tmp/engines/weak.ini"
+# every process this test starts has $tmp on its command line (the fake
+# engine through a link in $tmp), so that leftovers are found by it
+ln -s "$fake" "$tmp/fake"
+ln -s "$tv" "$tmp/tavreli"
+
+# engines whose command line names $tmp
+leftovers() { pgrep -f "$tmp/(fake|tavreli) " | grep -v "^$$\$" | wc -l; }
+
+# tournament FILE ENGINE_A_LINES ENGINE_B_LINES [EXTRA_SECTIONS]: 2 pairs, short games
+tournament() {
+  cat >"$1" <<EOI
+[tournament]
+name = proto
+pairs = ${PAIRS:-2}
+seed = 7
+threads = ${THREADS:-1}
+${4:-}
+[openings]
+plies = 2
+balance_depth = 1
+balance_cp = 1000
+[adjudication]
+max_plies = ${PLIES:-40}
+resign_score = 0
+draw_moves = 0
+draw_score = 0
+[engine a]
+$2
+[engine b]
+$3
+EOI
+}
+
+# terminations FILE.h5: the "stored terminations" part of verify's line
+terminations() { "$tv" verify "$1" 2>&1 | sed -n 's/.*stored terminations://p'; }
+
+# ---- misbehaving engines: each mode's termination, the tournament goes on ----
+# mode, extra lines of its section, the termination expected
+run_mode() {
+  local mode=$1 extra=$2 want=$3 f="$tmp/m-$1"
+  tournament "$f.ini" "command = $tmp/fake --mode ok --name good
+depth = 1
+$extra" "command = $tmp/fake --mode $mode --after 3 --seconds 2
+depth = 1
+$extra"
+  "$tv" selfplay "$f.ini" --out "$f.h5" --quiet >"$f.out" 2>"$f.err"
+  local rc=$?
+  check "$mode: the tournament finishes (exit 0)" [ $rc -eq 0 ]
+  check "$mode: all 4 games stored and verified" grep -q "4 games replayed, 0 with problems" \
+    <("$tv" verify "$f.h5" 2>&1)
+  check "$mode: its games end by $want" grep -q " $want 4" <(terminations "$f.h5")
+  [ "$want" = max_plies ] || check "$mode: the misbehaving engine lost every game" grep -q "^| a vs b | 4 | 4 | 0 | 0 |" \
+    <("$tv" report "$f.h5" -o "$f.report" >/dev/null 2>&1; cat "$f.report/report.md")
+  check "$mode: no engine process is left" [ "$(leftovers)" -eq 0 ]
+}
+run_mode illegal "" illegal_move
+run_mode garbage "" illegal_move
+run_mode crash "" engine_died
+run_mode exit "" engine_died
+run_mode hang "timeout = 1" engine_stalled
+run_mode overtime "tc = 1+0.01
+timemargin = 50" time_forfeit
+
+run_mode hang-clock "tc = 1+0.01" time_forfeit
+run_mode huge "" max_plies
+
+# ---- engines that cannot play: a clear error before (or instead of) games ----
+# refuse NAME LINES_OF_B EXTRA_SECTIONS PATTERN: the run fails, naming the engine
+refuse() {
+  local f="$tmp/r-$1"
+  tournament "$f.ini" "command = $tmp/fake --mode ok
+depth = 1" "$2" "$3"
+  local t0=$SECONDS
+  "$tv" selfplay "$f.ini" --out "$f.h5" --quiet >"$f.out" 2>"$f.err"
+  local rc=$?
+  check "$1: refused with exit 1" [ $rc -eq 1 ]
+  check "$1: the error says why" grep -q "$4" "$f.err"
+  check "$1: no engine process is left" [ "$(leftovers)" -eq 0 ]
+  [ $rc -eq 1 ] && grep -q "$4" "$f.err" || { echo "  (exit $rc)"; cat "$f.err"; }
+}
+refuse no-start "command = $tmp/fake --mode no-start
+depth = 1" "" "engine 'b' (.*fake --mode no-start): it ended before answering 'uci' with 'uciok' (exited with status 1); its last line: 'fake_engine: cannot start (this is on purpose)'"
+refuse slow-uciok "command = $tmp/fake --mode slow-uciok --seconds 12
+depth = 1" "" "engine 'b' (.*): no 'uciok' within 10 s of 'uci'"
+refuse slow-ready "command = $tmp/fake --mode slow-ready --seconds 12
+depth = 1" "" "engine 'b' (.*): no 'readyok' within 10 s of 'ucinewgame' and 'isready'"
+refuse no-rules "command = $tmp/fake --mode ok --no-rules
+depth = 1" "[rules]
+slide_over_own = yes" "engine 'b' (.*) does not declare the rule option 'slide_over_own', which this tournament sets to true"
+refuse missing "command = $tmp/no-such-engine
+depth = 1" "" "engine 'b': cannot run '$tmp/no-such-engine'.*: No such file or directory"
+refuse bad-option "command = $tmp/fake --mode ok
+option.Hash = 99
+depth = 1" "" "engine 'b' (.*): option.Hash = 99: option Hash takes a whole number from 1 to 16, not '99'"
+refuse unknown-option "command = $tmp/fake --mode ok
+option.Colour = blue
+depth = 1" "" "engine 'b' (.*) has no option 'Colour'"
+check "slow-ready: games before the failure were stored" \
+  grep -q "games replayed" <("$tv" verify "$tmp/r-slow-ready.h5" 2>&1)
+
+# ---- tavreli uci plays the same games as the engine in-process ----
+# (depth and node limits: the games are reproducible)
+PAIRS=4 PLIES=80 tournament "$tmp/in.ini" "path = engines/default.ini
+depth = 3" "path = engines/weak.ini
+nodes = 3000"
+PAIRS=4 PLIES=80 tournament "$tmp/out.ini" "command = $tmp/tavreli uci --engine engines/default.ini
+depth = 3" "command = $tmp/tavreli uci --engine engines/weak.ini
+nodes = 3000"
+PAIRS=4 PLIES=80 tournament "$tmp/mixed.ini" "path = engines/default.ini
+depth = 3" "command = $tmp/tavreli uci --engine engines/weak.ini
+nodes = 3000"
+"$tv" selfplay "$tmp/in.ini" --out "$tmp/in.h5" --threads 2 --quiet >/dev/null 2>&1
+"$tv" selfplay "$tmp/out.ini" --out "$tmp/out.h5" --threads 2 >/dev/null 2>"$tmp/out.err"
+"$tv" selfplay "$tmp/mixed.ini" --out "$tmp/mixed.h5" --threads 1 --quiet >/dev/null 2>&1
+for s in in out mixed; do "$tv" export "$tmp/$s.h5" --digest "$tmp/$s.dig" >/dev/null 2>&1; done
+check "in-process games: 8 stored" [ "$(wc -l <"$tmp/in.dig")" -eq 8 ]
+check "tavreli uci over the protocol: the same games (moves, scores, depths, nodes)" cmp -s "$tmp/in.dig" "$tmp/out.dig"
+check "one engine of each kind: the same games again" cmp -s "$tmp/in.dig" "$tmp/mixed.dig"
+check "the progress line says games of separate programs are not reproducible" grep -q "| not reproducible" "$tmp/out.err"
+check "no engine process is left" [ "$(leftovers)" -eq 0 ]
+
+# ---- an SPRT over the protocol, two engine INIs of the same program ----
+cat >"$tmp/sprt.ini" <<EOI
+[tournament]
+name = proto-sprt
+pairs = 300
+seed = 11
+threads = 2
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 160
+[sprt]
+elo0 = 0
+elo1 = 60
+alpha = 0.1
+beta = 0.1
+[engine new]
+command = $tmp/tavreli uci --engine engines/default.ini
+nodes = 2000
+[engine old]
+command = $tmp/tavreli uci --engine engines/weak.ini
+nodes = 2000
+EOI
+"$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --quiet >"$tmp/sprt.out" 2>&1
+check "SPRT over the protocol: H1 accepted" grep -q "H1 accepted" "$tmp/sprt.out"
+check "... before the plan's end" sh -c "! grep -q '600 of 600 planned' '$tmp/sprt.out'"
+check "no engine process is left" [ "$(leftovers)" -eq 0 ]
+
+# ---- signals: Ctrl-C / SIGTERM / kill -9 of the harness leave no engine ----
+PAIRS=20 PLIES=200 THREADS=2 tournament "$tmp/slow.ini" "command = $tmp/tavreli uci --engine engines/default.ini
+depth = 5" "command = $tmp/tavreli uci --engine engines/weak.ini
+depth = 5"
+for sig in INT TERM KILL; do
+  rm -f "$tmp/slow.h5"
+  "$tv" selfplay "$tmp/slow.ini" --out "$tmp/slow.h5" --quiet >/dev/null 2>&1 &
+  pid=$!
+  for i in $(seq 1 100); do [ "$(leftovers)" -ge 4 ] && break; sleep 0.05; done
+  running=$(leftovers)
+  kill -$sig $pid
+  wait $pid 2>/dev/null
+  for i in $(seq 1 40); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
+  check "SIG$sig: 4 engines were running (2 threads x 2)" [ "$running" -eq 4 ]
+  check "SIG$sig of the harness: no engine process is left" [ "$(leftovers)" -eq 0 ]
+done
+# --resume after SIGTERM finishes the plan with separate programs
+PAIRS=3 PLIES=120 tournament "$tmp/res.ini" "command = $tmp/tavreli uci --engine engines/default.ini
+depth = 5" "command = $tmp/tavreli uci --engine engines/weak.ini
+depth = 4"
+"$tv" selfplay "$tmp/res.ini" --out "$tmp/res.h5" --quiet >/dev/null 2>&1 &
+pid=$!
+sleep 2
+check "the run was still going after 2 s" kill -0 $pid
+kill -TERM $pid
+wait $pid
+"$tv" selfplay "$tmp/res.ini" --out "$tmp/res.h5" --resume --quiet >"$tmp/res.out" 2>&1
+check "--resume after SIGTERM: the plan is finished" grep -q "6 of 6 planned" "$tmp/res.out"
+"$tv" selfplay "$tmp/res.ini" --out "$tmp/res-ref.h5" --quiet >/dev/null 2>&1
+"$tv" export "$tmp/res.h5" --digest "$tmp/res.dig" >/dev/null 2>&1
+"$tv" export "$tmp/res-ref.h5" --digest "$tmp/res-ref.dig" >/dev/null 2>&1
+check "... with the games of an uninterrupted run" cmp -s "$tmp/res.dig" "$tmp/res-ref.dig"
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
