@@ -290,6 +290,7 @@ static const char BENCH_HELP[] =
     "       tavreli bench selfplay [--depth N] [--games N]\n"
     "       tavreli bench tune [--positions N] [--base N] [--seed S]\n"
     "       tavreli bench mpi [--ranks N] [--depth N] [--games N] [--mpirun CMD]\n"
+    "       tavreli bench protocol [--nodes N] [--games N] [--rounds R]\n"
     "\n"
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each and of\n"
@@ -311,7 +312,11 @@ static const char BENCH_HELP[] =
     "\n"
     "bench mpi (a build with -DTAVRELI_MPI=ON) runs the bench selfplay tournament\n"
     "through mpirun, with 1 rank and then N ranks (default 2) of one thread each,\n"
-    "and prints games per hour over mpirun's whole wall time and the speed-up.\n";
+    "and prints games per hour over mpirun's whole wall time and the speed-up.\n"
+    "\n"
+    "bench protocol plays a fixed tournament (default engine against itself,\n"
+    "20000 nodes a move) in-process and over the engine protocol (`tavreli uci`\n"
+    "processes) and prints games per hour of each and the protocol's overhead.\n";
 
 typedef struct {
     const char *name;
@@ -339,7 +344,7 @@ static const BenchPosition BENCH_PERFT[] = {
 static int run_bench(const CliCommand *cmd, int argc, char **argv)
 {
     static const CliCommand *const BENCHES[] = {&CLI_BENCH_PERFT, &CLI_BENCH_SEARCH, &CLI_BENCH_SELFPLAY,
-                                                &CLI_BENCH_TUNE, &CLI_BENCH_MPI};
+                                                &CLI_BENCH_TUNE, &CLI_BENCH_MPI, &CLI_BENCH_PROTOCOL};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(cmd->help, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_USAGE : CLI_OK;
@@ -347,7 +352,7 @@ static int run_bench(const CliCommand *cmd, int argc, char **argv)
     for (size_t i = 0; i < sizeof BENCHES / sizeof BENCHES[0]; i++)
         if (!strcmp(argv[1], BENCHES[i]->name + strlen("bench ")))
             return BENCHES[i]->run(BENCHES[i], argc - 1, argv + 1);
-    cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi)", argv[1]);
+    cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi, protocol)", argv[1]);
     return CLI_USAGE;
 }
 

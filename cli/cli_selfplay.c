@@ -445,16 +445,15 @@ const CliCommand CLI_REPAIR = {"repair", REPAIR_HELP, REPAIR_FLAGS, run_repair};
 
 /* A fixed tournament: the default engine against itself at a fixed depth,
  * random balanced openings, played once on 1 thread and once on 2. */
-static void bench_tournament(Tournament *t, int depth, int games)
+static void bench_tournament(Tournament *t, int depth, uint64_t nodes, int games)
 {
     tournament_defaults(t, "bench");
     t->text = "[tournament]\nname = bench\n; built in: tavreli bench selfplay\n";
     t->nengines = 2;
     for (int i = 0; i < 2; i++) {
-        engine_default(&t->engines[i].engine);
         snprintf(t->engines[i].engine.name, sizeof t->engines[i].engine.name, "default-%c", 'a' + i);
         snprintf(t->engines[i].path, sizeof t->engines[i].path, "(built in)");
-        t->engines[i].engine.limits = (SearchLimits){depth, 0, 0};
+        t->engines[i].engine.limits = (SearchLimits){depth, nodes, 0};
     }
     t->pairs = (games + 1) / 2;
     t->seed = 2026;
@@ -491,7 +490,7 @@ static int run_bench_selfplay(const CliCommand *cmd, int argc, char **argv)
         return CLI_FAIL;
     }
     Tournament t;
-    bench_tournament(&t, depth, games);
+    bench_tournament(&t, depth, 0, games);
     double rate[2] = {0, 0};
     int rc = CLI_OK;
     for (int th = 1; th <= 2; th++) {
@@ -535,6 +534,125 @@ static int run_bench_selfplay(const CliCommand *cmd, int argc, char **argv)
 }
 
 const CliCommand CLI_BENCH_SELFPLAY = {"bench selfplay", BENCH_SELFPLAY_HELP, BENCH_SELFPLAY_FLAGS, run_bench_selfplay};
+
+/* ---- bench protocol ---------------------------------------------------------- */
+
+static const char BENCH_PROTOCOL_HELP[] =
+    "usage: tavreli bench protocol [--nodes N] [--games N] [--rounds R]\n"
+    "\n"
+    "Measures what playing over the engine protocol costs: the same fixed\n"
+    "tournament (the default engine against itself, N nodes a move, 20000 by\n"
+    "default; N games, 20 by default, on 1 thread) is played in-process and with\n"
+    "both engines as separate `tavreli uci` processes, alternately R times (2 by\n"
+    "default, so that a change in the machine's load hits both alike).  Prints\n"
+    "games per hour of each, the protocol's overhead in percent and whether\n"
+    "both gave the same games (they must: node limits are reproducible).\n";
+
+typedef struct {
+    long nodes, games, rounds;
+} BenchProtocolArgs;
+
+static const CliFlag BENCH_PROTOCOL_FLAGS[] = {
+    {"nodes", 0, CLI_LONG, offsetof(BenchProtocolArgs, nodes), 100, 100000000},
+    {"games", 0, CLI_LONG, offsetof(BenchProtocolArgs, games), 2, 100000},
+    {"rounds", 0, CLI_LONG, offsetof(BenchProtocolArgs, rounds), 1, 100},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+/* Plays t into path; the wall time, or a negative number after an error. */
+static double bench_protocol_round(const Tournament *t, const char *path, TvError *err)
+{
+    RunOptions ro;
+    memset(&ro, 0, sizeof ro);
+    ro.t = t;
+    ro.out_path = path;
+    ro.threads = 1;
+    ro.force = true;
+    RunStats s;
+    TvStatus st = runner_run(&ro, &s, err);
+    double wall = s.wall_seconds;
+    run_stats_free(&s);
+    return st == TV_OK ? wall : -1;
+}
+
+static int run_bench_protocol(const CliCommand *cmd, int argc, char **argv)
+{
+    BenchProtocolArgs a = {20000, 20, 2};
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (parsed >= 0)
+        return parsed;
+    char self[1024];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || (size_t)n >= sizeof self - 1) {
+        cli_error("bench protocol: cannot find this program's path (/proc/self/exe)");
+        return CLI_FAIL;
+    }
+    self[n] = 0;
+    char dir[] = "/tmp/tavreli-bench-XXXXXX";
+    if (!mkdtemp(dir)) {
+        cli_error("bench protocol: cannot make a temporary directory");
+        return CLI_FAIL;
+    }
+    Tournament t[2]; /* in-process, over the protocol */
+    for (int k = 0; k < 2; k++)
+        bench_tournament(&t[k], 0, (uint64_t)a.nodes, (int)a.games);
+    for (int i = 0; i < 2; i++) {
+        TournamentEngine *e = &t[1].engines[i];
+        e->kind = PLAYER_PROCESS;
+        snprintf(e->command, sizeof e->command, "'%.1000s' uci", self);
+        snprintf(e->dir, sizeof e->dir, "%s", dir);
+    }
+    double wall[2] = {0, 0};
+    int64_t games = 0;
+    int rc = CLI_OK;
+    char path[2][96];
+    for (int r = 0; r < a.rounds && rc == CLI_OK; r++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(path[k], sizeof path[k], "%s/%s.h5", dir, k ? "protocol" : "in-process");
+            TvError err;
+            double w = bench_protocol_round(&t[k], path[k], &err);
+            if (w < 0) {
+                cli_error("bench protocol: %s", err.msg);
+                rc = CLI_FAIL;
+                break;
+            }
+            wall[k] += w;
+            printf("round %d, %s: %ld games in %.1f s\n", r + 1, k ? "over the protocol" : "in-process", a.games,
+                   w);
+            fflush(stdout);
+        }
+    games = a.rounds * a.games;
+    bool same = false;
+    if (rc == CLI_OK) {
+        StoreContents c[2];
+        TvError err;
+        bool read = true;
+        for (int k = 0; k < 2 && read; k++)
+            read = h5store_read(path[k], true, false, &c[k], &err) == TV_OK;
+        if (read) {
+            same = c[0].nmoves == c[1].nmoves;
+            for (int64_t i = 0; same && i < c[0].nmoves; i++)
+                same = !strcmp(c[0].moves[i].move, c[1].moves[i].move) && c[0].moves[i].score == c[1].moves[i].score &&
+                       c[0].moves[i].nodes == c[1].moves[i].nodes;
+            h5store_contents_free(&c[0]);
+            h5store_contents_free(&c[1]);
+        }
+        const double rate_in = games / wall[0] * 3600, rate_proto = games / wall[1] * 3600;
+        printf("%lld games at %ld nodes a move, 1 thread: in-process %.0f games/hour, over the protocol %.0f "
+               "games/hour: overhead %.1f%%; same games: %s\n",
+               (long long)games, a.nodes, rate_in, rate_proto, 100.0 * (wall[1] - wall[0]) / wall[0],
+               same ? "yes" : "NO");
+        if (!same)
+            rc = CLI_FAIL;
+    }
+    remove(path[0]);
+    remove(path[1]);
+    rmdir(dir);
+    return rc;
+}
+
+const CliCommand CLI_BENCH_PROTOCOL = {"bench protocol", BENCH_PROTOCOL_HELP, BENCH_PROTOCOL_FLAGS,
+                                       run_bench_protocol};
 
 /* ---- bench mpi ------------------------------------------------------------------ */
 

@@ -330,10 +330,7 @@ static void check_headers(const char *text, Reader *r)
             copy_str(e->section, sizeof e->section, sec);
             e->line = line;
             TournamentEngine *te = &r->t->engines[r->nsections++];
-            engine_default(&te->engine);
             copy_str(te->engine.name, sizeof te->engine.name, name);
-            te->timemargin_ms = 100;
-            te->timeout_ms = MATCH_ANSWER_TIMEOUT_MS;
         }
         s += len + (eol ? 1 : 0);
     }
@@ -817,6 +814,12 @@ void tournament_defaults(Tournament *t, const char *name)
     t->adjudication.draw_score = 10;
     t->adjudication.draw_moves = 8;
     t->adjudication.draw_after_ply = 80;
+    for (int i = 0; i < TOURNAMENT_MAX_ENGINES; i++) {
+        TournamentEngine *te = &t->engines[i];
+        engine_default(&te->engine);
+        te->timemargin_ms = 100;
+        te->timeout_ms = MATCH_ANSWER_TIMEOUT_MS;
+    }
 }
 
 static void set_defaults(Tournament *t, const char *path)

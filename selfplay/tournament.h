@@ -105,7 +105,8 @@ typedef struct {
  * docs/tournaments.md): round-robin, 10 pairs, seed 1, random 6-ply
  * openings balanced at depth 2 within 150 cp, adjudication 400 plies /
  * resign 1000 cp for 4 moves / draw 10 cp for 8 moves after ply 80, no
- * engines, and the given name.  The INI reader starts from this; so does a
+ * engines (each engine slot holds the default engine version, timemargin
+ * 100 ms and timeout MATCH_ANSWER_TIMEOUT_MS), and the given name.  The INI reader starts from this; so does a
  * tournament built in code (benchmarks, the strength check). */
 void tournament_defaults(Tournament *t, const char *name);
 
