@@ -927,8 +927,8 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
         }
         if (te->kind == PLAYER_PROCESS) /* its settings are its own; only the limits below are ours */
             te->engine.limits = (SearchLimits){0, 0, 0};
-        if (es->has_limit[0] || es->has_limit[1] || es->has_limit[2]) {
-            /* the tournament's limits replace the engine file's */
+        if (es->has_limit[0] || es->has_limit[1] || es->has_limit[2] || es->has_tc) {
+            /* the tournament's limits (a tc among them) replace the engine file's */
             te->engine.limits.depth = (int)es->limit[0];
             te->engine.limits.nodes = (uint64_t)es->limit[1];
             te->engine.limits.movetime_ms = (int)es->limit[2];

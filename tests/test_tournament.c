@@ -25,6 +25,8 @@
 #include "movegen.h"
 #include "search.h"
 #include "tfen.h"
+#include "engine_proc.h"
+#include "match.h"
 #include "tournament.h"
 
 #define DATA TAVRELI_TEST_DATA "/tournaments/"
@@ -273,6 +275,79 @@ static void test_limit_overrides(void **state)
     tournament_free(&t);
 }
 
+/* tc replaces the engine file's limits (as depth, nodes and movetime do);
+ * command engines: program relative to the file, dir, stderr, options. */
+static void test_clocks_and_commands(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "clocks.ini", &t);
+    const TournamentEngine *c = &t.engines[0], *p = &t.engines[1], *q = &t.engines[2];
+    assert_int_equal(c->kind, PLAYER_ENGINE);
+    assert_int_equal(c->tc.moves, 40);
+    assert_int_equal(c->tc.base_ms, 60000);
+    assert_int_equal(c->tc.inc_ms, 500);
+    /* d1.ini's depth 1 is replaced: the clock alone limits the search */
+    assert_int_equal(c->engine.limits.depth, 0);
+    assert_int_equal(c->engine.limits.nodes, 0);
+    assert_int_equal(c->timemargin_ms, 100);
+    assert_int_equal(c->timeout_ms, MATCH_ANSWER_TIMEOUT_MS);
+    char buf[32];
+    time_control_format(&c->tc, buf, sizeof buf);
+    assert_string_equal(buf, "40/60+0.5");
+
+    assert_int_equal(p->kind, PLAYER_PROCESS);
+    assert_string_equal(p->command, "'" DATA "bin/my' engine --uci \"two words\"");
+    assert_string_equal(p->dir, DATA);
+    assert_string_equal(p->stderr_path, DATA "logs/prog.err");
+    assert_int_equal(p->noptions, 2);
+    assert_string_equal(p->option_names[1], "Skill Level");
+    assert_string_equal(p->option_values[1], "3");
+    assert_int_equal(p->engine.limits.depth, 5);
+    assert_int_equal(p->timemargin_ms, 250);
+    assert_int_equal(p->timeout_ms, 7000);
+    char words[256];
+    char *argv[8];
+    assert_int_equal(engine_proc_split(p->command, words, sizeof words, argv, 8), 4);
+    assert_string_equal(argv[0], DATA "bin/my");
+    assert_string_equal(argv[3], "two words");
+
+    assert_string_equal(q->command, "my-engine"); /* no '/': looked up in PATH */
+    assert_string_equal(q->dir, DATA "work");
+    assert_int_equal(q->tc.base_ms, 2500);
+    assert_int_equal(q->tc.moves, 0);
+    assert_false(tournament_reproducible(&t));
+    tournament_free(&t);
+}
+
+/* Time controls: the forms taken and refused. */
+static void test_time_control_parse(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        bool ok;
+        int moves, base, inc;
+    } CASES[] = {
+        {"10+0.1", true, 0, 10000, 100}, {"60", true, 0, 60000, 0},     {"40/60+0", true, 40, 60000, 0},
+        {"0.5+0", true, 0, 500, 0},      {"1+0.01", true, 0, 1000, 10}, {"0+1", false, 0, 0, 0},
+        {"10+", false, 0, 0, 0},         {"+1", false, 0, 0, 0},        {"x", false, 0, 0, 0},
+        {"0/10+1", false, 0, 0, 0},      {"10+1x", false, 0, 0, 0},     {"-5+1", false, 0, 0, 0},
+        {"90000+0", false, 0, 0, 0},     {"10+-1", false, 0, 0, 0},     {"", false, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        TimeControl tc = {0, 0, 0};
+        bool ok = time_control_parse(CASES[i].text, &tc);
+        if (ok != CASES[i].ok)
+            fail_msg("'%s': %s, expected %s", CASES[i].text, ok ? "taken" : "refused", CASES[i].ok ? "taken" : "refused");
+        if (ok) {
+            assert_int_equal(tc.moves, CASES[i].moves);
+            assert_int_equal(tc.base_ms, CASES[i].base);
+            assert_int_equal(tc.inc_ms, CASES[i].inc);
+        }
+    }
+}
+
 static void test_defaults(void **state)
 {
     (void)state;
@@ -517,6 +592,8 @@ int main(void)
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_good_ini),
         cmocka_unit_test(test_limit_overrides),
+        cmocka_unit_test(test_clocks_and_commands),
+        cmocka_unit_test(test_time_control_parse),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_plan_properties),
         cmocka_unit_test(test_plan_seeds),
