@@ -38,8 +38,8 @@ mpi=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 
 write_test_configs "$tmp" "$src"
-# a longer one to interrupt
-sed 's/pairs = 16/pairs = 20/; s/depth = 2/depth = 3/' "$tmp/t.ini" >"$tmp/long.ini"
+# a longer one to interrupt (depth 4: the run must outlast the kill and SIGTERM checks)
+sed 's/pairs = 16/pairs = 20/; s/depth = 2/depth = 4/' "$tmp/t.ini" >"$tmp/long.ini"
 
 digest() { "$tv" export "$1" --digest "$2" >/dev/null 2>&1; }
 
@@ -171,6 +171,23 @@ if [ -n "$plain" ]; then
   check "... saying how to build with MPI" grep -q "built without MPI.*TAVRELI_MPI=ON" "$tmp/plain.out"
   check "... and writes nothing" [ ! -e "$tmp/plain.h5" ]
 fi
+
+# ---- separate programs under mpirun: each rank starts its own ----
+sed 's|^path = engines/default.ini$|command = '"$(readlink -f "$tv")"' uci --engine engines/default.ini|' "$tmp/t.ini" \
+  >"$tmp/proto.ini"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/proto-ref.h5" --threads 1 --quiet >/dev/null 2>&1
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/proto.ini" --out "$tmp/proto.h5" --threads 1 --quiet >"$tmp/proto.out" 2>&1
+check "2 ranks with engines as tavreli uci processes succeed" [ $? = 0 ]
+digest "$tmp/proto-ref.h5" "$tmp/proto-ref.dig"
+digest "$tmp/proto.h5" "$tmp/proto.dig"
+check "... playing the games of the in-process engines" cmp -s "$tmp/proto-ref.dig" "$tmp/proto.dig"
+leftover_uci() {
+  local p
+  for p in $(pgrep -f -- " uci --engine engines/default.ini"); do
+    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$tv")" ] && echo "$p"
+  done
+}
+check "... and leaving no engine process" [ -z "$(leftover_uci)" ]
 
 # ---- bench mpi runs (its figures are not checked: tests do not time) ----
 "$tv" bench mpi --games 4 --depth 1 >"$tmp/bench.out" 2>&1
