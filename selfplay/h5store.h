@@ -81,6 +81,8 @@ typedef struct {
     char command[256];  /* a separate program's command line ("" otherwise) */
     char tc[32];        /* its time control, "BASE+INC" or "MOVES/BASE+INC" in seconds ("" = none) */
     int32_t timemargin_ms; /* grace over the clock before a time loss is called */
+    char settings[1024]; /* the built-in engine's search settings, "name=value ..." in search.def
+                            order ("" for other kinds, and in stores made before this field) */
 } StoredEngine;
 
 /* True when a store of these engines holds reproducible games: only depth

@@ -315,7 +315,24 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* Same players: names, weights and limits (what /engines holds). */
+/* The first word ("name=value") of a that b does not have in its place:
+ * "lmr=1 in the store, lmr=0 now". */
+static void first_word_difference(const char *a, const char *b, char *out, size_t n)
+{
+    while (*a || *b) {
+        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+        if (la != lb || strncmp(a, b, la)) {
+            snprintf(out, n, "%.*s in the store, %.*s now", (int)(la < 60 ? la : 60), a, (int)(lb < 60 ? lb : 60), b);
+            return;
+        }
+        a += la + (a[la] == ' ');
+        b += lb + (b[lb] == ' ');
+    }
+    snprintf(out, n, "the same words");
+}
+
+/* Same players: names, weights, settings, limits and clocks (what /engines
+ * holds). */
 static bool same_stored_engines(const StoredEngine *a, int na, const StoredEngine *b, int nb, char *why, size_t n)
 {
     if (na != nb) {
@@ -328,10 +345,43 @@ static bool same_stored_engines(const StoredEngine *a, int na, const StoredEngin
             return false;
         }
         if (memcmp(a[i].weights, b[i].weights, sizeof a[i].weights) != 0 || a[i].depth != b[i].depth ||
-            a[i].nodes != b[i].nodes || a[i].movetime_ms != b[i].movetime_ms) {
-            snprintf(why, n, "engine '%s' has other weights or limits than when the store was made (its engine INI "
-                             "changed?)",
+            a[i].nodes != b[i].nodes || a[i].movetime_ms != b[i].movetime_ms || strcmp(a[i].tc, b[i].tc) ||
+            a[i].timemargin_ms != b[i].timemargin_ms || strcmp(a[i].command, b[i].command)) {
+            snprintf(why, n, "engine '%s' has other weights, limits, clock or command than when the store was made "
+                             "(its engine INI changed?)",
                      a[i].name);
+            return false;
+        }
+        /* a store made before the settings were stored has "" */
+        if (a[i].settings[0] && strcmp(a[i].settings, b[i].settings)) {
+            char first[160];
+            first_word_difference(a[i].settings, b[i].settings, first, sizeof first);
+            snprintf(why, n, "engine '%s' has other search settings than when the store was made (%s; its engine "
+                             "INI changed?)",
+                     a[i].name, first);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether the stored games began from the positions the openings file
+ * gives now (a file edited since the store was made would mix games of two
+ * opening sets in one plan). */
+static bool same_openings(const StoreContents *c, const Tournament *t, char *why, size_t n)
+{
+    for (int64_t i = 0; i < c->ngames && t->nopening_tfens > 0; i++) {
+        const StoredGame *g = &c->games[i];
+        const int line = g->opening % t->nopening_tfens;
+        Position p;
+        char now[TV_TFEN_MAX];
+        if (tfen_read_arg(t->opening_tfens[line], &p, NULL) != TV_OK)
+            continue; /* the reader has checked every position */
+        tfen_write(&p, now, sizeof now);
+        if (strcmp(now, g->start_tfen)) {
+            snprintf(why, n, "game %lld began from '%.60s', but opening %d of %.60s is now '%.60s' (the openings file "
+                             "changed)",
+                     (long long)g->index, g->start_tfen, line + 1, t->openings.file, now);
             return false;
         }
     }
@@ -344,14 +394,15 @@ TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err)
     TvStatus st = h5store_read(path, false, false, &c, err);
     if (st != TV_OK)
         return st;
-    char why[300] = "";
+    char why[400] = "";
     StoredEngine *now = runner_stored_engines(t);
     if (!now) {
         h5store_contents_free(&c);
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     }
     bool same_text = !strcmp(c.tournament_ini, t->text ? t->text : "");
-    bool ok = same_stored_engines(c.engines, c.nengines, now, t->nengines, why, sizeof why);
+    bool ok = same_stored_engines(c.engines, c.nengines, now, t->nengines, why, sizeof why) &&
+              same_openings(&c, t, why, sizeof why);
     free(now);
     if (ok && !same_text) {
         Tournament stored;
@@ -427,6 +478,12 @@ StoredEngine *runner_stored_engines(const Tournament *t)
         snprintf(se[i].command, sizeof se[i].command, "%s", t->engines[i].command);
         time_control_format(&t->engines[i].tc, se[i].tc, sizeof se[i].tc);
         se[i].timemargin_ms = t->engines[i].timemargin_ms;
+        if (t->engines[i].kind == PLAYER_ENGINE) {
+            size_t o = 0;
+            for (int k = 0; k < SEARCH_NSETTINGS && o < sizeof se[i].settings; k++)
+                o += (size_t)snprintf(se[i].settings + o, sizeof se[i].settings - o, "%s%s=%d", k ? " " : "",
+                                      SEARCH_SETTING_INFO[k].name, search_setting_value(&e->settings, k));
+        }
     }
     return se;
 }

@@ -88,7 +88,7 @@ static const StoreField ENGINE_FIELDS[] = {
     FIELD(StoredEngine, name),    FIELD(StoredEngine, path),        FIELD(StoredEngine, weights),
     FIELD(StoredEngine, depth),   FIELD(StoredEngine, nodes),       FIELD(StoredEngine, movetime_ms),
     FIELD(StoredEngine, kind),    FIELD(StoredEngine, command),     FIELD(StoredEngine, tc),
-    FIELD(StoredEngine, timemargin_ms),
+    FIELD(StoredEngine, timemargin_ms), FIELD(StoredEngine, settings),
 };
 
 /* Fill values mark rows never written (game index -1); a field that an

@@ -281,5 +281,26 @@ sed 's/^depth = 2/depth = 1/' "$tmp/t.ini" >"$tmp/same.ini"
 "$tv" selfplay "$tmp/same.ini" --out "$tmp/same.h5" --games 2 --quiet >"$tmp/o" 2>"$tmp/e"
 check "identical engines are named" grep -q "engines 'shallow' and 'deeper' are identical" "$tmp/e"
 
+# --resume refuses inputs that changed under the store, naming them: an
+# engine's search settings (the engine INI is read again), the openings file
+mkdir -p "$tmp/chg/engines"
+cp "$tmp/engines/default.ini" "$tmp/chg/engines/default.ini"
+{ echo startpos; "$tv" replay e2-e4 | head -1; } >"$tmp/chg/open.txt"
+sed 's/^\[openings\]/[openings]\nfile = open.txt/' "$tmp/t.ini" >"$tmp/chg/t.ini"
+"$tv" selfplay "$tmp/chg/t.ini" --out "$tmp/chg/s.h5" --games 6 --quiet >"$tmp/o" 2>"$tmp/e"
+check "a store with an openings file is made" grep -q "6 games stored this run" "$tmp/o"
+sed -i 's/^lmr = yes/lmr = no/' "$tmp/chg/engines/default.ini"
+"$tv" selfplay "$tmp/chg/t.ini" --out "$tmp/chg/s.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
+check "--resume after an engine's search setting changed is refused, naming it" \
+  grep -q "engine 'shallow' has other search settings than when the store was made (lmr=1 in the store, lmr=0 now" "$tmp/e"
+sed -i 's/^lmr = no/lmr = yes/' "$tmp/chg/engines/default.ini"
+sed -i '1s/.*/startpos  # the same/' "$tmp/chg/open.txt"
+"$tv" selfplay "$tmp/chg/t.ini" --out "$tmp/chg/s.h5" --resume --games 2 --quiet >"$tmp/o" 2>"$tmp/e"
+check "... a comment in the openings file changes nothing" grep -q "2 games stored this run (6 before)" "$tmp/o"
+"$tv" replay d2-d4 | head -1 >"$tmp/chg/open.txt"
+"$tv" selfplay "$tmp/chg/t.ini" --out "$tmp/chg/s.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
+check "--resume after the openings file changed is refused, naming it" \
+  grep -q "began from .*, but opening 1 of .*open.txt is now .* (the openings file changed)" "$tmp/e"
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
