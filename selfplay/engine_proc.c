@@ -168,8 +168,6 @@ static int read_line(EngineProc *p, char *line, size_t n, double deadline, volat
             remember(p, line);
             return 1;
         }
-        if (p->dead)
-            return -1;
         if (abort_flag && *abort_flag)
             return -2;
         int timeout = -1;
@@ -437,8 +435,10 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
         engine_proc_close(p);
         return s;
     }
-    TvStatus st = send_line(p, "uci") ? await(p, "uciok", "uci", err)
-                                       : fail_engine(p, err, "it closed its input at once");
+    /* An engine that exits at once may be gone before `uci` is written: what
+     * it printed and how it ended are still read (await) and told. */
+    send_line(p, "uci");
+    TvStatus st = await(p, "uciok", "uci", err);
     if (st == TV_OK)
         st = send_options(p, spec, err);
     if (st == TV_OK)

@@ -495,6 +495,16 @@ int runner_threads(const RunOptions *ro)
 
 /* ---- the players: games on OpenMP threads, appended in batches -------------- */
 
+/* Keeps e as the run's error unless one came first (call inside the
+ * critical section that guards *status). */
+static void keep_first_error(TvStatus *status, TvError *dst, const TvError *e, TvStatus fallback)
+{
+    if (*status != TV_OK)
+        return;
+    *status = e->status ? e->status : fallback;
+    *dst = *e;
+}
+
 TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err)
 {
@@ -567,10 +577,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                 TvError e;
                 if (tournament_opening(t, g.opening, &opening, &e) != TV_OK) {
 #pragma omp critical(store)
-                    if (write_status == TV_OK) {
-                        write_status = e.status ? e.status : TV_ERR_ARG;
-                        write_err = e;
-                    }
+                    keep_first_error(&write_status, &write_err, &e, TV_ERR_ARG);
                     abort_games = 1;
                     break;
                 }
@@ -581,10 +588,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                                     &game_err);
             if (end == MATCH_FAILED) {
 #pragma omp critical(store)
-                if (write_status == TV_OK) {
-                    write_status = game_err.status ? game_err.status : TV_ERR_IO;
-                    write_err = game_err;
-                }
+                keep_first_error(&write_status, &write_err, &game_err, TV_ERR_IO);
                 abort_games = 1;
                 break;
             }

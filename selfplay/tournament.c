@@ -560,22 +560,23 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         es->has_tc = true;
         return 1;
     }
-    if (!strcmp(name, "timeout")) {
-        long v;
-        if (!tv_parse_long(value, 1, 86400, &v))
-            return failf(r, r->line, TV_ERR_PARSE, "[%s] timeout '%s' must be a whole number of seconds from 1 to "
-                         "86400", es->section, value);
-        te->timeout_ms = (int)v * 1000;
-        return 1;
-    }
-    if (!strcmp(name, "timemargin")) {
-        long v;
-        if (!tv_parse_long(value, 0, 60000, &v))
-            return failf(r, r->line, TV_ERR_PARSE, "[%s] timemargin '%s' must be a whole number from 0 to 60000 "
-                         "(milliseconds)", es->section, value);
-        te->timemargin_ms = (int)v;
-        return 1;
-    }
+    /* the referee's times: key, bounds, unit in the INI, milliseconds per unit */
+    static const struct {
+        const char *key;
+        long lo, hi;
+        const char *unit;
+        int ms;
+    } TIMES[2] = {{"timeout", 1, 86400, "seconds", 1000}, {"timemargin", 0, 60000, "milliseconds", 1}};
+    int *const times_dst[2] = {&te->timeout_ms, &te->timemargin_ms};
+    for (int k = 0; k < 2; k++)
+        if (!strcmp(name, TIMES[k].key)) {
+            long v;
+            if (!tv_parse_long(value, TIMES[k].lo, TIMES[k].hi, &v))
+                return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from %ld to %ld (%s)",
+                             es->section, name, value, TIMES[k].lo, TIMES[k].hi, TIMES[k].unit);
+            *times_dst[k] = (int)v * TIMES[k].ms;
+            return 1;
+        }
     return failf(r, r->line, TV_ERR_PARSE,
                  "unknown key '%s' in [%s] (known: path, command, dir, stderr, option.NAME, depth, nodes, "
                  "movetime, tc, timemargin, timeout)",

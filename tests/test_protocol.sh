@@ -136,33 +136,17 @@ check "the progress line says games of separate programs are not reproducible" g
 check "no engine process is left" [ "$(leftovers)" -eq 0 ]
 
 # ---- an SPRT over the protocol, two engine INIs of the same program ----
-cat >"$tmp/sprt.ini" <<EOI
-[tournament]
-name = proto-sprt
-pairs = 300
-seed = 11
-threads = 2
-[openings]
-plies = 4
-balance_depth = 1
-balance_cp = 300
-[adjudication]
-max_plies = 160
-[sprt]
-elo0 = 0
-elo1 = 60
-alpha = 0.1
-beta = 0.1
-[engine new]
-command = $tmp/tavreli uci --engine engines/default.ini
-nodes = 2000
-[engine old]
-command = $tmp/tavreli uci --engine engines/weak.ini
-nodes = 2000
-EOI
+# the shared SPRT tournament (tests/selfplay_common.sh), its engines as
+# separate programs: default.ini at depth 2 against weak.ini at depth 1
+write_test_configs "$tmp/s" "$src"
+cp "$tmp/engines/weak.ini" "$tmp/s/engines/weak.ini"
+awk -v prog="$tmp/tavreli" '/^\[engine shallow\]/ {weak = 1}
+     /^path = / {sub(/^path = /, "command = " prog " uci --engine "); if (weak) sub(/default\.ini/, "weak.ini")}
+     {print}' "$tmp/s/sprt.ini" >"$tmp/sprt.ini"
+cp -r "$tmp/s/engines/." "$tmp/engines/"
 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --quiet >"$tmp/sprt.out" 2>&1
 check "SPRT over the protocol: H1 accepted" grep -q "H1 accepted" "$tmp/sprt.out"
-check "... before the plan's end" sh -c "! grep -q '600 of 600 planned' '$tmp/sprt.out'"
+check "... before the plan's end" sh -c "! grep -q '400 of 400 planned' '$tmp/sprt.out'"
 check "no engine process is left" [ "$(leftovers)" -eq 0 ]
 
 # ---- signals: Ctrl-C / SIGTERM / kill -9 of the harness leave no engine ----
