@@ -134,7 +134,8 @@ TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninp
                        int64_t *ngames_out, TvError *err);
 
 /* h5store_merge that a signal can cut short at no cost: *stop (set by a
- * signal handler; may be NULL) is looked at before each game is copied.
+ * signal handler; may be NULL) is looked at before each input is read and
+ * before each game is copied.
  * Once it is set, OUT.tmp is removed, out_path and the inputs are left as
  * they were, and TV_OK is returned with *stopped true (and *ngames_out 0);
  * otherwise *stopped is false and the merge is h5store_merge's. */

@@ -57,9 +57,9 @@ typedef struct {
  * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path.  With
  * `repair` (one input), the input's good rows are taken as a repair reads
  * them and its own INI stands (tournament_ini is not checked).  With `stop`
- * (may be NULL): once *stop is set (looked at before each game is copied),
- * OUT.tmp is removed, out_path and the inputs stay as they were, and TV_OK
- * is returned with *stopped set. */
+ * (may be NULL): once *stop is set (looked at before each input is read
+ * and before each game is copied), OUT.tmp is removed, out_path and the
+ * inputs stay as they were, and TV_OK is returned with *stopped set. */
 static TvStatus merge_stores(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                              const StoreRepair *repair, const volatile sig_atomic_t *stop, bool *stopped,
                              int64_t *ngames_out, TvError *err)
@@ -94,8 +94,11 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
         st = store_h5_fail(err, TV_ERR_IO, out_path, "cannot set up the dataset access");
         goto done;
     }
-    /* Each input: metadata and games, checked; its rows stay on disk. */
+    /* Each input: metadata and games, checked; its rows stay on disk.  (A
+     * stop is looked at between inputs here: reading one is not cut.) */
     for (int i = 0; i < ninputs; i++) {
+        if (stop && *stop)
+            break;
         if ((st = store_read_games(inputs[i], false, false, repair, &in[i].c, err)) != TV_OK)
             goto done;
         if (!repair && (st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
@@ -117,6 +120,11 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
             goto done;
         }
         total += in[i].c.ngames;
+    }
+    if (stop && *stop) { /* nothing written yet */
+        if (stopped)
+            *stopped = true;
+        goto done;
     }
     if (!(refs = malloc(sizeof *refs * (size_t)(total ? total : 1)))) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for %lld games", out_path, (long long)total);
