@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# What stopping an MPI tournament costs, at store sizes of a real run.
+#
+#   selfplay/bench_stop.sh [PATH/TO/tavreli(MPI)] [GAMES ...]
+#
+# (defaults: build-mpi/tavreli, 5000 and 50000 games; the stores go under
+# ${TMPDIR:-/tmp} and are removed at the end; 50,000 games take about 15
+# minutes to play on 2 cores and 400 MB of disk.)  For each size N it:
+#  1. plays N games of a plan of N + 400 in one process (depth 1 against
+#     depth 1, no resignation or draw adjudication, so games run to about
+#     80 positions like real ones; the figures depend on rows, not depth);
+#  2. resumes it on 2 ranks and, after 3 s, stops the job the way
+#     configs/slurm/overnight.sbatch does (SIGUSR1 to mpirun, which passes it
+#     on to every rank), and prints the time from the signal to rank 0's
+#     summary and to mpirun's exit, and the files left;
+#  3. does the same with SIGTERM to mpirun and every rank at once (what
+#     scancel and the time limit send);
+#  4. times a one-process --resume --games 1: the merge of the parts into
+#     the store that a stop no longer makes (the next run pays it);
+#  5. resumes on 2 ranks to the end of the plan and prints its final merge
+#     time: what a stop used to cost before it could be cut (the issue
+#     measured 3.05 s at 5,000 games; mpirun kills after 1-2 s).
+# Prints one line per figure; the load average is printed with them, since
+# the machine may be shared.
+set -u
+tv=$(readlink -f "${1:-build-mpi/tavreli}")
+shift || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(5000 50000)
+[ -x "$tv" ] || { echo "bench_stop: $tv is not an executable tavreli (build the MPI variant)" >&2; exit 1; }
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/tavreli-bench-stop-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+mkdir engines && cp "$src/configs/engines/default.ini" engines/
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi=(mpirun --oversubscribe --bind-to none -np 2)
+[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# stop_once NAME SIGNAL-HOW: a 2-rank --resume of bench.h5, stopped after 3 s
+stop_once() {
+  local how=$1 t0 t1 pid line
+  rm -f mp.out
+  ("${mpi[@]}" "$tv" selfplay bench.ini --out bench.h5 --threads 1 --quiet --resume 2>&1 & echo $! >mp.pid; wait) |
+    while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done >mp.out &
+  local reader=$!
+  sleep 3
+  pid=$(cat mp.pid)
+  t0=$(now)
+  if [ "$how" = usr1 ]; then
+    kill -USR1 "$pid"
+  else
+    # shellcheck disable=SC2046 # one pid a word
+    kill -TERM "$pid" $(pgrep -f -- "selfplay bench.ini --out bench.h5" | grep -vx "$pid")
+  fi
+  wait "$reader"
+  t1=$(now)
+  local summary
+  summary=$(awk '/games stored this run/ { print $1; exit }' mp.out)
+  printf '  stop by %-28s rank 0 summary %s, mpirun gone after %s s; %s; left: %s\n' \
+    "$( [ "$how" = usr1 ] && echo 'SIGUSR1 to mpirun (script):' || echo 'SIGTERM to all (scancel):')" \
+    "$( [ -n "$summary" ] && echo "after $(secs "$t0" "$summary") s" || echo 'lost (mpirun was gone)')" \
+    "$(secs "$t0" "$t1")" \
+    "$(sed -n 's/^[0-9.]* .*: \([0-9]* games stored this run\).*/\1/p' mp.out | head -1)" \
+    "$(ls bench.h5* bench.part-* 2>/dev/null | tr '\n' ' ')"
+}
+
+for n in "${sizes[@]}"; do
+  pairs=$(((n + 400) / 2))
+  cat >bench.ini <<EOI
+[tournament]
+name = bench-stop
+format = round-robin
+pairs = $pairs
+seed = 11
+[openings]
+plies = 6
+balance_depth = 0
+[adjudication]
+max_plies = 160
+resign_score = 0
+draw_moves = 0
+[engine a]
+path = engines/default.ini
+depth = 1
+[engine b]
+path = engines/default.ini
+depth = 1
+EOI
+  rm -f bench.h5* bench.part-*
+  echo "store of $n games (plan $((pairs * 2))); load average before: $(load)"
+  t0=$(now)
+  nice "$tv" selfplay bench.ini --out bench.h5 --threads 2 --games "$n" --quiet >play.out 2>&1 ||
+    { cat play.out; exit 1; }
+  echo "  made in $(secs "$t0" "$(now)") s: $(sed -n 's/.*planned, \([0-9]*\) positions/\1 positions/p' play.out)," \
+    "$(du -m bench.h5 | cut -f1) MB"
+  stop_once usr1
+  stop_once term
+  t0=$(now)
+  "$tv" selfplay bench.ini --out bench.h5 --threads 1 --games 1 --quiet --resume >res.out 2>&1
+  echo "  next --resume (one process, 1 game): $(secs "$t0" "$(now)") s (the merge of the parts, then reading the" \
+    "whole store back);" \
+    "$(sed -n 's/.*(\([0-9]*\) before).*/\1 games before/p' res.out), tmp left: $(ls bench.h5.tmp 2>/dev/null || echo none)"
+  "${mpi[@]}" "$tv" selfplay bench.ini --out bench.h5 --threads 1 --quiet --resume >fin.out 2>&1
+  echo "  the end of the plan on 2 ranks: $(grep -o 'merged [0-9]* games into [^ ]* in [0-9.]* s' fin.out)" \
+    "(a stop used to cost this merge); load average after: $(load)"
+done
