@@ -4,12 +4,14 @@
 #   selfplay/bench_stop.sh [PATH/TO/tavreli(MPI)] [GAMES ...]
 #
 # (defaults: build-mpi/tavreli, 5000 and 50000 games; the stores go under
-# ${TMPDIR:-/tmp} and are removed at the end; 50,000 games take about 15
-# minutes to play on 2 cores and 400 MB of disk.)  For each size N it:
-#  1. plays N games of a plan of N + 400 in one process (depth 1 against
-#     depth 1, no resignation or draw adjudication, so games run to about
-#     80 positions like real ones; the figures depend on rows, not depth);
-#  2. resumes it on 2 ranks and, after 3 s, stops the job the way
+# ${TMPDIR:-/tmp} and are removed at the end; 50,000 games take about 5
+# minutes to play on 2 cores and 500 MB of disk.)  For each size N it:
+#  1. plays N games of a plan of N + 4000 in one process (an engine searching
+#     one node a move against one searching two, no resignation or draw
+#     adjudication, so games run to about 90 positions like real ones,
+#     quickly; the figures depend on the rows, not on the search);
+#  2. resumes it on 2 ranks and, 2 s after its games have started (rank
+#     1's part grew by a flush), stops the job the way
 #     configs/slurm/overnight.sbatch does (SIGUSR1 to mpirun, which passes it
 #     on to every rank), and prints the time from the signal to rank 0's
 #     summary and to mpirun's exit, and the files left;
@@ -32,6 +34,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/tavreli-bench-stop-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
+out=$work/bench.h5 # by its full path: pgrep finds this run's processes only
 mkdir engines && cp "$src/configs/engines/default.ini" engines/
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 mpi=(mpirun --oversubscribe --bind-to none -np 2)
@@ -41,21 +44,32 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# stop_once NAME SIGNAL-HOW: a 2-rank --resume of bench.h5, stopped after 3 s
+# stop_once usr1|term: a 2-rank --resume of bench.h5, stopped 2 s into its games
 stop_once() {
   local how=$1 t0 t1 pid line
   rm -f mp.out
-  ("${mpi[@]}" "$tv" selfplay bench.ini --out bench.h5 --threads 1 --quiet --resume 2>&1 & echo $! >mp.pid; wait) |
+  ("${mpi[@]}" "$tv" selfplay bench.ini --out "$out" --threads 1 --quiet --resume 2>&1 & echo $! >mp.pid; wait) |
     while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done >mp.out &
   local reader=$!
-  sleep 3
+  # playing: this run's part of rank 1 (not one a stop left before, which
+  # the run merges first) has grown by a flush (16 games or 5 s); 2 s more
+  local n old="" size0=""
+  [ -e bench.part-1.h5 ] && old=$(stat -c %i bench.part-1.h5)
+  for n in $(seq 1 1200); do
+    if [ -e bench.part-1.h5 ] && [ "$(stat -c %i bench.part-1.h5)" != "$old" ]; then
+      [ -n "$size0" ] || size0=$(stat -c %s bench.part-1.h5)
+      [ "$(stat -c %s bench.part-1.h5)" -gt "$size0" ] && break
+    fi
+    [ "$n" -lt 1200 ] && sleep 0.1
+  done
+  sleep 2
   pid=$(cat mp.pid)
   t0=$(now)
   if [ "$how" = usr1 ]; then
     kill -USR1 "$pid"
   else
     # shellcheck disable=SC2046 # one pid a word
-    kill -TERM "$pid" $(pgrep -f -- "selfplay bench.ini --out bench.h5" | grep -vx "$pid")
+    kill -TERM "$pid" $(pgrep -f -- "selfplay bench.ini --out $out" | grep -vx "$pid")
   fi
   wait "$reader"
   t1=$(now)
@@ -70,7 +84,7 @@ stop_once() {
 }
 
 for n in "${sizes[@]}"; do
-  pairs=$(((n + 400) / 2))
+  pairs=$(((n + 4000) / 2))
   cat >bench.ini <<EOI
 [tournament]
 name = bench-stop
@@ -86,26 +100,26 @@ resign_score = 0
 draw_moves = 0
 [engine a]
 path = engines/default.ini
-depth = 1
+nodes = 1
 [engine b]
 path = engines/default.ini
-depth = 1
+nodes = 2
 EOI
   rm -f bench.h5* bench.part-*
   echo "store of $n games (plan $((pairs * 2))); load average before: $(load)"
   t0=$(now)
-  nice "$tv" selfplay bench.ini --out bench.h5 --threads 2 --games "$n" --quiet >play.out 2>&1 ||
+  nice "$tv" selfplay bench.ini --out "$out" --threads 2 --games "$n" --quiet >play.out 2>&1 ||
     { cat play.out; exit 1; }
   echo "  made in $(secs "$t0" "$(now)") s: $(sed -n 's/.*planned, \([0-9]*\) positions/\1 positions/p' play.out)," \
     "$(du -m bench.h5 | cut -f1) MB"
   stop_once usr1
   stop_once term
   t0=$(now)
-  "$tv" selfplay bench.ini --out bench.h5 --threads 1 --games 1 --quiet --resume >res.out 2>&1
+  "$tv" selfplay bench.ini --out "$out" --threads 1 --games 1 --quiet --resume >res.out 2>&1
   echo "  next --resume (one process, 1 game): $(secs "$t0" "$(now)") s (the merge of the parts, then reading the" \
     "whole store back);" \
     "$(sed -n 's/.*(\([0-9]*\) before).*/\1 games before/p' res.out), tmp left: $(ls bench.h5.tmp 2>/dev/null || echo none)"
-  "${mpi[@]}" "$tv" selfplay bench.ini --out bench.h5 --threads 1 --quiet --resume >fin.out 2>&1
+  "${mpi[@]}" "$tv" selfplay bench.ini --out "$out" --threads 1 --quiet --resume >fin.out 2>&1
   echo "  the end of the plan on 2 ranks: $(grep -o 'merged [0-9]* games into [^ ]* in [0-9.]* s' fin.out)" \
     "(a stop used to cost this merge); load average after: $(load)"
 done
