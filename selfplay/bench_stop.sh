@@ -20,8 +20,11 @@
 #  4. times a one-process --resume --games 1: the merge of the parts into
 #     the store that a stop no longer makes (the next run pays it);
 #  5. resumes on 2 ranks to the end of the plan and prints its final merge
-#     time: what a stop used to cost before it could be cut (the issue
-#     measured 3.05 s at 5,000 games; mpirun kills after 1-2 s).
+#     time.
+# Before the stops it plays 2 more games on 2 ranks and prints the time of
+# their final merge (N + 2 games): what a stop at that size cost when a
+# stop merged (the issue measured 3.05 s at 5,000 games; mpirun kills the
+# ranks after 1-2 s).
 # Prints one line per figure; the load average is printed with them, since
 # the machine may be shared.
 set -u
@@ -112,6 +115,9 @@ EOI
     { cat play.out; exit 1; }
   echo "  made in $(secs "$t0" "$(now)") s: $(sed -n 's/.*planned, \([0-9]*\) positions/\1 positions/p' play.out)," \
     "$(du -m bench.h5 | cut -f1) MB"
+  "${mpi[@]}" "$tv" selfplay bench.ini --out "$out" --threads 1 --games 2 --quiet --resume >two.out 2>&1
+  echo "  2 more games on 2 ranks, then their merge: $(grep -o 'merged [0-9]* games into [^ ]* in [0-9.]* s' two.out |
+    sed "s|$work/||") (what a stop at this size cost before: it merged)"
   stop_once usr1
   stop_once term
   t0=$(now)
@@ -120,6 +126,6 @@ EOI
     "whole store back);" \
     "$(sed -n 's/.*(\([0-9]*\) before).*/\1 games before/p' res.out), tmp left: $(ls bench.h5.tmp 2>/dev/null || echo none)"
   "${mpi[@]}" "$tv" selfplay bench.ini --out "$out" --threads 1 --quiet --resume >fin.out 2>&1
-  echo "  the end of the plan on 2 ranks: $(grep -o 'merged [0-9]* games into [^ ]* in [0-9.]* s' fin.out)" \
-    "(a stop used to cost this merge); load average after: $(load)"
+  echo "  the end of the plan on 2 ranks: $(grep -o 'merged [0-9]* games into [^ ]* in [0-9.]* s' fin.out |
+    sed "s|$work/||"); load average after: $(load)"
 done
