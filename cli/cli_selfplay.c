@@ -63,16 +63,20 @@ static const char SELFPLAY_HELP[] =
     "  --force        overwrite an existing FILE.h5\n"
     "  --quiet        no progress output\n"
     "\n"
-    "Ctrl-C or SIGTERM stops even a deep search at once, abandons the games in\n"
-    "flight, stores the finished ones, closes the file and exits with 130 (143\n"
-    "for SIGTERM); --resume then plays exactly the missing games. Progress (games, W/D/L\n"
-    "and Elo per pairing, games per minute, ETA) goes to stderr.\n"
+    "Ctrl-C, SIGTERM or SIGUSR1 stops even a deep search at once, abandons the\n"
+    "games in flight, stores the finished ones, closes the file and exits with 130\n"
+    "(143 for SIGTERM, 138 for SIGUSR1); --resume then plays exactly the missing\n"
+    "games. Progress (games, W/D/L and Elo per pairing, games per minute, ETA) goes\n"
+    "to stderr.\n"
     "\n"
     "On a cluster (a build with -DTAVRELI_MPI=ON): mpirun -np N tavreli selfplay ...\n"
     "shares the games among N ranks (rank 0 hands them out); each rank writes\n"
     "OUT.part-R.h5 and rank 0 merges them into OUT.h5 (games in plan order) at\n"
     "the end. --threads is per rank (default: Slurm's SLURM_CPUS_PER_TASK, else\n"
-    "the INI's threads, else the cores the rank may use).\n";
+    "the INI's threads, else the cores the rank may use). A signal does not merge:\n"
+    "the parts stay and --resume merges them first (a signal during the final merge\n"
+    "stops it, leaving the parts). mpirun passes SIGUSR1 on to every rank without\n"
+    "killing them: 'kill -USR1 MPIRUN_PID' is the clean stop of a whole job.\n";
 
 typedef struct {
     const char *out;
@@ -147,6 +151,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL); /* mpirun passes it on to every rank: a batch script's clean stop */
 
     RunOptions ro;
     memset(&ro, 0, sizeof ro);
@@ -163,7 +168,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     ro.progress_every = progress.tty ? 0.5 : 10;
     RunStats stats;
     memset(&stats, 0, sizeof stats);
-    DistribInfo info = {0, 1, 0, 0, 0, 0.0};
+    DistribInfo info = {0, 1, 0, 0, 0, 0.0, false};
     TvStatus st = TV_OK;
     const int launched = distrib_launched_size();
 #ifdef TAVRELI_WITH_MPI
@@ -189,10 +194,10 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
 #endif
     } else {
         bool have_store;
-        if (distrib_prepare_store(out, resume, force, &t, &have_store, &err) != TV_OK) {
+        if (distrib_prepare_store(out, resume, force, &t, &g_stop, &have_store, &err) != TV_OK) {
             cli_error("%s", err.msg);
             tournament_free(&t);
-            return CLI_FAIL;
+            return g_signal ? interrupted_status() : CLI_FAIL;
         }
         st = runner_run(&ro, &stats, &err);
     }
@@ -206,14 +211,18 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                     (long long)stats.played, out);
         run_stats_free(&stats);
         tournament_free(&t);
-        return CLI_FAIL;
+        return g_signal ? interrupted_status() : CLI_FAIL;
     }
     if (info.rank != 0) { /* rank 0 speaks for the run */
         run_stats_free(&stats);
         tournament_free(&t);
         return stats.interrupted ? interrupted_status() : CLI_OK;
     }
-    if (distributed)
+    if (distributed && info.parts_left)
+        printf("%d MPI rank%s x %d thread%s; stopped by a signal: not merged, this run's games are in the parts "
+               "next to %s (--resume merges them first)\n",
+               info.size, info.size > 1 ? "s" : "", info.threads, info.threads > 1 ? "s" : "", out);
+    else if (distributed)
         printf("%d MPI rank%s x %d thread%s; merged %lld games into %s in %.2f s\n", info.size,
                info.size > 1 ? "s" : "", info.threads, info.threads > 1 ? "s" : "", (long long)info.merged_games,
                out, info.merge_seconds);
@@ -227,8 +236,12 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         printf("SPRT: %s\n", stats.sprt_result);
     cli_print_standings(&t, stats.games, stats.ngames);
     if (stats.interrupted) {
-        printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the %lld missing games\n", config,
-               out, (long long)(stats.planned - stats.already - stats.played));
+        char launcher[64] = "";
+        if (distributed)
+            snprintf(launcher, sizeof launcher, "mpirun -np %d ", info.size);
+        printf("interrupted: run '%stavreli selfplay %s --out %s --resume' to %splay the %lld missing games\n",
+               launcher, config, out, info.parts_left ? "merge the parts and " : "",
+               (long long)(stats.planned - stats.already - stats.played));
         rc = interrupted_status();
     }
     run_stats_free(&stats);

@@ -3,6 +3,7 @@
 #include "distrib.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,11 +98,13 @@ static void free_paths(char **paths, int n)
 }
 
 /* Merges `out` (when present) and the given parts into `out`, then removes
- * the parts. */
+ * the parts.  A stop (*stop set during the merge) changes nothing on disk:
+ * *stopped is set and the parts stay for the next --resume. */
 static TvStatus merge_into(const char *out, char *const *parts, int nparts, const char *tournament_ini,
-                           int64_t *ngames, TvError *err)
+                           const volatile sig_atomic_t *stop, bool *stopped, int64_t *ngames, TvError *err)
 {
     const char **inputs = malloc(sizeof *inputs * (size_t)(nparts + 1));
+    *stopped = false;
     if (!inputs)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     int n = 0;
@@ -109,16 +112,34 @@ static TvStatus merge_into(const char *out, char *const *parts, int nparts, cons
         inputs[n++] = out;
     for (int i = 0; i < nparts; i++)
         inputs[n++] = parts[i];
-    TvStatus st = h5store_merge(out, inputs, n, tournament_ini, ngames, err);
+    TvStatus st = h5store_merge_stoppable(out, inputs, n, tournament_ini, stop, stopped, ngames, err);
     free(inputs);
-    for (int i = 0; st == TV_OK && i < nparts; i++)
+    for (int i = 0; st == TV_OK && !*stopped && i < nparts; i++)
         if (remove(parts[i]) != 0)
             st = tv_fail(err, TV_ERR_IO, "merged %s, but cannot remove %s: %s", out, parts[i], strerror(errno));
     return st;
 }
 
-TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const Tournament *t, bool *have_store,
-                               TvError *err)
+/* Removes OUT.h5.tmp, which only a merge or a store creation killed before
+ * its rename leaves (a live one holds the store's lock, checked before). */
+static TvStatus remove_stale_tmp(const char *out, TvError *err)
+{
+    char tmp[1100];
+    struct stat sb;
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", out) >= (int)sizeof tmp)
+        return tv_fail(err, TV_ERR_ARG, "%s: path too long", out);
+    if (lstat(tmp, &sb) != 0)
+        return TV_OK;
+    if (!S_ISREG(sb.st_mode))
+        return tv_fail(err, TV_ERR_IO, "%s is in the way of the store's merges and is not a regular file: remove it",
+                       tmp);
+    if (remove(tmp) != 0 && errno != ENOENT)
+        return tv_fail(err, TV_ERR_IO, "cannot remove %s (left by a merge that was killed): %s", tmp, strerror(errno));
+    return TV_OK;
+}
+
+TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const Tournament *t,
+                               const volatile sig_atomic_t *stop, bool *have_store, TvError *err)
 {
     const char *tournament_ini = t->text;
     char **parts;
@@ -127,6 +148,12 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
     if (st != TV_OK)
         return st;
     bool exists = access(out, F_OK) == 0;
+    if ((force || resume) && (exists || nparts > 0)) { /* no live process: then OUT.tmp is stale */
+        if ((st = h5store_check_not_live(out, err)) == TV_OK)
+            st = remove_stale_tmp(out, err);
+        if (st != TV_OK)
+            goto done;
+    }
     if (force) {
         if (exists)
             st = h5store_remove(out, err);
@@ -145,6 +172,7 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
                          out, parts[0]);
     } else if (nparts > 0) {
         int64_t n;
+        bool stopped = false;
         for (int i = 0; st == TV_OK && i < nparts; i++)
             st = h5store_check_not_live(parts[i], err);
         for (int i = 0; st == TV_OK && i < nparts; i++)
@@ -152,15 +180,19 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
         if (st == TV_OK && exists)
             st = runner_adopt_ini(out, t, err);
         if (st == TV_OK)
-            st = merge_into(out, parts, nparts, tournament_ini, &n, err);
+            st = merge_into(out, parts, nparts, tournament_ini, stop, &stopped, &n, err);
+        if (st == TV_OK && stopped) /* the parts must stay: a new run would write over them */
+            st = tv_fail(err, TV_ERR_IO,
+                         "stopped by a signal while merging the parts of %s; nothing was changed or lost: "
+                         "--resume merges them again",
+                         out);
         exists = st == TV_OK;
     } else if (exists) {
-        st = h5store_check_not_live(out, err); /* refused now, not after the run */
-        if (st == TV_OK)
-            st = runner_adopt_ini(out, t, err);
+        st = runner_adopt_ini(out, t, err); /* not live: checked above (refused now, not after the run) */
     } else {
         st = tv_fail(err, TV_ERR_IO, "nothing to resume: %s does not exist (run without --resume to start it)", out);
     }
+done:
     free_paths(parts, nparts);
     *have_store = exists;
     return st;
@@ -324,7 +356,7 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
     /* Rank 0 readies the store (merging what an interrupted run left). */
     bool have_store = false;
     if (rank == 0)
-        st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t, &have_store, err);
+        st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t, ro->stop, &have_store, err);
     if ((st = agree(st, err, rank)) != TV_OK)
         goto finalize;
 
@@ -368,21 +400,36 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
         stats->played = played + d.played;
         stats->positions = positions + d.positions;
         info->ranks_failed += d.failed;
-        /* One store: the earlier games and every rank's part, in plan order. */
-        char **parts = malloc(sizeof *parts * (size_t)size);
-        char *names = malloc(sizeof part_path * (size_t)size);
-        for (int r = 0; parts && names && r < size; r++) {
-            parts[r] = names + sizeof part_path * (size_t)r;
-            distrib_part_path(ro->out_path, r, parts[r], sizeof part_path);
+        /* One store: the earlier games and every rank's part, in plan order;
+         * not after a signal (nor when one comes during the merge): the
+         * parts stay and the next --resume merges them. */
+        TvStatus mst = TV_OK;
+        if (st == TV_OK && stats->interrupted) {
+            info->parts_left = true;
+        } else {
+            /* The SPRT's decision or a failure may have set *stop to end the
+             * games; from here on it means a signal (a failed run merges
+             * what it stored whatever comes). */
+            if (ro->stop)
+                *ro->stop = 0;
+            char **parts = malloc(sizeof *parts * (size_t)size);
+            char *names = malloc(sizeof part_path * (size_t)size);
+            for (int r = 0; parts && names && r < size; r++) {
+                parts[r] = names + sizeof part_path * (size_t)r;
+                distrib_part_path(ro->out_path, r, parts[r], sizeof part_path);
+            }
+            double m0 = tv_now_seconds();
+            mst = parts && names ? merge_into(ro->out_path, parts, size, t->text, st == TV_OK ? ro->stop : NULL, &info->parts_left,
+                                              &info->merged_games, &close_err)
+                                 : tv_fail(&close_err, TV_ERR_LIMIT, "out of memory");
+            info->merge_seconds = tv_now_seconds() - m0;
+            free(names);
+            free(parts);
+            if (info->parts_left)
+                stats->interrupted = true;
+            else if (mst == TV_OK)
+                mst = runner_store_sprt(ro, stats, &close_err);
         }
-        double m0 = tv_now_seconds();
-        TvStatus mst = parts && names ? merge_into(ro->out_path, parts, size, t->text, &info->merged_games, &close_err)
-                                      : tv_fail(&close_err, TV_ERR_LIMIT, "out of memory");
-        info->merge_seconds = tv_now_seconds() - m0;
-        free(names);
-        free(parts);
-        if (mst == TV_OK)
-            mst = runner_store_sprt(ro, stats, &close_err);
         if (mst != TV_OK && st == TV_OK) {
             *err = close_err;
             st = mst;

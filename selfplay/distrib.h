@@ -9,7 +9,10 @@
  * every rank has finished, rank 0 merges the parts (and the games an
  * earlier run left in OUT.h5) into OUT.h5 in ascending game index and
  * removes the parts.  A run cut short leaves its parts; --resume merges
- * them first, so only the missing games are played.
+ * them first, so only the missing games are played.  A run stopped by a
+ * signal does not merge (under mpirun a signal leaves a second or two
+ * before SIGKILL, and a merge takes time in proportion to the store): a
+ * stop costs the same at any store size, and the next --resume merges.
  *
  * Why parts and a merge, not HDF5's MPI build writing one file: Debian's
  * parallel HDF5 is a different library from the serial one the rest of the
@@ -41,10 +44,14 @@ void distrib_part_path(const char *out, int rank, char *buf, size_t size);
 /* Gets the store `out` ready for a run, single-process or MPI: with force,
  * removes it and any parts; without resume, refuses an existing store or
  * parts; with resume, merges the parts an interrupted MPI run left (with
- * the store, if any) into the store and removes them.  *have_store: the
- * store exists afterwards.  Not thread-safe (HDF5). */
-TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const Tournament *t, bool *have_store,
-                               TvError *err);
+ * the store, if any) into the store and removes them.  With force or
+ * resume, a stale OUT.tmp (a merge killed before its rename) is removed
+ * once no live process holds the store.  A signal (*stop set; stop may be
+ * NULL) during that merge stops it at no cost: an error saying so is
+ * returned and the store and its parts stay as they were.  *have_store:
+ * the store exists afterwards.  Not thread-safe (HDF5). */
+TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const Tournament *t,
+                               const volatile sig_atomic_t *stop, bool *have_store, TvError *err);
 
 typedef struct {
     int rank, size;
@@ -52,6 +59,7 @@ typedef struct {
     int64_t ranks_failed;      /* ranks that reported an error (rank 0) */
     int64_t merged_games;      /* games in the merged store (rank 0) */
     double merge_seconds;      /* time of the final merge (rank 0) */
+    bool parts_left;           /* stopped by a signal: not merged, the parts stay for --resume (rank 0) */
 } DistribInfo;
 
 #ifdef TAVRELI_WITH_MPI

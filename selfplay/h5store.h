@@ -13,6 +13,7 @@
 #ifndef TAVRELI_H5STORE_H
 #define TAVRELI_H5STORE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "eval.h"
@@ -133,6 +134,16 @@ TvStatus h5store_set_attributes(const char *path, const char *const *names, cons
  * reader keeps (a torn last append of an input is dropped). */
 TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                        int64_t *ngames_out, TvError *err);
+
+/* h5store_merge that a signal can cut short at no cost: *stop (set by a
+ * signal handler; may be NULL) is looked at before each input is read and
+ * before each game is copied.
+ * Once it is set, OUT.tmp is removed, out_path and the inputs are left as
+ * they were, and TV_OK is returned with *stopped true (and *ngames_out 0);
+ * otherwise *stopped is false and the merge is h5store_merge's. */
+TvStatus h5store_merge_stoppable(const char *out_path, const char *const *inputs, int ninputs,
+                                 const char *tournament_ini, const volatile sig_atomic_t *stop, bool *stopped,
+                                 int64_t *ngames_out, TvError *err);
 
 /* A /games row that a repair leaves out: its row, the game index it holds
  * and why. */

@@ -56,9 +56,13 @@ typedef struct {
 /* Reads and checks each input's games, sorts them by index and writes them
  * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path.  With
  * `repair` (one input), the input's good rows are taken as a repair reads
- * them and its own INI stands (tournament_ini is not checked). */
+ * them and its own INI stands (tournament_ini is not checked).  With `stop`
+ * (may be NULL): once *stop is set (looked at before each input is read
+ * and before each game is copied), OUT.tmp is removed, out_path and the
+ * inputs stay as they were, and TV_OK is returned with *stopped set. */
 static TvStatus merge_stores(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
-                             const StoreRepair *repair, int64_t *ngames_out, TvError *err)
+                             const StoreRepair *repair, const volatile sig_atomic_t *stop, bool *stopped,
+                             int64_t *ngames_out, TvError *err)
 {
     TvStatus st = TV_OK;
     MergeInput *in = NULL;
@@ -74,6 +78,8 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
     store_quiet_hdf5();
     if (ngames_out)
         *ngames_out = 0;
+    if (stopped)
+        *stopped = false;
     if (ninputs < 1)
         return tv_fail(err, TV_ERR_ARG, "%s: nothing to merge", out_path);
     if ((st = store_lock_unless_live(out_path, &lock_fd, err)) != TV_OK)
@@ -88,8 +94,11 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
         st = store_h5_fail(err, TV_ERR_IO, out_path, "cannot set up the dataset access");
         goto done;
     }
-    /* Each input: metadata and games, checked; its rows stay on disk. */
+    /* Each input: metadata and games, checked; its rows stay on disk.  (A
+     * stop is looked at between inputs here: reading one is not cut.) */
     for (int i = 0; i < ninputs; i++) {
+        if (stop && *stop)
+            break;
         if ((st = store_read_games(inputs[i], false, false, repair, &in[i].c, err)) != TV_OK)
             goto done;
         if (!repair && (st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
@@ -111,6 +120,11 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
             goto done;
         }
         total += in[i].c.ngames;
+    }
+    if (stop && *stop) { /* nothing written yet */
+        if (stopped)
+            *stopped = true;
+        goto done;
     }
     if (!(refs = malloc(sizeof *refs * (size_t)(total ? total : 1)))) {
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for %lld games", out_path, (long long)total);
@@ -156,6 +170,8 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
         bp = p2;
         nb = 0;
         for (; k < nrefs && nb < MERGE_BATCH; k++) {
+            if (stop && *stop)
+                break; /* the whole batch is dropped below, with OUT.tmp */
             if (k > 0 && refs[k].index == refs[k - 1].index)
                 continue;
             const MergeInput *src = &in[refs[k].input];
@@ -171,9 +187,17 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
             nm += g->move_count;
             np += g->position_count;
         }
+        if (stop && *stop)
+            break;
         if (st == TV_OK)
             st = h5store_append(s, bg, nb, bm, bp, err);
         written += nb;
+    }
+    if (st == TV_OK && stop && *stop) { /* a signal: OUT.tmp goes (done:), nothing else changes */
+        if (stopped)
+            *stopped = true;
+        written = 0;
+        goto done;
     }
     if (st != TV_OK)
         goto done;
@@ -227,7 +251,14 @@ done:
 TvStatus h5store_merge(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
                        int64_t *ngames_out, TvError *err)
 {
-    return merge_stores(out_path, inputs, ninputs, tournament_ini, NULL, ngames_out, err);
+    return merge_stores(out_path, inputs, ninputs, tournament_ini, NULL, NULL, NULL, ngames_out, err);
+}
+
+TvStatus h5store_merge_stoppable(const char *out_path, const char *const *inputs, int ninputs,
+                                 const char *tournament_ini, const volatile sig_atomic_t *stop, bool *stopped,
+                                 int64_t *ngames_out, TvError *err)
+{
+    return merge_stores(out_path, inputs, ninputs, tournament_ini, NULL, stop, stopped, ngames_out, err);
 }
 
 TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreRowFn dropped, void *user,
@@ -246,5 +277,5 @@ TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreR
     }
     const char *inputs[1] = {in};
     StoreRepair repair = {dropped, user, counts};
-    return merge_stores(out_path, inputs, 1, NULL, &repair, NULL, err);
+    return merge_stores(out_path, inputs, 1, NULL, &repair, NULL, NULL, NULL, err);
 }

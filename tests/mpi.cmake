@@ -8,3 +8,13 @@ if(TAVRELI_MPI)
            ${PROJECT_SOURCE_DIR} ${TAVRELI_PLAIN_BINARY})
   set_tests_properties(test_mpi PROPERTIES LABELS mpi TIMEOUT 600)
 endif()
+# The Slurm batch script without Slurm (tests/test_slurm.sh): --check in
+# every build; the stop during the final merge, the requeue, scancel and
+# root need the MPI build.
+add_test(NAME test_slurm COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_slurm.sh $<TARGET_FILE:tavreli>
+         ${PROJECT_SOURCE_DIR})
+if(TAVRELI_MPI)
+  set_tests_properties(test_slurm PROPERTIES LABELS mpi TIMEOUT 600)
+else()
+  set_tests_properties(test_slurm PROPERTIES LABELS fast)
+endif()

@@ -373,17 +373,35 @@ static void test_merge(void **state)
     TvError err;
     tv_error_clear(&err);
     int64_t n = -1;
-    if (h5store_merge(d.path, inputs, 3, INI, &n, &err) != TV_OK)
-        fail_msg("merge: %s", err.msg);
-    assert_int_equal(n, 26);
+    char tmp[420];
+    snprintf(tmp, sizeof tmp, "%s.tmp", d.path);
+    /* A signal (the stop flag set): the stoppable merge gives up, the
+     * store keeps its 10 games, no OUT.tmp is left; unset, it merges. */
+    volatile sig_atomic_t stop = 1;
+    bool stopped = false;
+    if (h5store_merge_stoppable(d.path, inputs, 3, INI, &stop, &stopped, &n, &err) != TV_OK)
+        fail_msg("stopped merge: %s", err.msg);
+    assert_true(stopped);
+    assert_int_equal(n, 0);
     StoreContents c = read_store(d.path);
+    assert_int_equal(c.ngames, 10);
+    h5store_contents_free(&c);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    stop = 0;
+    if (h5store_merge_stoppable(d.path, inputs, 3, INI, &stop, &stopped, &n, &err) != TV_OK)
+        fail_msg("merge: %s", err.msg);
+    assert_false(stopped);
+    assert_int_equal(n, 26);
+    c = read_store(d.path);
     check_attributes(&c);
     assert_int_equal(c.ngames, 26);
     check_games(&c, 26, true);
     h5store_contents_free(&c);
-    char tmp[420];
-    snprintf(tmp, sizeof tmp, "%s.tmp", d.path);
     assert_int_not_equal(access(tmp, F_OK), 0);
+    /* merging the merged store again (h5store_merge) changes nothing */
+    if (h5store_merge(d.path, inputs, 1, INI, &n, &err) != TV_OK)
+        fail_msg("merge: %s", err.msg);
+    assert_int_equal(n, 26);
 
     /* Another tournament, other engines, a missing input: refused, output untouched. */
     StoredEngine e[3];

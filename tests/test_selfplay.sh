@@ -179,6 +179,21 @@ check "parts merged and resumed: the reference games" cmp -s "$tmp/ref.txt" "$tm
 cp "$tmp/m.h5" "$tmp/m.part-1.h5"
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/m.h5" --force --games 2 --quiet >/dev/null 2>&1
 check "--force removes leftover parts" [ ! -e "$tmp/m.part-1.h5" ]
+# OUT.h5.tmp of a merge killed before its rename (SIGKILL from mpirun):
+# --resume removes it
+printf 'half a merge\n' >"$tmp/m.h5.tmp"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/m.h5" --resume --games 1 --quiet >/dev/null 2>&1
+check "--resume removes a stale OUT.h5.tmp" [ $? = 0 -a ! -e "$tmp/m.h5.tmp" ]
+
+# SIGUSR1 (what mpirun passes on to every rank) stops like SIGTERM
+"$tv" selfplay "$tmp/term.ini" --out "$tmp/usr1.h5" --threads 1 --quiet >"$tmp/usr1.out" 2>&1 &
+pid=$!
+sleep 1.5
+kill -USR1 $pid
+wait $pid
+check "SIGUSR1 stops the run with status 138" [ $? = 138 ]
+check "... storing the finished game, not the one in flight" [ "$(count_games "$tmp/usr1.h5")" = 1 ]
+check "... and saying how to resume" grep -q "^interrupted: run 'tavreli selfplay .* --resume'" "$tmp/usr1.out"
 
 # the strength report from the stores
 "$tv" report "$tmp/ref.h5" -o "$tmp/rep" >"$tmp/rep.out" 2>&1
