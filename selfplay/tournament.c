@@ -116,6 +116,7 @@ typedef struct {
     char seen[MAX_SEEN_KEYS][80];
     int seen_line[MAX_SEEN_KEYS];
     int file_line;    /* line of [openings] file */
+    int per_game_line; /* line of [openings] per_game */
     /* the first error */
     bool failed;
     TvStatus status;
@@ -346,8 +347,16 @@ static int openings_key(Reader *r, const char *name, const char *value)
         r->file_line = r->line;
         return 1;
     }
+    if (!strcmp(name, "per_game")) {
+        if (!strcmp(value, "yes") || !strcmp(value, "no")) {
+            o->per_game = value[0] == 'y';
+            r->per_game_line = r->line;
+            return 1;
+        }
+        return failf(r, r->line, TV_ERR_PARSE, "[openings] per_game '%s' must be yes or no", value);
+    }
     return failf(r, r->line, TV_ERR_PARSE,
-                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file)", name);
+                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, per_game)", name);
 }
 
 static int adjudication_key(Reader *r, const char *name, const char *value)
@@ -773,6 +782,9 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
     if (headers_ok && t->sprt && t->nengines != 2)
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] tests two engine versions; this tournament has %d",
               t->nengines);
+    if (headers_ok && t->sprt && t->openings.per_game)
+        failf(r, r->per_game_line, TV_ERR_PARSE,
+              "[openings] per_game = yes cannot go with [sprt]: the test counts opening pairs");
     if (headers_ok && t->sprt && !(t->sprt_settings.elo0 < t->sprt_settings.elo1))
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_settings.elo0,
               t->sprt_settings.elo1);
@@ -853,7 +865,8 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
             b->pairs);
     DIFFERS(memcmp(&a->rules, &b->rules, sizeof a->rules) != 0, "[rules] differ");
     DIFFERS(a->openings.plies != b->openings.plies || a->openings.balance_depth != b->openings.balance_depth ||
-                a->openings.balance_cp != b->openings.balance_cp || strcmp(a->openings.file, b->openings.file),
+                a->openings.balance_cp != b->openings.balance_cp || strcmp(a->openings.file, b->openings.file) ||
+                a->openings.per_game != b->openings.per_game,
             "[openings] differ");
     DIFFERS(memcmp(&a->adjudication, &b->adjudication, sizeof a->adjudication) != 0, "[adjudication] differs");
     DIFFERS(a->sprt != b->sprt || (a->sprt && memcmp(&a->sprt_settings, &b->sprt_settings, sizeof a->sprt_settings)),
@@ -957,7 +970,8 @@ int64_t tournament_total_games(const Tournament *t)
  * interrupted run has played whole rounds.  Game 2k has the pairing's first
  * engine as White, game 2k + 1 the second.  Both use opening r: all pairings
  * of a round start from the same position, which makes their results
- * comparable.  The game's seed is the (i+1)-th output of splitmix64 started
+ * comparable.  With [openings] per_game every game has its own opening,
+ * opening i.  The game's seed is the (i+1)-th output of splitmix64 started
  * at t->seed, i.e. mix(t->seed + (i + 1) * 0x9E3779B97F4A7C15). */
 void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
 {
@@ -966,7 +980,7 @@ void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
     int first = 0, second = 1;
     g->index = i;
     g->pairing = P > 0 ? (int)(k % P) : 0;
-    g->opening = P > 0 ? (int)(k / P) : 0;
+    g->opening = t->openings.per_game ? (int)i : P > 0 ? (int)(k / P) : 0;
     if (P > 0)
         tournament_pairing(t, g->pairing, &first, &second);
     g->white = i % 2 == 0 ? first : second;

@@ -44,6 +44,8 @@ typedef struct {
     int balance_depth;     /* a search of this depth must call them roughly balanced; default 2 */
     int balance_cp;        /* |score| <= this counts as balanced; default 150 */
     char file[512];        /* or a file of TFENs, one per line ('#' comments); empty = random */
+    bool per_game;         /* every game its own opening (opening index = game index), not one per pair;
+                              for training data, where the pair unit is not needed; default false */
 } OpeningSettings;
 
 typedef struct {
@@ -77,7 +79,7 @@ void tournament_defaults(Tournament *t, const char *name);
 /* Reads a tournament INI.  Sections and keys (all documented in README):
  *   [tournament] name, format = round-robin | gauntlet, pairs, seed, threads
  *   [rules]      slide_over_own, enpassant, ending
- *   [openings]   plies, balance_depth, balance_cp, file
+ *   [openings]   plies, balance_depth, balance_cp, file, per_game
  *   [adjudication] max_plies, resign_score, resign_moves, draw_score,
  *                draw_moves, draw_after_ply
  *   [sprt]       elo0, elo1 (normalized Elo), alpha, beta: an SPRT of the
@@ -117,7 +119,7 @@ typedef struct {
     int64_t index;   /* 0 .. total-1 */
     int pairing;     /* index into the pairings */
     int white, black; /* engine indices */
-    int opening;     /* opening index (one per pair) */
+    int opening;     /* opening index (one per pair; per game with [openings] per_game) */
     uint64_t seed;   /* the game's own seed (random movers, tie-breaks) */
 } PlannedGame;
 

@@ -281,5 +281,20 @@ sed 's/^depth = 2/depth = 1/' "$tmp/t.ini" >"$tmp/same.ini"
 "$tv" selfplay "$tmp/same.ini" --out "$tmp/same.h5" --games 2 --quiet >"$tmp/o" 2>"$tmp/e"
 check "identical engines are named" grep -q "engines 'shallow' and 'deeper' are identical" "$tmp/e"
 
+# identical engines: without per_game both games of a pair are the same game
+# (the same moves); with [openings] per_game = yes every game has its own
+# opening and all 8 games differ
+"$tv" selfplay "$tmp/same.ini" --out "$tmp/same8.h5" --games 8 --quiet >/dev/null 2>&1
+shared=$(games_of "$tmp/same8.h5" | grep -v '^\[' | sort -u | wc -l)
+check "identical engines, shared openings: $shared distinct games of 8 (4 expected)" [ "$shared" = 4 ]
+sed 's/^plies = 4/plies = 4\nper_game = yes/' "$tmp/same.ini" >"$tmp/pergame.ini"
+"$tv" selfplay "$tmp/pergame.ini" --out "$tmp/pergame.h5" --games 8 --quiet >/dev/null 2>"$tmp/e"
+own=$(games_of "$tmp/pergame.h5" | grep -v '^\[' | sort -u | wc -l)
+check "identical engines, per_game openings: $own distinct games of 8" [ "$own" = 8 ]
+check "per_game: the warning says what identical engines still mean" grep -q "say nothing about which is stronger" "$tmp/e"
+printf '[sprt]\nelo0 = 0\nelo1 = 5\n' >>"$tmp/pergame.ini"
+"$tv" selfplay "$tmp/pergame.ini" --out "$tmp/pergame2.h5" --quiet >/dev/null 2>"$tmp/e"
+check "per_game with [sprt] is refused" grep -q "per_game = yes cannot go with \[sprt\]" "$tmp/e"
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
