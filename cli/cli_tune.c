@@ -54,6 +54,8 @@ static void print_loaded(const TuneRunReport *r, void *user)
         cli_warning("%lld /games rows of appends a crash cut short are left out", (long long)r->torn_rows);
     if (r->duplicate_games)
         printf("%lld games held by more than one store were read once\n", (long long)r->duplicate_games);
+    printf("%lld duplicate positions (same position and result as one read before) removed\n",
+           (long long)r->duplicate_positions);
     fflush(stdout);
 }
 

@@ -296,5 +296,17 @@ printf '[sprt]\nelo0 = 0\nelo1 = 5\n' >>"$tmp/pergame.ini"
 "$tv" selfplay "$tmp/pergame.ini" --out "$tmp/pergame2.h5" --quiet >/dev/null 2>"$tmp/e"
 check "per_game with [sprt] is refused" grep -q "per_game = yes cannot go with \[sprt\]" "$tmp/e"
 
+# the tuner removes repeated positions (same position and result): half of
+# the positions of same8.h5 (each game played twice), few of pergame.h5
+dups() { # STORE -> "removed total"
+  "$tv" tune --data "$1" --engine "$tmp/engines/default.ini" --out "$tmp/d.ini" --l2 0 --holdout 0 2>/dev/null |
+    awk '/^positions:/ {kept = $2} / duplicate positions/ {rem = $1} END {print rem + 0, kept + rem}'
+}
+read -r rem tot <<<"$(dups "$tmp/same8.h5")"
+check "tune on games played twice: $rem of $tot positions removed as duplicates" \
+  [ "$tot" -gt 0 -a $((100 * rem)) -ge $((45 * tot)) ]
+read -r rem tot <<<"$(dups "$tmp/pergame.h5")"
+check "tune on distinct games: $rem of $tot positions removed as duplicates" [ "$tot" -gt 0 -a $((10 * rem)) -lt "$tot" ]
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

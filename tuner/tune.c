@@ -81,6 +81,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     int64_t skipped = lc.skipped;
     out->duplicate_games = lc.duplicate_games;
     out->torn_rows = lc.torn_rows;
+    out->duplicate_positions = lc.duplicate_positions;
     if (st != TV_OK)
         return st;
     out->load_seconds = omp_get_wtime() - t0;
@@ -106,9 +107,10 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
         if (hl < sizeof header)
             snprintf(header + hl, sizeof header - hl,
                      "\ngroups %s; hold-out %g; seed %llu; l2 %g; bootstrap %d\n"
-                     "positions %lld (fit %lld, hold-out %lld, skipped %lld)",
+                     "positions %lld (fit %lld, hold-out %lld, skipped %lld, duplicates removed %lld)",
                      a->groups ? a->groups : "all", a->holdout, (unsigned long long)a->seed, a->l2, a->bootstrap,
-                     (long long)nall, (long long)fit.n, (long long)hold.n, (long long)skipped);
+                     (long long)nall, (long long)fit.n, (long long)hold.n, (long long)skipped,
+                     (long long)lc.duplicate_positions);
         EngineVersion ne = start;
         for (int i = 0; i < NW; i++)
             ne.params.w[i] = r.rounded[i];

@@ -57,6 +57,7 @@ typedef struct {
     int64_t skipped;           /* skipped: their quiescence score is a mate score */
     int64_t duplicate_games;   /* games held by an earlier store too, read once */
     int64_t torn_rows;         /* rows of appends a crash cut short, left out */
+    int64_t duplicate_positions; /* positions seen before with the same result, left out */
     int64_t fit, hold;         /* positions in the fit and hold-out sets (split by games) */
     double load_seconds;
     double bytes_per_position;

@@ -243,8 +243,8 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
         counts = &local;
     memset(counts, 0, sizeof *counts);
     int64_t *skipped = &counts->skipped;
-    uint64_t *ids = NULL;
-    size_t ids_cap = 0, ids_n = 0;
+    uint64_t *ids = NULL, *pkeys = NULL; /* games read, and (position, result) keys */
+    size_t ids_cap = 0, ids_n = 0, pkeys_cap = 0, pkeys_n = 0;
     char *first_options = NULL;
     if (nfiles < 1)
         return tv_fail(err, TV_ERR_ARG, "tune: no data files");
@@ -317,6 +317,26 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
                                          files[f], tf[i], (int)(gm[i] - game_base));
                             break;
                         }
+                    /* a position seen before with the same result (in any
+                     * game of any store) is left out: the first is kept */
+                    int64_t kept = 0;
+                    for (int64_t i = 0; st == TV_OK && i < fill; i++) {
+                        uint64_t key = tv_rng_mix(pos[i].hash ^ ((uint64_t)(res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
+                        int added = id_set_add(&pkeys, &pkeys_cap, &pkeys_n, key);
+                        if (added < 0)
+                            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+                        else if (!added)
+                            counts->duplicate_positions++;
+                        else {
+                            if (kept != i) {
+                                pos[kept] = pos[i];
+                                res[kept] = res[i];
+                                gm[kept] = gm[i];
+                            }
+                            kept++;
+                        }
+                    }
+                    fill = kept;
                     if (st == TV_OK)
                         st = tune_add_positions(out, pos, res, gm, fill, &start->params, &rules, skipped, err);
                     fill = 0;
@@ -355,6 +375,7 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
     free(bad);
     free(tf);
     free(ids);
+    free(pkeys);
     free(first_options);
     if (st == TV_OK && out->n == 0)
         st = tv_fail(err, TV_ERR_ARG, "tune: no positions in the data (%d file%s)", nfiles, nfiles == 1 ? "" : "s");
