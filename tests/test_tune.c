@@ -11,6 +11,9 @@
  *    intervals (fit +- 1.96 se) contain the truth for 85-100% of the
  *    (trial, weight) pairs; K is recovered within 10% by tune_fit_k;
  *  - the objective never increases across accepted steps (recorded);
+ *  - the fit converges on the bounds: truths beyond two upper bounds end on
+ *    them, the projected gradient is below its tolerance, and no free
+ *    weight off its bound can be moved to lower the loss;
  *  - a fit with the same data and seed (split, bootstrap) is identical;
  *  - the tuning log read back (tune_log_read) gives every record written
  *    (tune_write_log), to the precision written; the reader's errors;
@@ -255,6 +258,65 @@ static void test_fit_k(void **state)
     assert_int_equal(tune_fit_k(&s, truth, &K, &err), TV_OK);
     print_message("K: fitted %.6f, truth 0.004\n", K);
     assert_true(fabs(K - 0.004) < 0.0004);
+    tune_set_free(&s);
+}
+
+/* ---- convergence on the bounds ---------------------------------------------------- */
+
+/* Truths beyond the upper bounds of two mobility weights: the fit must end
+ * on those bounds, converged (projected gradient below its tolerance), and
+ * no single free weight off its bound can be moved by 0.25 either way
+ * (within its bounds) to lower the objective. */
+static void test_converges_on_bounds(void **state)
+{
+    Fixture *f = *state;
+    TuneOptions opt;
+    tune_options_default(&opt);
+    TvError err;
+    assert_int_equal(tune_groups_parse("mobility,centre", opt.free, &err), TV_OK);
+    opt.fixed_k = 0.004;
+    double truth[NW];
+    start_weights(f, truth);
+    int m0 = -1;
+    for (int i = 0; i < NW; i++) {
+        char name[96];
+        eval_weight_element_name(i, name, sizeof name);
+        if (!strcmp(name, "mobility[0]"))
+            m0 = i;
+    }
+    assert_true(m0 >= 0);
+    const WeightInfo *wi = eval_weight_info_of(m0);
+    truth[m0] = wi->hi + 60;
+    truth[m0 + 1] = wi->hi + 60;
+    TuneSet s;
+    synth(&f->base, 20000, truth, 0.004, 99, &s);
+    TuneResult r;
+    assert_int_equal(tune_fit(&s, NULL, &f->start, &opt, &r, &err), TV_OK);
+    print_message("stop: %s; projected gradient %g, tolerance %g, %d iterations\n", r.stop_reason, r.pgnorm, r.pgtol,
+                  r.iterations);
+    assert_non_null(strstr(r.stop_reason, "converged"));
+    assert_true(r.pgnorm <= r.pgtol);
+    assert_true(r.at_bound[m0] && r.at_bound[m0 + 1]);
+    assert_true(r.fitted[m0] == wi->hi && r.rounded[m0] == (int)wi->hi);
+    double w[NW];
+    memcpy(w, r.fitted, sizeof w);
+    double f0 = tune_loss(&s, w, r.K, NULL, NULL);
+    for (int i = 0; i < NW; i++) {
+        if (!r.free[i] || r.at_bound[i])
+            continue;
+        const WeightInfo *wj = eval_weight_info_of(i);
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            double v = r.fitted[i] + 0.25 * sgn;
+            if (v < wj->lo || v > wj->hi)
+                continue;
+            w[i] = v;
+            double f1 = tune_loss(&s, w, r.K, NULL, NULL);
+            if (f1 < f0 - 1e-12)
+                fail_msg("weight %d: %g -> %g lowers the loss %.15g -> %.15g", i, r.fitted[i], v, f0, f1);
+            w[i] = r.fitted[i];
+        }
+    }
+    tune_result_free(&r);
     tune_set_free(&s);
 }
 
@@ -565,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_fit_k),
         cmocka_unit_test(test_recovery_coverage),
         cmocka_unit_test(test_monotone_and_reproducible),
+        cmocka_unit_test(test_converges_on_bounds),
         cmocka_unit_test(test_log_round_trip),
         cmocka_unit_test(test_errors),
     };

@@ -2,4 +2,4 @@
 # gradient against finite differences, monotone loss, reproducibility,
 # eval == trace . weights for the stored feature vectors, errors.
 tavreli_test(test_tune fast test_tune.c)
-target_link_libraries(test_tune PRIVATE tavreli_tuner OpenMP::OpenMP_C)
+target_link_libraries(test_tune PRIVATE tavreli_tuner tavreli_omp_wait OpenMP::OpenMP_C)

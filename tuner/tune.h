@@ -10,8 +10,8 @@
  * (y_i the game result from the stored position's side to move: 1, 0.5, 0;
  * sigmoid(x) = 1 / (1 + exp(-x)); eval in centi-combatants) and its gradient
  * are sparse dot products, computed with OpenMP over positions.  K is fitted
- * first with the START weights (GSL Brent), then the chosen weights with GSL's
- * vector BFGS (see tune_fit.c for the bounds and the preconditioning).
+ * first with the START weights (GSL Brent), then the chosen weights by
+ * projected Newton on the box of bounds (see tune_fit.c).
  *
  * The parts: tune_data.h (the data set: loading, the split), tune_fit.h (the
  * loss, K, the fit), tune_log.h (the tuning log: writer and reader; the INI

@@ -5,21 +5,20 @@
  *    products; they are computed in a fixed number of chunks (OpenMP over the
  *    chunks) whose partial sums are added in chunk order, so the result is
  *    the same bit for bit with any number of threads;
- *  - preconditioning: the Gauss-Newton Hessian H of the loss at the start
- *    (free weights only) is factored H = L L^T, and BFGS (GSL's
- *    vector_bfgs2) works on x with w = w_base + L^-T x, where the loss is
- *    close to 1/2 |x - x*|^2: the first step is nearly the Newton step and
- *    the gradient test has a scale (one standard error is about
- *    sqrt(2 s^2 / n) in x);
- *  - bounds: clamp-and-project with a penalty.  The loss is evaluated at the
- *    projection P(w) of w onto the box [lo, hi] of the weight table, plus
- *    mu |w - P(w)|^2; the function is continuous, equals the loss inside the
- *    box, and its minimum over a coordinate that wants to leave the box is on
- *    the bound.  The fitted weights are P(w*).  (A smooth map such as
- *    lo + (hi - lo) sigmoid(u) would distort the scale of every weight and
- *    flatten the gradient near the bounds; the projection leaves the
- *    interior problem untouched.)  Weights ending on a bound get no standard
- *    error (0) and are left out of the covariance;
+ *  - the minimiser: projected Newton (Bertsekas) on the box [lo, hi] of the
+ *    weight table.  Each step holds the weights that sit on a bound with
+ *    the gradient pushing outwards, solves the Newton system (the exact
+ *    Hessian, Cholesky-factored with GSL, shifted when not positive
+ *    definite) for the others, projects the step into the box and
+ *    backtracks (Armijo along the projection arc).  When that line search
+ *    stalls, a projected-gradient step (scaled by the Hessian's diagonal)
+ *    is taken instead; the fit ends only when the projected gradient,
+ *    measured in the Newton metric (one standard error is about
+ *    sqrt(2 s^2 / n) there), is below 1/1000 of a standard error, at the
+ *    iteration limit, or when both line searches stall.  (The earlier GSL
+ *    BFGS on a penalised box stopped on line-search stalls well short of
+ *    the bounded minimum.)  Weights ending on a bound get no standard error
+ *    (0) and are left out of the covariance;
  *  - standard errors: from the Gauss-Newton matrix at the optimum and the
  *    residuals (see covariance()); --bootstrap refits on games resampled with
  *    replacement, since positions of one game are correlated. */
@@ -33,7 +32,6 @@
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_min.h>
-#include <gsl/gsl_multimin.h>
 #include <omp.h>
 
 #include "gsl_util.h"
@@ -102,8 +100,19 @@ double tune_loss(const TuneSet *s, const double *w, double K, const float *game_
 /* Gauss-Newton sums over the free weights F (fidx[0..p-1]):
  * A = sum m (s' K)^2 f_F f_F^T, B = sum m r^2 (s' K)^2 f_F f_F^T (B may be
  * NULL), and sum m r^2, sum m.  A and B are p x p (row-major, full). */
+static void hess_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *fidx, int p,
+                      bool exact, double *A, double *B, double *rss, double *wsum);
+
 static void gn_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *fidx, int p, double *A,
                     double *B, double *rss, double *wsum)
+{
+    hess_sums(s, w, K, gw, fidx, p, false, A, B, rss, wsum);
+}
+
+/* gn_sums, or with exact the whole second derivative in A:
+ * sum m ((s' K)^2 - r s'' K^2) f_F f_F^T, s'' = s' (1 - 2 s). */
+static void hess_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *fidx, int p,
+                      bool exact, double *A, double *B, double *rss, double *wsum)
 {
     int posf[NW]; /* weight -> its index in F, or -1 */
     for (int i = 0; i < NW; i++)
@@ -144,6 +153,8 @@ static void gn_sums(const TuneSet *s, const double *w, double K, const float *gw
             double m = gw ? gw[s->game[i]] : 1.0;
             double d = pr * (1 - pr) * K;
             double wa = m * d * d, wb = wa * r * r;
+            if (exact)
+                wa -= m * r * d * (1 - 2 * pr) * K;
             sc[0] += m * r * r;
             sc[1] += m;
             for (int u = 0; u < nl; u++)
@@ -281,189 +292,214 @@ static double hold_loss(const TuneSet *hold, const double *w, double K)
 typedef struct {
     const TuneSet *s;
     const float *gw;
-    double K, l2, mu;
+    double K, l2;
     int p;
     int fidx[NW];
-    double base[NW]; /* w at x = 0 */
+    double base[NW]; /* the start of the fit */
     double pull[NW]; /* l2 anchor: the start weights */
     double lo[NW], hi[NW];
-    gsl_matrix *L; /* Cholesky factor of the preconditioner (lower) */
-    gsl_vector *tmp;
 } FitCtx;
 
-/* w (full) from x. */
-static void x_to_w(const FitCtx *c, const gsl_vector *x, double *w)
+/* w clamped into the box [lo, hi] (free weights). */
+static void project(const FitCtx *c, double *w)
 {
-    gsl_vector_memcpy(c->tmp, x);
-    gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, c->L, c->tmp); /* L^T y = x */
-    memcpy(w, c->base, sizeof(double) * NW);
-    for (int j = 0; j < c->p; j++)
-        w[c->fidx[j]] += gsl_vector_get(c->tmp, (size_t)j);
-}
-
-static void project(const FitCtx *c, const double *w, double *pw)
-{
-    memcpy(pw, w, sizeof(double) * NW);
     for (int j = 0; j < c->p; j++) {
         int i = c->fidx[j];
-        if (pw[i] < c->lo[i])
-            pw[i] = c->lo[i];
-        if (pw[i] > c->hi[i])
-            pw[i] = c->hi[i];
+        w[i] = fmin(c->hi[i], fmax(c->lo[i], w[i]));
     }
-}
-
-static double fit_eval(const FitCtx *c, const gsl_vector *x, gsl_vector *gx, double *mse_out)
-{
-    double w[NW], pw[NW], g[NW];
-    x_to_w(c, x, w);
-    project(c, w, pw);
-    double mse = tune_loss(c->s, pw, c->K, c->gw, gx ? g : NULL);
-    double obj = mse;
-    for (int j = 0; j < c->p; j++) {
-        int i = c->fidx[j];
-        double d = pw[i] - c->pull[i], out = w[i] - pw[i];
-        obj += c->l2 * d * d + c->mu * out * out;
-        if (gx) {
-            double gj = out == 0 ? g[i] + 2 * c->l2 * d : 0;
-            gsl_vector_set(gx, (size_t)j, gj + 2 * c->mu * out);
-        }
-    }
-    if (gx) /* dF/dx = L^-1 dF/dw */
-        gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, c->L, gx);
-    if (mse_out)
-        *mse_out = mse;
-    return obj;
-}
-
-static double gf_f(const gsl_vector *x, void *user) { return fit_eval(user, x, NULL, NULL); }
-static void gf_df(const gsl_vector *x, void *user, gsl_vector *g) { fit_eval(user, x, g, NULL); }
-static void gf_fdf(const gsl_vector *x, void *user, double *f, gsl_vector *g) { *f = fit_eval(user, x, g, NULL); }
-
-/* Factors H = (2/W) A + 2 l2 I (+ jitter when singular) into c->L; sets mu. */
-static TvStatus precondition(FitCtx *c, TvError *err)
-{
-    int p = c->p;
-    double *A = malloc(sizeof *A * (size_t)p * (size_t)p);
-    if (!A)
-        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    double rss, W;
-    gn_sums(c->s, c->base, c->K, c->gw, c->fidx, p, A, NULL, &rss, &W);
-    double maxd = 0;
-    for (int j = 0; j < p; j++) {
-        double d = 2 * A[j * p + j] / W + 2 * c->l2;
-        if (d > maxd)
-            maxd = d;
-    }
-    if (!(maxd > 0)) {
-        free(A);
-        return tv_fail(err, TV_ERR_ARG, "tune: the loss does not depend on the free weights (all sigmoids saturated?)");
-    }
-    c->mu = 10 * maxd;
-    double jitter = 0;
-    int st = 1;
-    for (int tries = 0; tries < 30 && st; tries++) {
-        for (int u = 0; u < p; u++)
-            for (int v = 0; v < p; v++)
-                gsl_matrix_set(c->L, (size_t)u, (size_t)v,
-                               2 * A[u * p + v] / W + (u == v ? 2 * c->l2 + jitter : 0));
-        st = gsl_linalg_cholesky_decomp1(c->L);
-        jitter = jitter ? jitter * 10 : 1e-10 * maxd;
-    }
-    free(A);
-    if (st)
-        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "factoring the Gauss-Newton matrix");
-    return TV_OK;
 }
 
 typedef struct {
-    double w[NW];   /* the fitted (projected) weights */
-    double wraw[NW];
+    double w[NW];   /* the fitted weights (inside their bounds) */
     int iterations;
+    int gradient_steps; /* steps taken by projected gradient where the Newton line search stalled */
     const char *stop;
+    double pgnorm, pgtol; /* the final projected gradient's norm (Newton metric) and the tolerance */
 } FitOut;
 
-/* One fit from c->base.  When rec is not NULL, records every iteration
- * (and calls the progress callback), computing the hold-out loss. */
-static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResult *rec, const TuneOptions *opt,
-                         FitOut *out, TvError *err)
+/* The objective inside the box: MSE at w plus the l2 pull; with g (free
+ * weights, c->p) its gradient. */
+static double box_objective(const FitCtx *c, const double *w, double *g)
+{
+    double full[NW];
+    double obj = tune_loss(c->s, w, c->K, c->gw, g ? full : NULL);
+    for (int j = 0; j < c->p; j++) {
+        int i = c->fidx[j];
+        double d = w[i] - c->pull[i];
+        obj += c->l2 * d * d;
+        if (g)
+            g[j] = full[i] + 2 * c->l2 * d;
+    }
+    return obj;
+}
+
+/* Free weight j (index into fidx) is held on its bound: it is there and
+ * the gradient pushes it outwards. */
+static bool held_on_bound(const FitCtx *c, const double *w, int j, double gj)
+{
+    int i = c->fidx[j];
+    double eps = 1e-9 * (c->hi[i] - c->lo[i]);
+    return (w[i] <= c->lo[i] + eps && gj > 0) || (w[i] >= c->hi[i] - eps && gj < 0);
+}
+
+/* The Hessian of the objective (the exact second derivative: near the
+ * optimum Gauss-Newton alone converges only linearly, the residuals of
+ * game results being large) over the free weights not held on a bound (F,
+ * nf of them), factored (Cholesky, with a growing diagonal shift when it is
+ * not positive definite) into L (nf x nf).  0, or a GSL error code. */
+static int newton_matrix(const FitCtx *c, const double *w, const int *F, int nf, gsl_matrix *L)
+{
+    size_t pp = (size_t)c->p * (size_t)c->p;
+    double *A = malloc(sizeof *A * (pp ? pp : 1));
+    if (!A)
+        return GSL_ENOMEM;
+    double rss, W;
+    hess_sums(c->s, w, c->K, c->gw, c->fidx, c->p, true, A, NULL, &rss, &W);
+    double maxd = 0;
+    for (int u = 0; u < nf; u++)
+        maxd = fmax(maxd, 2 * A[F[u] * c->p + F[u]] / W + 2 * c->l2);
+    int st = 1;
+    double jitter = 0;
+    for (int tries = 0; tries < 30 && st; tries++) {
+        for (int u = 0; u < nf; u++)
+            for (int v = 0; v < nf; v++)
+                gsl_matrix_set(L, (size_t)u, (size_t)v,
+                               2 * A[F[u] * c->p + F[v]] / W + (u == v ? 2 * c->l2 + jitter : 0));
+        st = gsl_linalg_cholesky_decomp1(L);
+        jitter = jitter ? jitter * 10 : 1e-10 * (maxd > 0 ? maxd : 1);
+    }
+    free(A);
+    return st;
+}
+
+/* Projected Newton (Bertsekas) from w (inside the box) until the projected
+ * gradient, measured in the Newton metric (sqrt(g_F^T H_FF^-1 g_F)
+ * over the weights not held on a bound: the distance to the optimum in the
+ * units of a standard error), is below tol.  Each step solves the
+ * Newton system on those weights, projects, and backtracks (Armijo along
+ * the projection arc); when that line search stalls, a diagonally scaled
+ * projected-gradient step is tried instead; the fit ends only when both
+ * stall.  Iterations are counted on from *iter and recorded (history, progress). */
+static TvStatus newton_phase(const FitCtx *c, double *w, double tol, int max_iter, int *iter, const TuneSet *hold,
+                             TuneResult *rec, const TuneOptions *opt, FitOut *out, TvError *err)
 {
     int p = c->p;
-    TvStatus ts = precondition(c, err);
-    if (ts != TV_OK)
-        return ts;
-    gsl_multimin_function_fdf fdf = {gf_f, gf_df, gf_fdf, (size_t)p, c};
-    gsl_multimin_fdfminimizer *m = gsl_multimin_fdfminimizer_alloc(gsl_multimin_fdfminimizer_vector_bfgs2, (size_t)p);
-    gsl_vector *x = gsl_vector_calloc((size_t)p), *g = gsl_vector_alloc((size_t)p);
-    if (!m || !x || !g) {
-        if (m)
-            gsl_multimin_fdfminimizer_free(m);
-        gsl_vector_free(x);
-        gsl_vector_free(g);
-        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    }
-    double mse0;
-    double f0 = fit_eval(c, x, g, &mse0);
-    double gnorm = gsl_blas_dnrm2(g);
-    /* In x, one standard error is about sqrt(2 s^2 / n) (s^2 <= the loss):
-     * stop when the gradient (~ the distance to the optimum) is 1/1000 of it. */
-    double gtol = 1e-3 * sqrt(2 * mse0 / (double)c->s->n);
-    double w[NW], pw[NW];
-    if (rec) {
-        TuneIteration it = {0, mse0, hold_loss(hold, c->base, c->K), f0, {0}};
-        for (int i = 0; i < NW; i++)
-            it.w[i] = (float)c->base[i];
-        rec->history[rec->nhistory++] = it;
-        if (opt->progress)
-            opt->progress(&it, opt->user);
-    }
-    out->iterations = 0;
-    out->stop = "converged (gradient below tolerance)";
-    int st = GSL_SUCCESS;
-    if (gnorm > gtol)
-        st = gsl_multimin_fdfminimizer_set(m, &fdf, x, gnorm, 0.1);
-    if (st) {
-        gsl_multimin_fdfminimizer_free(m);
-        gsl_vector_free(x);
-        gsl_vector_free(g);
-        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "starting the minimiser");
-    }
-    for (int iter = 1; gnorm > gtol; iter++) {
-        if (iter > max_iter) {
-            out->stop = "iteration limit";
-            break;
+    double g[NW], gn[NW], d[NW], wn[NW];
+    int F[NW];
+    double f = box_objective(c, w, g);
+    for (;;) {
+        int nf = 0;
+        for (int j = 0; j < p; j++)
+            if (!held_on_bound(c, w, j, g[j]))
+                F[nf++] = j;
+        gsl_matrix *L = nf ? gsl_matrix_alloc((size_t)nf, (size_t)nf) : NULL;
+        gsl_vector *v = nf ? gsl_vector_alloc((size_t)nf) : NULL;
+        if (nf && (!L || !v)) {
+            if (L)
+                gsl_matrix_free(L);
+            if (v)
+                gsl_vector_free(v);
+            return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
         }
-        st = gsl_multimin_fdfminimizer_iterate(m);
-        if (st == GSL_ENOPROG) {
-            out->stop = "no further progress (line search)";
-            st = GSL_SUCCESS;
-            break;
+        int st = nf ? newton_matrix(c, w, F, nf, L) : 0;
+        double lambda = 0;
+        if (!st && nf) {
+            for (int u = 0; u < nf; u++)
+                gsl_vector_set(v, (size_t)u, g[F[u]]);
+            gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, v); /* L^-1 g */
+            lambda = gsl_blas_dnrm2(v);
+            gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, L, v);   /* H^-1 g */
         }
-        if (st)
-            break;
-        out->iterations = iter;
-        gnorm = gsl_blas_dnrm2(gsl_multimin_fdfminimizer_gradient(m));
+        out->pgnorm = lambda;
+        if (st || lambda <= tol || *iter >= max_iter) {
+            if (L)
+                gsl_matrix_free(L);
+            if (v)
+                gsl_vector_free(v);
+            if (st)
+                return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "factoring the Newton matrix");
+            if (lambda > tol)
+                out->stop = "iteration limit";
+            return TV_OK;
+        }
+        bool moved = false;
+        for (int method = 0; method < 2 && !moved; method++) {
+            /* 0: the Newton direction on F; 1: -g scaled by 1 / diag(H) */
+            for (int j = 0; j < p; j++)
+                d[j] = 0;
+            for (int u = 0; u < nf; u++) {
+                double lu = gsl_matrix_get(L, (size_t)u, (size_t)u);
+                d[F[u]] = method == 0 ? -gsl_vector_get(v, (size_t)u) : -g[F[u]] / (lu * lu);
+            }
+            for (double a = 1; a > 1e-12 && !moved; a *= 0.5) {
+                double decrease = 0;
+                memcpy(wn, w, sizeof wn);
+                for (int j = 0; j < p; j++) {
+                    int i = c->fidx[j];
+                    wn[i] = fmin(c->hi[i], fmax(c->lo[i], w[i] + a * d[j]));
+                    decrease += g[j] * (wn[i] - w[i]);
+                }
+                if (!(decrease < 0))
+                    continue;
+                double fn = box_objective(c, wn, gn);
+                if (fn <= f + 1e-4 * decrease) {
+                    moved = true;
+                    out->gradient_steps += method;
+                    memcpy(w, wn, sizeof wn);
+                    memcpy(g, gn, sizeof g);
+                    f = fn;
+                }
+            }
+        }
+        gsl_matrix_free(L);
+        gsl_vector_free(v);
+        if (!moved) {
+            out->stop = "no further progress: the Newton and the projected-gradient line searches both stalled";
+            return TV_OK;
+        }
+        ++*iter;
+        out->iterations = *iter;
         if (rec) {
-            x_to_w(c, gsl_multimin_fdfminimizer_x(m), w);
-            project(c, w, pw);
-            TuneIteration it = {iter, tune_loss(c->s, pw, c->K, c->gw, NULL),
-                                hold_loss(hold, pw, c->K),
-                                gsl_multimin_fdfminimizer_minimum(m), {0}};
+            TuneIteration it = {*iter, tune_loss(c->s, w, c->K, c->gw, NULL), hold_loss(hold, w, c->K), f, {0}};
             for (int i = 0; i < NW; i++)
-                it.w[i] = (float)pw[i];
+                it.w[i] = (float)w[i];
             rec->history[rec->nhistory++] = it;
             if (opt->progress)
                 opt->progress(&it, opt->user);
         }
     }
-    const gsl_vector *xs = out->iterations ? gsl_multimin_fdfminimizer_x(m) : x;
-    x_to_w(c, xs, out->wraw);
-    project(c, out->wraw, out->w);
-    gsl_multimin_fdfminimizer_free(m);
-    gsl_vector_free(x);
-    gsl_vector_free(g);
-    if (st)
-        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "minimising the loss");
+}
+
+/* One fit from c->base (clamped into the box).  When rec is not NULL,
+ * records every iteration (and calls the progress callback), computing the
+ * hold-out loss.  The tolerance: in the Newton metric one standard error is
+ * about sqrt(2 s^2 / n) (s^2 <= the loss); the fit stops when the projected
+ * gradient is 1/1000 of that. */
+static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResult *rec, const TuneOptions *opt,
+                         FitOut *out, TvError *err)
+{
+    memcpy(out->w, c->base, sizeof out->w);
+    project(c, out->w);
+    double mse0 = tune_loss(c->s, out->w, c->K, c->gw, NULL);
+    out->pgtol = 1e-3 * sqrt(2 * mse0 / (double)c->s->n);
+    out->iterations = 0;
+    out->gradient_steps = 0;
+    out->stop = NULL;
+    if (rec) {
+        TuneIteration it = {0, mse0, hold_loss(hold, out->w, c->K), box_objective(c, out->w, NULL), {0}};
+        for (int i = 0; i < NW; i++)
+            it.w[i] = (float)out->w[i];
+        rec->history[rec->nhistory++] = it;
+        if (opt->progress)
+            opt->progress(&it, opt->user);
+    }
+    int iter = 0;
+    TvStatus ts = newton_phase(c, out->w, out->pgtol, max_iter, &iter, hold, rec, opt, out, err);
+    if (ts != TV_OK)
+        return ts;
+    out->iterations = iter;
+    if (!out->stop)
+        out->stop = "converged: projected gradient below tolerance";
     return TV_OK;
 }
 
@@ -592,18 +628,23 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, double l
     return ts;
 }
 
-/* For each weight, the number of games of s in which its feature occurs. */
-static void count_feature_games(const TuneSet *s, int32_t *games)
+/* For each weight, the number of games and of positions of s in which its
+ * feature occurs. */
+static void count_feature_games(const TuneSet *s, int32_t *games, int64_t *positions)
 {
     int32_t last[NW];
     for (int i = 0; i < NW; i++) {
         games[i] = 0;
+        positions[i] = 0;
         last[i] = -1;
     }
     for (int64_t p = 0; p < s->n; p++)
         for (int64_t k = s->row[p]; k < s->row[p + 1]; k++) {
             int i = s->ent[k].idx;
-            if (s->ent[k].val && last[i] != s->game[p]) {
+            if (!s->ent[k].val)
+                continue;
+            positions[i]++;
+            if (last[i] != s->game[p]) {
                 last[i] = s->game[p];
                 games[i]++;
             }
@@ -658,10 +699,8 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
     out->hold_loss0 = hold_loss(hold, out->start, c.K);
     int max_iter = opt->max_iter > 0 ? opt->max_iter : 500;
     out->history = malloc(sizeof *out->history * (size_t)(max_iter + 2));
-    c.L = gsl_matrix_alloc((size_t)c.p, (size_t)c.p);
-    c.tmp = gsl_vector_alloc((size_t)c.p);
     TvStatus st = TV_OK;
-    if (!out->history || !c.L || !c.tmp)
+    if (!out->history)
         st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
     FitOut fo;
     if (st == TV_OK)
@@ -669,11 +708,16 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
     if (st == TV_OK) {
         out->iterations = fo.iterations;
         out->stop_reason = fo.stop;
+        out->pgnorm = fo.pgnorm;
+        out->pgtol = fo.pgtol;
         memcpy(out->fitted, fo.w, sizeof fo.w);
         int fidx2[NW], p2 = 0;
         for (int j = 0; j < c.p; j++) {
             int i = c.fidx[j];
-            out->at_bound[i] = fo.wraw[i] <= c.lo[i] || fo.wraw[i] >= c.hi[i];
+            double eps = 1e-9 * (c.hi[i] - c.lo[i]);
+            out->at_bound[i] = fo.w[i] <= c.lo[i] + eps || fo.w[i] >= c.hi[i] - eps;
+            /* within rounding: the integer written is the bound or next to it */
+            out->near_bound[i] = !out->at_bound[i] && (fo.w[i] - c.lo[i] < 1.5 || c.hi[i] - fo.w[i] < 1.5);
             if (!out->at_bound[i])
                 fidx2[p2++] = i;
         }
@@ -690,10 +734,11 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
         /* A weight the data cannot determine (its feature collinear with
          * others here, e.g. a tune on one game) keeps its start value: the
          * fitted number is one of infinitely many equally good ones. */
-        count_feature_games(fit, out->feature_games);
+        count_feature_games(fit, out->feature_games, out->feature_positions);
         for (int j = 0; st == TV_OK && j < c.p; j++) {
             int i = c.fidx[j];
-            if ((!out->at_bound[i] && !isfinite(out->se[i])) || out->feature_games[i] < TUNE_MIN_GAMES) {
+            if ((!out->at_bound[i] && !isfinite(out->se[i])) || out->feature_games[i] < TUNE_MIN_GAMES ||
+                out->feature_positions[i] < TUNE_MIN_POSITIONS) {
                 out->undetermined[i] = true;
                 out->rounded[i] = start->w[i];
             }
@@ -751,8 +796,6 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
         free(sum);
         free(sum2);
     }
-    gsl_matrix_free(c.L);
-    gsl_vector_free(c.tmp);
     out->seconds = omp_get_wtime() - t0;
     if (st != TV_OK)
         tune_result_free(out);

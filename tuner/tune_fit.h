@@ -16,6 +16,9 @@
  * keeps its start value: what a handful of games say about it is noise
  * (on one game every weight fits it "perfectly" somewhere). */
 #define TUNE_MIN_GAMES 10
+/* ... or in fewer positions than this: a standard error from a handful of
+ * positions (a rare Helgi seen 33 times) is not to be trusted. */
+#define TUNE_MIN_POSITIONS 100
 
 /* The model's sigmoid: the expected result of eval x (scaled by K). */
 static inline double tune_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -40,7 +43,7 @@ typedef struct {
     int iter;
     double fit_loss;     /* MSE of the fit set */
     double holdout_loss; /* MSE of the hold-out set (NAN without one) */
-    double objective;    /* what is minimised: fit MSE + l2 term + bound penalty */
+    double objective;    /* what is minimised: fit MSE + l2 term */
     float w[EVAL_NWEIGHTS]; /* the weights after this iteration (the weight path) */
 } TuneIteration;
 
@@ -69,10 +72,13 @@ typedef struct {
     double boot_sd[EVAL_NWEIGHTS]; /* bootstrap sd (0 without --bootstrap) */
     bool free[EVAL_NWEIGHTS];      /* fitted */
     bool no_data[EVAL_NWEIGHTS];   /* asked for but the feature is always 0: kept */
-    bool at_bound[EVAL_NWEIGHTS];
+    bool at_bound[EVAL_NWEIGHTS];   /* on its bound (no standard error) */
+    bool near_bound[EVAL_NWEIGHTS]; /* within rounding of its bound (less than 1.5 away) */
     bool undetermined[EVAL_NWEIGHTS]; /* the data cannot fix it (infinite stderr, or its feature seen in
-                                         fewer than TUNE_MIN_GAMES games): rounded keeps the start */
+                                         fewer than TUNE_MIN_GAMES games or TUNE_MIN_POSITIONS
+                                         positions): poorly determined, rounded keeps the start */
     int32_t feature_games[EVAL_NWEIGHTS]; /* games of the fit set in which the weight's feature occurs */
+    int64_t feature_positions[EVAL_NWEIGHTS]; /* ... and positions */
     int nfree;
     double fit_loss0, hold_loss0;  /* MSE with the start weights (and K) */
     double fit_loss1, hold_loss1;  /* MSE with the fitted weights */
@@ -82,6 +88,8 @@ typedef struct {
     int boot_done;
     double seconds;
     const char *stop_reason;       /* constant string */
+    double pgnorm, pgtol;          /* the final projected gradient's norm (Gauss-Newton metric) and the
+                                      tolerance it was held to */
     TuneIteration *history;        /* heap, nhistory (iter 0 first) */
     int nhistory;
 } TuneResult;

@@ -222,8 +222,10 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
     StrBuf b = {0};
     if (header)
         strbuf_addf(&b, "%s\n", header);
-    strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree,
-              r->iterations, r->stop_reason ? r->stop_reason : "", r->seconds);
+    strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); projected gradient %.3g (tolerance %.3g); "
+                    "%.2f s\n",
+                r->K, r->nfree, r->iterations, r->stop_reason ? r->stop_reason : "", r->pgnorm, r->pgtol,
+                r->seconds);
     strbuf_addf(&b, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
               r->fit_loss0, r->fit_loss1, r->fit_loss_rounded, r->hold_loss0, r->hold_loss1, r->hold_loss_rounded);
     strbuf_addf(&b, "weights: name: start -> new +- standard error%s\n",
@@ -242,13 +244,20 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
             strbuf_addf(&b, " (not identifiable: its feature is collinear with others in the data; kept at its start "
                             "value)");
         else if (r->undetermined[i])
-            strbuf_addf(&b, " (too little data: its feature occurs in %d games, fewer than %d; kept at its start "
-                            "value)",
-                        r->feature_games[i], TUNE_MIN_GAMES);
+            strbuf_addf(&b, " (poorly determined: its feature occurs in %d games and %lld positions, fewer than %d "
+                            "games or %d positions; kept at its start value)",
+                        r->feature_games[i], (long long)r->feature_positions[i], TUNE_MIN_GAMES,
+                        TUNE_MIN_POSITIONS);
         if (r->boot_done > 1)
             strbuf_addf(&b, " [%.3g]", r->boot_sd[i]);
-        if (r->at_bound[i])
-            strbuf_addf(&b, " (at its bound)");
+        const WeightInfo *wi = eval_weight_info_of(i);
+        double bound = r->fitted[i] - wi->lo < wi->hi - r->fitted[i] ? wi->lo : wi->hi;
+        if (r->undetermined[i])
+            ; /* kept at the start: where the fit put it does not matter */
+        else if (r->at_bound[i])
+            strbuf_addf(&b, " (at its bound %g)", bound);
+        else if (r->near_bound[i])
+            strbuf_addf(&b, " (within rounding of its bound %g)", bound);
         strbuf_addf(&b, "\n");
     }
     return strbuf_take(&b);
