@@ -233,6 +233,33 @@ static int id_set_add(uint64_t **set, size_t *cap, size_t *n, uint64_t key)
     }
 }
 
+/* Sorts order[0..n) (indices into games) by the games' plan index: a
+ * bottom-up merge sort (stable; no global comparator context). */
+static void sort_by_game_index(int64_t *order, int64_t n, const StoredGame *games)
+{
+    int64_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
+    if (!tmp) { /* insertion sort: the rows are nearly in order already */
+        for (int64_t i = 1; i < n; i++)
+            for (int64_t j = i; j > 0 && games[order[j - 1]].index > games[order[j]].index; j--) {
+                int64_t x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        return;
+    }
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t a = lo, b = mid, k = lo;
+            while (a < mid || b < hi)
+                tmp[k++] = b >= hi || (a < mid && games[order[a]].index <= games[order[b]].index) ? order[a++]
+                                                                                                 : order[b++];
+        }
+        memcpy(order, tmp, sizeof *order * (size_t)n);
+    }
+    free(tmp);
+}
+
 TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
                    TuneLoadCounts *counts, TvError *err)
 {
@@ -281,11 +308,24 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             h5store_contents_free(&c);
             break;
         }
-        /* Positions of game gi are rows position_offset .. + position_count. */
+        /* Positions of game gi are rows position_offset .. + position_count.
+         * The games are read in plan order (their index), not in the order
+         * the threads happened to store them, so that the game numbers, the
+         * split and which copy of a duplicate is kept depend only on the
+         * games. */
+        int64_t *order = malloc(sizeof *order * (size_t)(c.ngames ? c.ngames : 1));
+        if (!order) {
+            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+            h5store_contents_free(&c);
+            break;
+        }
+        for (int64_t gi = 0; gi < c.ngames; gi++)
+            order[gi] = gi;
+        sort_by_game_index(order, c.ngames, c.games);
         int64_t fill = 0;
         for (int64_t gi = 0; st == TV_OK && gi <= c.ngames; gi++) {
             bool last = gi == c.ngames;
-            const StoredGame *g = last ? NULL : &c.games[gi];
+            const StoredGame *g = last ? NULL : &c.games[order[gi]];
             int64_t cnt = last ? 0 : g->position_count;
             if (!last) { /* a game an earlier store holds too: read once */
                 int added = id_set_add(&ids, &ids_cap, &ids_n, h5store_game_id(&c, g));
@@ -367,6 +407,7 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             }
         }
         game_base += c.ngames;
+        free(order);
         h5store_contents_free(&c);
     }
     free(pos);

@@ -68,7 +68,9 @@ typedef struct {
     double start[EVAL_NWEIGHTS];   /* start weights */
     double fitted[EVAL_NWEIGHTS];  /* real-valued optimum (start where not free) */
     int rounded[EVAL_NWEIGHTS];    /* fitted, rounded and clamped to the bounds */
-    double se[EVAL_NWEIGHTS];      /* standard error (0: not fitted or at a bound) */
+    double se[EVAL_NWEIGHTS];      /* standard error, game-clustered (0: not fitted or at a bound) */
+    double se_positions[EVAL_NWEIGHTS]; /* the same with positions taken as independent (too small:
+                                           positions of one game share its result); for comparison */
     double boot_sd[EVAL_NWEIGHTS]; /* bootstrap sd (0 without --bootstrap) */
     bool free[EVAL_NWEIGHTS];      /* fitted */
     bool no_data[EVAL_NWEIGHTS];   /* asked for but the feature is always 0: kept */

@@ -229,7 +229,8 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
     strbuf_addf(&b, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
               r->fit_loss0, r->fit_loss1, r->fit_loss_rounded, r->hold_loss0, r->hold_loss1, r->hold_loss_rounded);
     strbuf_addf(&b, "weights: name: start -> new +- standard error%s\n",
-              r->boot_done > 1 ? " (Gauss-Newton; bootstrap sd over games in brackets)" : " (Gauss-Newton)");
+              r->boot_done > 1 ? " (game-clustered sandwich; bootstrap sd over games in brackets)"
+                                   : " (game-clustered sandwich)");
     for (int i = 0; i < NW; i++) {
         char name[96];
         eval_weight_element_name(i, name, sizeof name);
