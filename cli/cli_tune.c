@@ -24,7 +24,8 @@ static const char TUNE_HELP[] =
     "               combatant, mobility, wizard, centre; default: all)\n"
     "  --holdout F  fraction of the games held out to measure the fit (0.1)\n"
     "  --seed S     seed of the split and the bootstrap (1)\n"
-    "  --l2 LAMBDA  add LAMBDA * sum (w - w_start)^2 to the loss (0)\n"
+    "  --l2 LAMBDA|auto  add LAMBDA * sum (w - w_start)^2 to the loss; auto\n"
+    "               (default) chooses LAMBDA by 5-fold cross-validation over games\n"
     "  --bootstrap N  N refits on games resampled with replacement (0)\n"
     "  --max-iter N iteration limit of the minimiser (500)\n"
     "  --log FILE   the tuning log (default: NEW.tuning.log next to NEW.ini),\n"
@@ -67,8 +68,8 @@ static void print_iteration(const TuneIteration *it, void *user)
 }
 
 typedef struct {
-    const char *data, *engine, *out, *log, *groups;
-    double holdout, l2;
+    const char *data, *engine, *out, *log, *groups, *l2;
+    double holdout;
     unsigned long long seed;
     long bootstrap, max_iter;
     bool mix_rules;
@@ -81,7 +82,7 @@ static const CliFlag TUNE_FLAGS[] = {
     {"groups", 0, CLI_STRING, offsetof(TuneCliArgs, groups), 0, 0},
     {"holdout", 0, CLI_DOUBLE, offsetof(TuneCliArgs, holdout), 0, 0.9},
     {"seed", 0, CLI_U64, offsetof(TuneCliArgs, seed), 0, 18446744073709551615.0},
-    {"l2", 0, CLI_DOUBLE, offsetof(TuneCliArgs, l2), 0, 1e6},
+    {"l2", 0, CLI_STRING, offsetof(TuneCliArgs, l2), 0, 0},
     {"bootstrap", 0, CLI_LONG, offsetof(TuneCliArgs, bootstrap), 0, 100000},
     {"max-iter", 0, CLI_LONG, offsetof(TuneCliArgs, max_iter), 1, 100000},
     {"log", 0, CLI_STRING, offsetof(TuneCliArgs, log), 0, 0},
@@ -93,7 +94,7 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
 {
     TuneArgs a;
     tune_args_default(&a);
-    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, a.holdout, a.l2, a.seed, a.bootstrap, a.max_iter, false};
+    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, NULL, a.holdout, a.seed, a.bootstrap, a.max_iter, false};
     /* --data takes one or more files: the first is its value, the rest
      * arrive as positional arguments. */
     const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -121,7 +122,17 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
     a.log = c.log;
     a.groups = c.groups;
     a.holdout = c.holdout;
-    a.l2 = c.l2;
+    if (c.l2 && strcmp(c.l2, "auto") != 0) {
+        char *end;
+        errno = 0;
+        a.l2 = strtod(c.l2, &end);
+        if (errno || end == c.l2 || *end || !(a.l2 >= 0 && a.l2 <= 1e6)) {
+            cli_error("tune: --l2 '%s' must be auto or a number from 0 to 1e6", c.l2);
+            rc = CLI_USAGE;
+            goto done;
+        }
+        a.l2_auto = false;
+    }
     a.seed = c.seed;
     a.bootstrap = (int)c.bootstrap;
     a.max_iter = (int)c.max_iter;

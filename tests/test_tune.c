@@ -15,6 +15,11 @@
  *    them, the projected gradient is below its tolerance, and no free
  *    weight off its bound can be moved to lower the loss;
  *  - a fit with the same data and seed (split, bootstrap) is identical;
+ *  - --l2 auto: the strength chosen has the lowest cross-validated loss,
+ *    below the start's; held-out games of the fitted model make the fit an
+ *    improvement, held-out games of the start's model make it none (the
+ *    start weights are kept and the summary says NO IMPROVEMENT); the cv
+ *    table survives the log;
  *  - the tuning log read back (tune_log_read) gives every record written
  *    (tune_write_log), to the precision written; the reader's errors;
  *  - errors: unknown group (lists the known ones), unreadable store, no
@@ -557,7 +562,11 @@ static void test_log_round_trip(void **state)
 
     /* the reader's errors */
     check_log_text("iter 1 fit_loss 0.1 holdout_loss 0.2\n\nweight tempo 10 twelve 1\n", TV_ERR_PARSE,
-                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'", 3);
+                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR' or 'cv L2 "
+                   "LOSS SE'",
+                   3);
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv -1 0.2 0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv start 0.2 -0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
     check_log_text("# comment\niter 2 fit_loss inf holdout_loss 0.2\n", TV_ERR_PARSE,
                    "fit_loss must be a finite number", 2);
     check_log_text("weight a 1 2 -1\n", TV_ERR_PARSE, "weight: START and NEW must be numbers and STDERR a number >= 0",
@@ -619,6 +628,79 @@ static void test_errors(void **state)
     tune_set_free(&empty);
 }
 
+/* ---- --l2 auto, and whether the fit beats the start -------------------------------- */
+
+/* Fit games labelled by a model far from the start: cross-validation picks
+ * a strength whose validation loss is the lowest of the grid and below the
+ * start's; held-out games labelled by the same model make it an
+ * improvement, held-out games labelled by the start weights' model make it
+ * none: then the weights written are the start's and the summary says so. */
+static void test_l2_auto_and_improvement(void **state)
+{
+    Fixture *f = *state;
+    double truth[NW], startw[NW];
+    true_weights(f, 31, truth);
+    start_weights(f, startw);
+    const double K = 0.004;
+    TuneSet fit, hold_same, hold_start;
+    synth(&f->base, 12000, truth, K, 41, &fit);
+    synth(&f->base, 3000, truth, K, 42, &hold_same);
+    synth(&f->base, 3000, startw, K, 43, &hold_start);
+    TuneOptions opt;
+    tune_options_default(&opt);
+    TvError err;
+    assert_int_equal(tune_groups_parse("material,mobility,centre", opt.free, &err), TV_OK);
+    opt.fixed_k = K;
+    opt.l2_auto = true;
+    opt.seed = 5;
+    TuneResult a, b;
+    assert_int_equal(tune_fit(&fit, &hold_same, &f->start, &opt, &a, &err), TV_OK);
+    assert_true(a.l2_auto && a.ncv == TUNE_CV_GRID && a.cv_folds == 5);
+    int best = 0;
+    for (int k = 0; k < a.ncv; k++) {
+        assert_true(isfinite(a.cv_loss[k]) && a.cv_se[k] >= 0);
+        if (a.cv_loss[k] < a.cv_loss[best])
+            best = k;
+    }
+    assert_true(a.l2 == a.cv_l2[best]);
+    assert_true(a.cv_loss[best] < a.cv_start_loss);
+    assert_true(a.improvement_checked && a.improved);
+    assert_true(a.hold_loss_rounded < a.hold_loss0);
+    int moved = 0;
+    for (int i = 0; i < NW; i++)
+        moved += a.rounded[i] != f->start.w[i];
+    assert_true(moved > 0);
+    assert_int_equal(tune_fit(&fit, &hold_start, &f->start, &opt, &b, &err), TV_OK);
+    assert_true(b.improvement_checked && !b.improved);
+    assert_true(b.hold_loss_rounded >= b.hold_loss0);
+    for (int i = 0; i < NW; i++)
+        assert_int_equal(b.rounded[i], f->start.w[i]);
+    char *c = tune_ini_comment(&b, NULL);
+    assert_non_null(c);
+    assert_non_null(strstr(c, "NO IMPROVEMENT"));
+    assert_non_null(strstr(c, "not adopted"));
+    free(c);
+    /* the cross-validation table reaches the log and back */
+    char path[] = "/tmp/tavreli_tune_cv_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(tune_write_log(path, &a, NULL, &err), TV_OK);
+    TuneLog log;
+    assert_int_equal(tune_log_read(path, &log, &err), TV_OK);
+    remove(path);
+    assert_int_equal(log.ncv, a.ncv + 1);
+    assert_true(isinf(log.cv[0].l2) && close_to(log.cv[0].loss, a.cv_start_loss, 1e-9));
+    for (int k = 0; k < a.ncv; k++)
+        assert_true(close_to(log.cv[k + 1].loss, a.cv_loss[k], 1e-9));
+    tune_log_free(&log);
+    tune_result_free(&a);
+    tune_result_free(&b);
+    tune_set_free(&fit);
+    tune_set_free(&hold_same);
+    tune_set_free(&hold_start);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -628,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_recovery_coverage),
         cmocka_unit_test(test_monotone_and_reproducible),
         cmocka_unit_test(test_converges_on_bounds),
+        cmocka_unit_test(test_l2_auto_and_improvement),
         cmocka_unit_test(test_log_round_trip),
         cmocka_unit_test(test_errors),
     };

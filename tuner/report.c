@@ -917,6 +917,28 @@ static void build_doc(const Report *R, Doc *D)
             }
             doc_img(D, PLOT_TUNING_LOSS_PNG, "fit and hold-out loss per iteration");
         }
+        if (t->ncv > 0) {
+            int best = 0;
+            for (int i = 1; i < t->ncv; i++)
+                if (t->cv[i].loss < t->cv[best].loss)
+                    best = i;
+            doc_para(D, "The L2 strength against the loss on held-out games (cross-validation over games: mean "
+                        "validation loss over the folds and its standard error); the lowest is marked.");
+            doc_table(D, "rrrl");
+            doc_cell(D, "L2");
+            doc_cell(D, "validation loss");
+            doc_cell(D, "se");
+            doc_cell(D, " ");
+            for (int i = 0; i < t->ncv; i++) {
+                if (isfinite(t->cv[i].l2))
+                    doc_cell(D, "%.4g", t->cv[i].l2);
+                else
+                    doc_cell(D, "start weights");
+                doc_cell(D, "%.6f", t->cv[i].loss);
+                doc_cell(D, "%.6f", t->cv[i].se);
+                doc_cell(D, "%s", i == best ? "lowest" : "");
+            }
+        }
         if (t->nweights > 0) {
             int k = t->nweights < TOP_WEIGHTS ? t->nweights : TOP_WEIGHTS;
             doc_para(D, "The %d weights (of %d) that moved most, ranked by %s.", k, t->nweights,

@@ -24,6 +24,7 @@ void tune_args_default(TuneArgs *a)
     memset(a, 0, sizeof *a);
     a->holdout = 0.1;
     a->seed = 1;
+    a->l2_auto = true;
 }
 
 void tune_default_log_path(const char *out, char *buf, size_t n)
@@ -57,6 +58,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     if (st != TV_OK)
         return st;
     opt.l2 = a->l2;
+    opt.l2_auto = a->l2_auto;
     opt.bootstrap = a->bootstrap;
     opt.seed = a->seed;
     opt.max_iter = a->max_iter;
@@ -100,15 +102,19 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     TuneResult r;
     st = tune_fit(&fit, &hold, &start.params, &opt, &r, err);
     if (st == TV_OK) {
-        char header[2048];
+        char header[2048], l2text[32];
+        if (a->l2_auto)
+            snprintf(l2text, sizeof l2text, "auto (%.4g)", r.l2);
+        else
+            snprintf(l2text, sizeof l2text, "%g", a->l2);
         size_t hl = (size_t)snprintf(header, sizeof header, "tuned by 'tavreli tune' from %s; data:", a->engine);
         for (int k = 0; k < a->nfiles && hl < sizeof header; k++)
             hl += (size_t)snprintf(header + hl, sizeof header - hl, " %s", a->files[k]);
         if (hl < sizeof header)
             snprintf(header + hl, sizeof header - hl,
-                     "\ngroups %s; hold-out %g; seed %llu; l2 %g; bootstrap %d\n"
+                     "\ngroups %s; hold-out %g; seed %llu; l2 %s; bootstrap %d\n"
                      "positions %lld (fit %lld, hold-out %lld, skipped %lld, duplicates removed %lld)",
-                     a->groups ? a->groups : "all", a->holdout, (unsigned long long)a->seed, a->l2, a->bootstrap,
+                     a->groups ? a->groups : "all", a->holdout, (unsigned long long)a->seed, l2text, a->bootstrap,
                      (long long)nall, (long long)fit.n, (long long)hold.n, (long long)skipped,
                      (long long)lc.duplicate_positions);
         EngineVersion ne = start;

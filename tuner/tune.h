@@ -45,7 +45,8 @@ typedef struct {
     const char *groups;  /* NULL: all */
     double holdout;      /* 0.1 */
     uint64_t seed;
-    double l2;
+    double l2;           /* used when !l2_auto */
+    bool l2_auto;        /* the L2 strength by cross-validation over games (the default) */
     int bootstrap;
     int max_iter;
     bool mix_rules;      /* stores of other rule options may be tuned on together */
@@ -74,7 +75,7 @@ typedef struct {
     void *user;
 } TuneCallbacks;
 
-/* No files or outputs, hold-out 0.1, seed 1, the rest 0 / NULL. */
+/* No files or outputs, hold-out 0.1, seed 1, L2 auto, the rest 0 / NULL. */
 void tune_args_default(TuneArgs *a);
 
 /* out without ".ini" plus ".tuning.log" (or out + ".tuning.log"). */

@@ -746,6 +746,132 @@ static void count_feature_games(const TuneSet *s, int32_t *games, int64_t *posit
         }
 }
 
+/* ---- the L2 strength by cross-validation over games ----------------------------- */
+
+/* Chooses c->l2 by k-fold cross-validation over the games of c->s: the
+ * games are dealt into `folds` folds in a seeded random order; for every
+ * fold and every strength of the grid (strongest first, each fit starting
+ * where the stronger one ended) the weights are fitted on the other folds
+ * (game weights 0 / 1) and scored on the fold (MSE).  Strength 0 is part of
+ * the grid; the start weights (the limit of an infinite strength) are
+ * scored too.  The grid is relative to the data: the median diagonal h of
+ * the Gauss-Newton Hessian of the loss at the start (free weights) times
+ * 10^(k/2), k = -8 .. 3, so that l2 = h pulls as hard as the data's typical
+ * curvature.  Fills out->cv_* and sets c->l2 to the strength with the
+ * lowest mean validation loss (the stronger on a tie). */
+static TvStatus choose_l2(FitCtx *c, int folds, uint64_t seed, int max_iter, TuneResult *out, TvError *err)
+{
+    const TuneSet *s = c->s;
+    int32_t G = s->ngames;
+    int32_t *fold = malloc(sizeof *fold * ((size_t)G + 1));
+    float *train = malloc(sizeof *train * ((size_t)G + 1)), *val = malloc(sizeof *val * ((size_t)G + 1));
+    uint64_t *key = malloc(sizeof *key * ((size_t)G + 1));
+    int32_t *games = malloc(sizeof *games * ((size_t)G + 1));
+    size_t pp = (size_t)c->p * (size_t)c->p;
+    double *A = malloc(sizeof *A * (pp ? pp : 1));
+    TvStatus st = TV_OK;
+    if (!fold || !train || !val || !key || !games || !A)
+        st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    int32_t ng = 0;
+    if (st == TV_OK) {
+        for (int32_t g = 0; g < G; g++)
+            fold[g] = -1;
+        for (int64_t i = 0; i < s->n; i++)
+            fold[s->game[i]] = 0;
+        for (int32_t g = 0; g < G; g++)
+            if (fold[g] == 0) {
+                key[ng] = tune_seed_mix(seed ^ 0xcf01dULL, (uint64_t)g);
+                games[ng++] = g;
+            }
+        /* deal the games in key order: fold sizes differ by one at most */
+        for (int32_t a = 1; a < ng; a++)
+            for (int32_t b = a; b > 0 && key[b - 1] > key[b]; b--) {
+                uint64_t tk = key[b];
+                key[b] = key[b - 1];
+                key[b - 1] = tk;
+                int32_t tg = games[b];
+                games[b] = games[b - 1];
+                games[b - 1] = tg;
+            }
+        if (folds > ng)
+            folds = ng;
+        for (int32_t k = 0; k < ng; k++)
+            fold[games[k]] = k % folds;
+    }
+    if (st == TV_OK && folds < 2)
+        st = tv_fail(err, TV_ERR_ARG, "tune: --l2 auto needs at least 2 games (found %d)", (int)ng);
+    double h = 0;
+    if (st == TV_OK) {
+        double rss, W, diag[NW];
+        gn_sums(s, c->base, c->K, NULL, c->fidx, c->p, A, NULL, &rss, &W);
+        for (int j = 0; j < c->p; j++)
+            diag[j] = 2 * A[(size_t)j * (size_t)c->p + (size_t)j] / W;
+        for (int a = 1; a < c->p; a++)
+            for (int b = a; b > 0 && diag[b - 1] > diag[b]; b--) {
+                double t = diag[b];
+                diag[b] = diag[b - 1];
+                diag[b - 1] = t;
+            }
+        h = c->p % 2 ? diag[c->p / 2] : 0.5 * (diag[c->p / 2 - 1] + diag[c->p / 2]);
+        if (!(h > 0))
+            h = 1e-9;
+    }
+    /* the grid, strongest first; the last entry is 0 */
+    out->ncv = TUNE_CV_GRID;
+    for (int k = 0; k < TUNE_CV_GRID - 1; k++)
+        out->cv_l2[k] = h * pow(10.0, (3 - k) / 2.0);
+    out->cv_l2[TUNE_CV_GRID - 1] = 0;
+    out->cv_folds = folds;
+    double sum[TUNE_CV_GRID] = {0}, sum2[TUNE_CV_GRID] = {0}, s0 = 0, s02 = 0;
+    double base[NW];
+    memcpy(base, c->base, sizeof base);
+    for (int f = 0; st == TV_OK && f < folds; f++) {
+        for (int32_t g = 0; g < G; g++) {
+            train[g] = fold[g] >= 0 && fold[g] != f;
+            val[g] = fold[g] == f;
+        }
+        double v0 = tune_loss(s, base, c->K, val, NULL);
+        s0 += v0;
+        s02 += v0 * v0;
+        FitCtx cf = *c;
+        cf.gw = train;
+        memcpy(cf.base, base, sizeof cf.base);
+        for (int k = 0; st == TV_OK && k < TUNE_CV_GRID; k++) {
+            cf.l2 = out->cv_l2[k];
+            FitOut fo;
+            st = fit_once(&cf, max_iter, NULL, NULL, NULL, &fo, err);
+            if (st != TV_OK)
+                break;
+            memcpy(cf.base, fo.w, sizeof cf.base); /* warm start of the next, weaker pull */
+            double v = tune_loss(s, fo.w, c->K, val, NULL);
+            sum[k] += v;
+            sum2[k] += v * v;
+        }
+    }
+    if (st == TV_OK) {
+        int best = -1;
+        for (int k = 0; k < TUNE_CV_GRID; k++) {
+            double m = sum[k] / folds, v = (sum2[k] - folds * m * m) / (folds - 1);
+            out->cv_loss[k] = m;
+            out->cv_se[k] = v > 0 ? sqrt(v / folds) : 0;
+            if (best < 0 || m < out->cv_loss[best])
+                best = k;
+        }
+        double m0 = s0 / folds, v0 = (s02 - folds * m0 * m0) / (folds - 1);
+        out->cv_start_loss = m0;
+        out->cv_start_se = v0 > 0 ? sqrt(v0 / folds) : 0;
+        out->l2 = c->l2 = out->cv_l2[best];
+        out->l2_auto = true;
+    }
+    free(fold);
+    free(train);
+    free(val);
+    free(key);
+    free(games);
+    free(A);
+    return st;
+}
+
 TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *start, const TuneOptions *opt,
                   TuneResult *out, TvError *err)
 {
@@ -790,6 +916,13 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
             return st;
     }
     c.K = out->K;
+    out->l2 = c.l2;
+    int max_iter0 = opt->max_iter > 0 ? opt->max_iter : 500;
+    if (opt->l2_auto) {
+        TvStatus cs = choose_l2(&c, opt->cv_folds > 0 ? opt->cv_folds : 5, opt->seed, max_iter0, out, err);
+        if (cs != TV_OK)
+            return cs;
+    }
     out->fit_loss0 = tune_loss(fit, out->start, c.K, NULL, NULL);
     out->hold_loss0 = hold_loss(hold, out->start, c.K);
     int max_iter = opt->max_iter > 0 ? opt->max_iter : 500;
@@ -845,6 +978,24 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
             rw[i] = out->rounded[i];
         out->fit_loss_rounded = tune_loss(fit, rw, c.K, NULL, NULL);
         out->hold_loss_rounded = hold_loss(hold, rw, c.K);
+        /* Is it better than the start on games the fit did not see?  The
+         * hold-out set decides; without one, the cross-validation (the
+         * chosen strength against the start weights); without either the
+         * question is not asked (improvement_checked false). */
+        if (hold && hold->n) {
+            out->improvement_checked = true;
+            out->improved = out->hold_loss_rounded < out->hold_loss0;
+        } else if (out->l2_auto) {
+            out->improvement_checked = true;
+            double best = INFINITY;
+            for (int k = 0; k < out->ncv; k++)
+                best = fmin(best, out->cv_loss[k]);
+            out->improved = best < out->cv_start_loss;
+        } else
+            out->improved = true;
+        if (!out->improved)
+            for (int i = 0; i < NW; i++)
+                out->rounded[i] = start->w[i];
     }
     /* bootstrap: resample the fit set's games with replacement, refit from
      * the optimum (same K), sd of the fitted weights */

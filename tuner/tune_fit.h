@@ -49,7 +49,9 @@ typedef struct {
 
 typedef struct {
     bool free[EVAL_NWEIGHTS]; /* weights to fit (others stay at the start) */
-    double l2;                /* lambda of the pull to the start weights */
+    double l2;                /* lambda of the pull to the start weights (unless l2_auto) */
+    bool l2_auto;             /* choose l2 by cross-validation over games (cv_folds folds) */
+    int cv_folds;             /* 0: 5 */
     double fixed_k;           /* > 0: use this K instead of fitting it */
     int bootstrap;            /* refits on games resampled with replacement */
     uint64_t seed;            /* for the bootstrap */
@@ -63,8 +65,21 @@ typedef struct {
  * at most, no progress callback. */
 void tune_options_default(TuneOptions *o);
 
+/* Strengths of the L2 pull tried by --l2 auto (the last is 0). */
+#define TUNE_CV_GRID 13
+
 typedef struct {
     double K;
+    double l2;                     /* the strength used (chosen by cross-validation when l2_auto) */
+    bool l2_auto;
+    int ncv, cv_folds;             /* the cross-validation: strengths tried, folds of games */
+    double cv_l2[TUNE_CV_GRID];    /* strongest first, the last 0 */
+    double cv_loss[TUNE_CV_GRID], cv_se[TUNE_CV_GRID]; /* mean validation MSE over the folds, its error */
+    double cv_start_loss, cv_start_se; /* the same for the start weights (an infinite pull) */
+    bool improved;                 /* the fitted (rounded) weights predict held-out games better than the
+                                      start's: the hold-out loss, or without a hold-out set the
+                                      cross-validated loss, is lower; otherwise rounded keeps the start */
+    bool improvement_checked;      /* false: neither a hold-out set nor cross-validation to judge by */
     double start[EVAL_NWEIGHTS];   /* start weights */
     double fitted[EVAL_NWEIGHTS];  /* real-valued optimum (start where not free) */
     int rounded[EVAL_NWEIGHTS];    /* fitted, rounded and clamped to the bounds */
