@@ -37,12 +37,16 @@ static const char TUNE_HELP[] =
     "fit as comments: losses, and per weight 'name: start -> new +- se').\n";
 
 static const char BENCH_TUNE_HELP[] =
-    "usage: tavreli bench tune [--positions N] [--base N] [--seed S]\n"
+    "usage: tavreli bench tune [--positions N] [--base N] [--seed S] [--data FILE.h5]\n"
     "\n"
     "Times the tuner on N synthetic positions (1000000): the feature vectors of\n"
     "BASE (5000) random-walk positions, resolved, replicated with labels drawn\n"
-    "from the model. Prints loss + gradient positions per second, bytes per\n"
-    "position in memory, and the time of a full fit of all weights.\n";
+    "from the model. Prints the positions resolved per second (quiescence search\n"
+    "and trace, as tune does for stored positions), loss + gradient positions per\n"
+    "second, bytes per position in memory, and the time of a full fit of all\n"
+    "weights.  With --data, also the positions per second of reading and\n"
+    "resolving that store's positions as tune does (random walks leave pieces\n"
+    "hanging, so their quiescence trees are larger than stored games').\n";
 
 static void print_loaded(const TuneRunReport *r, void *user)
 {
@@ -163,31 +167,38 @@ const CliCommand CLI_TUNE = {"tune", TUNE_HELP, TUNE_FLAGS, run_tune};
 
 typedef struct {
     unsigned long long positions, base, seed;
+    const char *data;
 } BenchTuneArgs;
 
 static const CliFlag BENCH_TUNE_FLAGS[] = {
     {"positions", 0, CLI_U64, offsetof(BenchTuneArgs, positions), 1, 1000000000},
     {"base", 0, CLI_U64, offsetof(BenchTuneArgs, base), 1, 10000000},
     {"seed", 0, CLI_U64, offsetof(BenchTuneArgs, seed), 0, 18446744073709551615.0},
+    {"data", 0, CLI_STRING, offsetof(BenchTuneArgs, data), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
 static int run_bench_tune(const CliCommand *cmd, int argc, char **argv)
 {
-    BenchTuneArgs a = {1000000, 5000, 1};
+    BenchTuneArgs a = {1000000, 5000, 1, NULL};
     int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
     if (rc >= 0)
         return rc;
     const unsigned long long n = a.positions, base = a.base, seed = a.seed;
     TuneBench b;
     TvError err;
-    if (tune_bench((int64_t)n, (int)base, seed, &b, &err) != TV_OK) {
+    if (tune_bench((int64_t)n, (int)base, seed, &b, &err) != TV_OK ||
+        (a.data && tune_bench_store(a.data, &b, &err) != TV_OK)) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
     printf("positions          %lld (features of %llu random-walk positions, replicated)\n", (long long)b.positions,
            base);
     printf("memory             %.1f bytes/position\n", b.bytes_per_position);
+    printf("resolve (walks)    %.0f positions/s (quiescence + trace, %d threads)\n", b.resolve_pps, b.threads);
+    if (a.data)
+        printf("resolve (store)    %.0f positions/s (%lld positions of %s read, parsed and resolved, %d threads)\n",
+               b.store_pps, (long long)b.store_positions, a.data, b.threads);
     printf("loss + gradient    %.1f M positions/s (%d threads)\n", b.loss_grad_pps / 1e6, b.threads);
     printf("full fit           %.2f s, %d iterations, loss %.6f -> %.6f\n", b.fit_seconds, b.fit_iterations,
            b.fit_loss0, b.fit_loss1);

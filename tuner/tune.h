@@ -93,6 +93,9 @@ typedef struct {
     int64_t positions;        /* in the benchmark set */
     double bytes_per_position;
     double loss_grad_pps;     /* positions per second of loss + gradient */
+    double resolve_pps;       /* random-walk positions per second resolved (quiescence + trace) */
+    int64_t store_positions;  /* with a store: its positions (read, resolved, duplicates left out) */
+    double store_pps;         /* ... per second: the whole of tune_load (read, parse, resolve) */
     int threads;
     double fit_seconds;       /* a full fit of all free weights */
     int fit_iterations;
@@ -103,5 +106,10 @@ typedef struct {
  * from the start position, resolved) to n positions with labels drawn from
  * the model, then times loss + gradient and a full fit. */
 TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError *err);
+
+/* Times tune_load on a store (its stored positions, read, parsed and
+ * resolved with the default engine, over at least a second) into
+ * out->store_positions and out->store_pps. */
+TvStatus tune_bench_store(const char *path, TuneBench *out, TvError *err);
 
 #endif

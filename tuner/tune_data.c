@@ -158,29 +158,56 @@ void tune_resolve(SearchContext *ctx, const Position *pos, const Options *rules,
         *leaf_out = leaf;
 }
 
-TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *result, const int32_t *game, int64_t n,
-                            const EvalParams *params, const Options *rules, int64_t *skipped, TvError *err)
+/* Search contexts for resolving, one per OpenMP thread (allocating one
+ * clears a transposition table and builds tables: done once per store, not
+ * per chunk of positions). */
+typedef struct {
+    SearchContext **ctx;
+    int n;
+} Resolvers;
+
+static void resolvers_free(Resolvers *r)
 {
-    enum { BATCH = 8192 };
-    int nt = omp_get_max_threads();
+    for (int t = 0; r->ctx && t < r->n; t++)
+        if (r->ctx[t])
+            search_free(r->ctx[t]);
+    free(r->ctx);
+    r->ctx = NULL;
+    r->n = 0;
+}
+
+static TvStatus resolvers_alloc(Resolvers *r, const EvalParams *params, const Options *rules, TvError *err)
+{
+    r->n = omp_get_max_threads();
     SearchSettings set;
     search_settings_default(&set);
     set.tt_mb = 1; /* the quiescence search does not use the table */
-    SearchContext **ctx = calloc((size_t)nt, sizeof *ctx);
+    r->ctx = calloc((size_t)r->n, sizeof *r->ctx);
+    if (!r->ctx)
+        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    for (int t = 0; t < r->n; t++)
+        if (!(r->ctx[t] = search_alloc(params, rules, &set))) {
+            resolvers_free(r);
+            return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for a search context");
+        }
+    return TV_OK;
+}
+
+static TvStatus add_positions(TuneSet *s, const Resolvers *rv, const Position *pos, const double *result,
+                              const int32_t *game, int64_t n, const Options *rules, int64_t *skipped, TvError *err)
+{
+    enum { BATCH = 8192 };
     EvalTrace *tr = malloc(sizeof *tr * BATCH);
     int *qs = malloc(sizeof *qs * BATCH);
     TvStatus st = TV_OK;
-    if (!ctx || !tr || !qs)
+    if (!tr || !qs)
         st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    for (int t = 0; st == TV_OK && t < nt; t++)
-        if (!(ctx[t] = search_alloc(params, rules, &set)))
-            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for a search context");
     int64_t skip = 0;
     for (int64_t b0 = 0; st == TV_OK && b0 < n; b0 += BATCH) {
         int64_t m = n - b0 < BATCH ? n - b0 : BATCH;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(rv->n)
         for (int64_t i = 0; i < m; i++)
-            tune_resolve(ctx[omp_get_thread_num()], &pos[b0 + i], rules, &tr[i], &qs[i], NULL);
+            tune_resolve(rv->ctx[omp_get_thread_num()], &pos[b0 + i], rules, &tr[i], &qs[i], NULL);
         for (int64_t i = 0; st == TV_OK && i < m; i++) {
             if (qs[i] >= SCORE_MATE_BOUND || qs[i] <= -SCORE_MATE_BOUND) {
                 skip++;
@@ -189,14 +216,21 @@ TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *resul
             st = tune_set_add(s, &tr[i], 1, result[b0 + i], game[b0 + i], err);
         }
     }
-    for (int t = 0; ctx && t < nt; t++)
-        if (ctx[t])
-            search_free(ctx[t]);
-    free(ctx);
     free(tr);
     free(qs);
     if (skipped)
         *skipped += skip;
+    return st;
+}
+
+TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *result, const int32_t *game, int64_t n,
+                            const EvalParams *params, const Options *rules, int64_t *skipped, TvError *err)
+{
+    Resolvers rv = {NULL, 0};
+    TvStatus st = resolvers_alloc(&rv, params, rules, err);
+    if (st == TV_OK)
+        st = add_positions(s, &rv, pos, result, game, n, rules, skipped, err);
+    resolvers_free(&rv);
     return st;
 }
 
@@ -308,6 +342,7 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             h5store_contents_free(&c);
             break;
         }
+        Resolvers rv = {NULL, 0};
         /* Positions of game gi are rows position_offset .. + position_count.
          * The games are read in plan order (their index), not in the order
          * the threads happened to store them, so that the game numbers, the
@@ -377,8 +412,10 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
                         }
                     }
                     fill = kept;
+                    if (st == TV_OK && !rv.ctx)
+                        st = resolvers_alloc(&rv, &start->params, &rules, err);
                     if (st == TV_OK)
-                        st = tune_add_positions(out, pos, res, gm, fill, &start->params, &rules, skipped, err);
+                        st = add_positions(out, &rv, pos, res, gm, fill, &rules, skipped, err);
                     fill = 0;
                     if (st != TV_OK)
                         break;
@@ -407,6 +444,7 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             }
         }
         game_base += c.ngames;
+        resolvers_free(&rv); /* the next store may have other rules */
         free(order);
         h5store_contents_free(&c);
     }
