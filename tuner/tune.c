@@ -134,6 +134,10 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
         if (st == TV_OK)
             st = tune_write_log(logpath, &r, header, err);
         out->summary = comment;
+        out->improved = r.improved;
+        out->improvement_checked = r.improvement_checked;
+        out->hold_loss0 = r.hold_loss0;
+        out->hold_loss1 = r.improved ? r.hold_loss_rounded : r.hold_loss0;
         tune_result_free(&r);
     }
     tune_set_free(&fit);

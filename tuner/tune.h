@@ -64,6 +64,10 @@ typedef struct {
     double bytes_per_position;
     char log_path[1024];       /* where the tuning log went */
     char *summary;             /* heap: the fit's summary, as written into NEW.ini's comments */
+    bool improved;             /* NEW.ini holds fitted weights that beat the start on unseen games (or
+                                  nothing could judge: improvement_checked false); false: the start's */
+    bool improvement_checked;
+    double hold_loss0, hold_loss1; /* hold-out MSE of the start and of the written weights (NAN: none) */
 } TuneRunReport;
 
 /* Callbacks of tune_run (each may be NULL): `loaded` once the data set is
