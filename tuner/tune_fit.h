@@ -71,7 +71,8 @@ void tune_options_default(TuneOptions *o);
 typedef struct {
     double K;
     double l2;                     /* the strength used (chosen by cross-validation when l2_auto) */
-    bool l2_auto;
+    bool l2_auto;                  /* l2 was chosen by cross-validation */
+    bool cv_too_few_games;         /* l2 auto asked for, but the fit set has one game: l2 0 */
     int ncv, cv_folds;             /* the cross-validation: strengths tried, folds of games */
     double cv_l2[TUNE_CV_GRID];    /* strongest first, the last 0 */
     double cv_loss[TUNE_CV_GRID], cv_se[TUNE_CV_GRID]; /* mean validation MSE over the folds, its error */

@@ -262,7 +262,9 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
         for (int k = 0; k < r->ncv; k++)
             strbuf_addf(&b, "  %-13.4g %.6f +- %.6f%s\n", r->cv_l2[k], r->cv_loss[k], r->cv_se[k],
                         r->cv_l2[k] == r->l2 ? "  <- chosen" : "");
-    } else
+    } else if (r->cv_too_few_games)
+        strbuf_addf(&b, "L2 strength 0: cross-validation over games needs at least 2 games\n");
+    else
         strbuf_addf(&b, "L2 strength %.4g (given)\n", r->l2);
     strbuf_addf(&b, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
               r->fit_loss0, r->fit_loss1, r->fit_loss_rounded, r->hold_loss0, r->hold_loss1, r->hold_loss_rounded);
