@@ -20,6 +20,9 @@
  *    well-determined weights and within 4.5 clustered errors for all, and
  *    the per-position errors cover clearly less.
  *
+ *  - the same load and fit (cross-validation, errors, bootstrap) bit for
+ *    bit on 1 and on 2 threads.
+ *
  * Sizes are small enough for the sanitizer build. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <omp.h>
 
 #include "rng.h"
 #include "runner.h"
@@ -226,11 +230,51 @@ static void test_recovers_known_weights(void **state)
     tune_set_free(&s);
 }
 
+/* The same data and seed give the same set and the same fit, bit for bit,
+ * on 1 and on 2 threads: loading (resolving in parallel), the
+ * cross-validation, the fit, the clustered errors and the bootstrap. */
+static void test_threads_identical(void **state)
+{
+    Fixture *f = *state;
+    const char *files[1] = {f->store};
+    TuneSet s[2];
+    TuneResult r[2];
+    TvError err;
+    for (int k = 0; k < 2; k++) {
+        omp_set_num_threads(k + 1);
+        TuneLoadCounts lc;
+        assert_int_equal(tune_load(files, 1, &f->start, false, &s[k], &lc, &err), TV_OK);
+        TuneOptions opt;
+        tune_options_default(&opt);
+        assert_int_equal(tune_groups_parse("material,mobility", opt.free, &err), TV_OK);
+        opt.l2_auto = true;
+        opt.bootstrap = 2;
+        opt.seed = 4;
+        assert_int_equal(tune_fit(&s[k], NULL, &f->start.params, &opt, &r[k], &err), TV_OK);
+    }
+    omp_set_num_threads(2);
+    assert_int_equal(s[0].n, s[1].n);
+    assert_int_equal(s[0].nnz, s[1].nnz);
+    assert_memory_equal(s[0].ent, s[1].ent, sizeof *s[0].ent * (size_t)s[0].nnz);
+    assert_memory_equal(s[0].label2, s[1].label2, (size_t)s[0].n);
+    assert_memory_equal(s[0].game, s[1].game, sizeof *s[0].game * (size_t)s[0].n);
+    assert_true(r[0].K == r[1].K && r[0].l2 == r[1].l2);
+    assert_memory_equal(r[0].cv_loss, r[1].cv_loss, sizeof r[0].cv_loss);
+    assert_memory_equal(r[0].fitted, r[1].fitted, sizeof r[0].fitted);
+    assert_memory_equal(r[0].se, r[1].se, sizeof r[0].se);
+    assert_memory_equal(r[0].boot_sd, r[1].boot_sd, sizeof r[0].boot_sd);
+    for (int k = 0; k < 2; k++) {
+        tune_result_free(&r[k]);
+        tune_set_free(&s[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bootstrap_agreement),
         cmocka_unit_test(test_recovers_known_weights),
+        cmocka_unit_test(test_threads_identical),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
