@@ -458,18 +458,22 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
         ta.out = tuned;
         ta.log = log;
         ta.seed = c->seed + (uint64_t)g;
+        /* no hold-out set: every game goes into the fit and the 5-fold
+         * cross-validation over games judges the fit (a 10% hold-out of a
+         * few hundred games was too noisy a gate); the SPRT decides */
+        ta.holdout = 0;
         TuneRunReport tr;
         emit(cb, g, "tune", "on the self-play of generations 1..%d from gen-%d -> %s", g, best, tuned);
         st = tune_run(&ta, NULL, &tr, err);
         free(files);
         free(fp);
         bool improved = tr.improved && tr.improvement_checked;
-        double h0 = tr.hold_loss0, h1 = tr.hold_loss1;
+        double h0 = tr.cv_loss0, h1 = tr.cv_loss1;
         int64_t npos = tr.positions;
         tune_run_report_free(&tr);
         if (st != TV_OK)
             return st;
-        emit(cb, g, "tune", "%lld positions; hold-out loss %.6f -> %.6f: %s", (long long)npos, h0, h1,
+        emit(cb, g, "tune", "%lld positions; cross-validated loss %.6f -> %.6f: %s", (long long)npos, h0, h1,
              improved ? "an improvement" : "no improvement, the SPRT is skipped");
         char result[512];
         const char *outcome = "no-change";

@@ -6,8 +6,9 @@
  *      (tournament INI DIR/gen-G/selfplay.ini; the best's engine file is
  *      copied to DIR/gen-G/best.ini);
  *   2. tune on the self-play stores of every generation so far, from the
- *      best: DIR/gen-G/tuned.ini and DIR/gen-G/tune.log (tune_run with its
- *      defaults: --l2 auto, hold-out 0.1);
+ *      best: DIR/gen-G/tuned.ini and DIR/gen-G/tune.log (tune_run with
+ *      --l2 auto and no hold-out set: the cross-validation over games
+ *      judges whether the fit beats the start);
  *   3. when the tuner finds an improvement on unseen games, an SPRT match of
  *      the tuned version (named gen-G) against the best (gen-B) into
  *      DIR/gen-G/sprt.h5; H1 accepted: gen-G becomes the best;

@@ -137,7 +137,12 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
         out->improved = r.improved;
         out->improvement_checked = r.improvement_checked;
         out->hold_loss0 = r.hold_loss0;
-        out->hold_loss1 = r.improved ? r.hold_loss_rounded : r.hold_loss0;
+        out->hold_loss1 = r.hold_loss_rounded;
+        out->cv_loss0 = r.cv_start_loss;
+        out->cv_loss1 = INFINITY;
+        for (int k = 0; k < r.ncv; k++)
+            out->cv_loss1 = fmin(out->cv_loss1, r.cv_loss[k]);
+        out->l2_auto = r.l2_auto;
         tune_result_free(&r);
     }
     tune_set_free(&fit);

@@ -67,7 +67,9 @@ typedef struct {
     bool improved;             /* NEW.ini holds fitted weights that beat the start on unseen games (or
                                   nothing could judge: improvement_checked false); false: the start's */
     bool improvement_checked;
-    double hold_loss0, hold_loss1; /* hold-out MSE of the start and of the written weights (NAN: none) */
+    double hold_loss0, hold_loss1; /* hold-out MSE of the start and of the fitted (rounded) weights (NAN: none) */
+    bool l2_auto;              /* the L2 strength was cross-validated: */
+    double cv_loss0, cv_loss1; /* ... validation MSE of the start and of the chosen strength */
 } TuneRunReport;
 
 /* Callbacks of tune_run (each may be NULL): `loaded` once the data set is
