@@ -32,12 +32,19 @@ static const CliFlag TRAIN_FLAGS[] = {
 };
 
 static volatile sig_atomic_t g_train_stop = 0;
+static volatile sig_atomic_t g_train_signal = 0; /* the signal that stopped the run, and who sent it */
+static volatile sig_atomic_t g_train_sender = 0;
 
-static void on_train_signal(int sig)
+static void on_train_signal(int sig, siginfo_t *info, void *ctx)
 {
+    (void)ctx;
     if (g_train_stop && sig == SIGINT) {
         signal(sig, SIG_DFL);
         raise(sig);
+    }
+    if (!g_train_signal) {
+        g_train_signal = sig;
+        g_train_sender = info ? (sig_atomic_t)info->si_pid : 0;
     }
     g_train_stop = 1;
 }
@@ -89,7 +96,8 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_train_signal;
+    sa.sa_sigaction = on_train_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -102,8 +110,10 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
         return CLI_FAIL;
     }
     if (out.interrupted) {
-        printf("interrupted after %d complete generations; run the same command to resume\n", out.generations_done);
-        return 130;
+        printf("interrupted by signal %d (sent by process %d) after %d complete generations; run the same command "
+               "to resume\n",
+               (int)g_train_signal, (int)g_train_sender, out.generations_done);
+        return 128 + (g_train_signal ? (int)g_train_signal : SIGINT);
     }
     printf("%d generations; the best is gen-%d (%s/gen-%d/%s); the ladder: tavreli report %s\n",
            out.generations_done, out.best, dir, out.best, out.best ? "tuned.ini" : "best.ini", dir);

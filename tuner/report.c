@@ -635,7 +635,7 @@ static TvStatus plots(const Report *R, const char *outdir, TvError *err)
             elo[R->nrated + i] = R->r.lo[ri];
             elo[2 * R->nrated + i] = R->r.hi[ri];
         }
-        st = plot_elo(&P, names, elo, elo + R->nrated, elo + 2 * R->nrated, R->nrated, err);
+        st = plot_elo(&P, NULL, names, elo, elo + R->nrated, elo + 2 * R->nrated, R->nrated, err);
     }
     if (st == TV_OK) {
         for (int i = 0; i < R->npairings; i++) {

@@ -691,7 +691,8 @@ TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out
             hi[i] = rungs[i].hi;
         }
         if (st == TV_OK)
-            st = plot_elo(&p, names, e, lo, hi, nr, err);
+            st = plot_elo(&p, "Elo against generation 0 with its 95% interval (accepted generations)", names, e, lo,
+                          hi, nr, err);
         if (st == TV_OK)
             st = plot_draw(&p, err);
         plot_free(&p);
