@@ -75,7 +75,12 @@ for g in 1 2; do
     [ -e "$tmp/a/gen-$g/$s.h5" ] || continue
     "$tv" export "$tmp/a/gen-$g/$s.h5" --digest "$tmp/a.dig" >/dev/null 2>&1
     "$tv" export "$tmp/k/gen-$g/$s.h5" --digest "$tmp/k.dig" >/dev/null 2>&1
-    check "gen-$g/$s.h5: the same games after kills" cmp -s "$tmp/a.dig" "$tmp/k.dig"
+    # an SPRT decides on the pairs completed in plan order; games that were
+    # in flight when it decided may or may not be stored (timing): compare
+    # the games the decision counted
+    n=$(wc -l <"$tmp/a.dig")
+    [ $s = sprt ] && n=$((2 * $(sed -n 's/^pairs = //p' "$tmp/a/gen-$g/result")))
+    check "gen-$g/$s.h5: the same $n games after kills" cmp -s <(head -n "$n" "$tmp/a.dig") <(head -n "$n" "$tmp/k.dig")
   done
 done
 # a rerun of a finished run plays nothing
