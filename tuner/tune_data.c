@@ -197,8 +197,9 @@ static TvStatus add_positions(TuneSet *s, const Resolvers *rv, const Position *p
                               const int32_t *game, int64_t n, const Options *rules, int64_t *skipped, TvError *err)
 {
     enum { BATCH = 8192 };
-    EvalTrace *tr = malloc(sizeof *tr * BATCH);
-    int *qs = malloc(sizeof *qs * BATCH);
+    size_t nb = n < BATCH ? (size_t)(n > 0 ? n : 1) : BATCH; /* a small call touches little fresh memory */
+    EvalTrace *tr = malloc(sizeof *tr * nb);
+    int *qs = malloc(sizeof *qs * nb);
     TvStatus st = TV_OK;
     if (!tr || !qs)
         st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
@@ -297,7 +298,10 @@ static void sort_by_game_index(int64_t *order, int64_t n, const StoredGame *game
 TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
                    TuneLoadCounts *counts, TvError *err)
 {
-    enum { CHUNK = 16384 };
+    /* positions parsed and resolved at a time: small enough that the
+     * buffers (a Position is over 2 KB) stay in memory already touched,
+     * since fresh pages cost more than resolving */
+    enum { CHUNK = 2048 };
     tune_set_init(out);
     TuneLoadCounts local;
     if (!counts)
