@@ -45,7 +45,7 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
         fprintf(f, "\n");
     }
     fprintf(f, "# weight NAME START NEW STDERR  (NEW as written to the INI; STDERR %s)\n",
-            r->boot_done > 1 ? "bootstrap sd over games" : "from the Gauss-Newton covariance");
+            r->boot_done > 1 ? "bootstrap sd over games" : "game-clustered sandwich");
     for (int i = 0; i < NW; i++) {
         if (!r->free[i])
             continue;
