@@ -12,8 +12,9 @@
  *    (trial, weight) pairs; K is recovered within 10% by tune_fit_k;
  *  - the objective never increases across accepted steps (recorded);
  *  - the fit converges on the bounds: truths beyond two upper bounds end on
- *    them, the projected gradient is below its tolerance, and no free
- *    weight off its bound can be moved to lower the loss;
+ *    them, the projected gradient is below its tolerance, no free weight
+ *    off its bound can be moved to lower the loss, and a fit from another
+ *    start ends at the same loss and weights;
  *  - a fit with the same data and seed (split, bootstrap) is identical;
  *  - --l2 auto: the strength chosen has the lowest cross-validated loss,
  *    below the start's; held-out games of the fitted model make the fit an
@@ -321,6 +322,28 @@ static void test_converges_on_bounds(void **state)
             w[i] = r.fitted[i];
         }
     }
+    /* from another start (every free weight moved by up to 30%) the fit
+     * ends at the same minimum: the same loss, the same weights */
+    EvalParams other = f->start;
+    uint64_t rs = 77;
+    for (int i = 0; i < NW; i++)
+        if (r.free[i]) {
+            const WeightInfo *wj = eval_weight_info_of(i);
+            double v = other.w[i] + (unif(&rs) * 2 - 1) * fmax(20, 0.3 * fabs((double)other.w[i]));
+            other.w[i] = (int)fmin(wj->hi, fmax(wj->lo, v));
+        }
+    TuneResult r2;
+    assert_int_equal(tune_fit(&s, NULL, &other, &opt, &r2, &err), TV_OK);
+    assert_non_null(strstr(r2.stop_reason, "converged"));
+    double f2 = tune_loss(&s, r2.fitted, r2.K, NULL, NULL);
+    print_message("from another start: loss %.12f (first %.12f)\n", f2, f0);
+    assert_true(fabs(f2 - f0) <= 1e-9 * f0);
+    for (int i = 0; i < NW; i++)
+        if (r.free[i] && !r.at_bound[i] && isfinite(r.se[i]) && r.se[i] > 0 &&
+            fabs(r2.fitted[i] - r.fitted[i]) > 0.05 * r.se[i])
+            fail_msg("weight %d: %g from the start, %g from another start (se %g)", i, r.fitted[i], r2.fitted[i],
+                     r.se[i]);
+    tune_result_free(&r2);
     tune_result_free(&r);
     tune_set_free(&s);
 }
