@@ -759,6 +759,19 @@ static void count_feature_games(const TuneSet *s, int32_t *games, int64_t *posit
  * 10^(k/2), k = -8 .. 3, so that l2 = h pulls as hard as the data's typical
  * curvature.  Fills out->cv_* and sets c->l2 to the strength with the
  * lowest mean validation loss (the stronger on a tie). */
+typedef struct {
+    uint64_t key;
+    int32_t game;
+} FoldKey;
+
+static int cmp_fold_key(const void *a, const void *b)
+{
+    const FoldKey *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->game > y->game) - (x->game < y->game);
+}
+
 static TvStatus choose_l2(FitCtx *c, int folds, uint64_t seed, int max_iter, TuneResult *out, TvError *err)
 {
     const TuneSet *s = c->s;
@@ -784,15 +797,17 @@ static TvStatus choose_l2(FitCtx *c, int folds, uint64_t seed, int max_iter, Tun
                 games[ng++] = g;
             }
         /* deal the games in key order: fold sizes differ by one at most */
-        for (int32_t a = 1; a < ng; a++)
-            for (int32_t b = a; b > 0 && key[b - 1] > key[b]; b--) {
-                uint64_t tk = key[b];
-                key[b] = key[b - 1];
-                key[b - 1] = tk;
-                int32_t tg = games[b];
-                games[b] = games[b - 1];
-                games[b - 1] = tg;
-            }
+        FoldKey *fk = malloc(sizeof *fk * ((size_t)ng + 1));
+        if (!fk)
+            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+        else {
+            for (int32_t k = 0; k < ng; k++)
+                fk[k] = (FoldKey){key[k], games[k]};
+            qsort(fk, (size_t)ng, sizeof *fk, cmp_fold_key);
+            for (int32_t k = 0; k < ng; k++)
+                games[k] = fk[k].game;
+            free(fk);
+        }
         if (folds > ng)
             folds = ng;
         for (int32_t k = 0; k < ng; k++)
