@@ -12,6 +12,7 @@
  *     the tournament's rules, which may come after [openings]).
  * The first error in file order is reported as "FILE:LINE: message". */
 #include "tournament.h"
+#include "variety.h"
 
 #include <errno.h>
 #include <ini.h>
@@ -355,8 +356,14 @@ static int openings_key(Reader *r, const char *name, const char *value)
         }
         return failf(r, r->line, TV_ERR_PARSE, "[openings] per_game '%s' must be yes or no", value);
     }
+    if (!strcmp(name, "sample_plies"))
+        return int_key(r, "openings", name, value, 0, 100, "", &o->sample_plies);
+    if (!strcmp(name, "sample_temperature"))
+        return int_key(r, "openings", name, value, 1, 10000, " (centi-combatants)", &o->sample_temperature);
     return failf(r, r->line, TV_ERR_PARSE,
-                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, per_game)", name);
+                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, per_game, "
+                 "sample_plies, sample_temperature)",
+                 name);
 }
 
 static int adjudication_key(Reader *r, const char *name, const char *value)
@@ -669,6 +676,7 @@ void tournament_defaults(Tournament *t, const char *name)
     t->openings.plies = 6;
     t->openings.balance_depth = 2;
     t->openings.balance_cp = 150;
+    t->openings.sample_temperature = 100;
     t->adjudication.max_plies = 400;
     t->adjudication.resign_score = 1000;
     t->adjudication.resign_moves = 4;
@@ -866,7 +874,9 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
     DIFFERS(memcmp(&a->rules, &b->rules, sizeof a->rules) != 0, "[rules] differ");
     DIFFERS(a->openings.plies != b->openings.plies || a->openings.balance_depth != b->openings.balance_depth ||
                 a->openings.balance_cp != b->openings.balance_cp || strcmp(a->openings.file, b->openings.file) ||
-                a->openings.per_game != b->openings.per_game,
+                a->openings.per_game != b->openings.per_game ||
+                a->openings.sample_plies != b->openings.sample_plies ||
+                a->openings.sample_temperature != b->openings.sample_temperature,
             "[openings] differ");
     DIFFERS(memcmp(&a->adjudication, &b->adjudication, sizeof a->adjudication) != 0, "[adjudication] differs");
     DIFFERS(a->sprt != b->sprt || (a->sprt && memcmp(&a->sprt_settings, &b->sprt_settings, sizeof a->sprt_settings)),
@@ -1014,7 +1024,7 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
     }
     const OpeningSettings *os = &t->openings;
     SearchContext *ctx = NULL;
-    if (os->balance_depth > 0) {
+    if (os->balance_depth > 0 || os->sample_plies > 0) {
         EvalParams params;
         eval_params_default(&params);
         SearchSettings ss;
@@ -1038,9 +1048,13 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
             Undo u;
             pos_make_move(out, list.moves[tv_rng_below(&rng, (uint64_t)list.count)], &u);
         }
+        if (ok && os->sample_plies > 0) {
+            search_clear(ctx);
+            ok = variety_sample_plies(ctx, out, &t->rules, os->sample_plies, os->sample_temperature, &rng);
+        }
         if (!ok || movegen_state(out, &t->rules) != TV_STATE_ONGOING)
             continue;
-        if (ctx) {
+        if (os->balance_depth > 0) {
             SearchLimits lim = {os->balance_depth, 0, 0};
             SearchResult res;
             search_clear(ctx);

@@ -292,6 +292,21 @@ sed 's/^plies = 4/plies = 4\nper_game = yes/' "$tmp/same.ini" >"$tmp/pergame.ini
 own=$(games_of "$tmp/pergame.h5" | grep -v '^\[' | sort -u | wc -l)
 check "identical engines, per_game openings: $own distinct games of 8" [ "$own" = 8 ]
 check "per_game: the warning says what identical engines still mean" grep -q "say nothing about which is stronger" "$tmp/e"
+# sampled plies (a softmax of quiescence scores after the random plies):
+# other openings, still 8 distinct games, the same on 1 and 2 threads
+sed 's/^per_game = yes/per_game = yes\nsample_plies = 4\nsample_temperature = 50/' "$tmp/pergame.ini" >"$tmp/sampled.ini"
+"$tv" selfplay "$tmp/sampled.ini" --out "$tmp/sampled1.h5" --games 8 --threads 1 --quiet >/dev/null 2>&1
+"$tv" selfplay "$tmp/sampled.ini" --out "$tmp/sampled2.h5" --games 8 --threads 2 --quiet >/dev/null 2>&1
+sampled=$(games_of "$tmp/sampled1.h5" | grep -v '^\[' | sort -u | wc -l)
+check "sampled plies: $sampled distinct games of 8" [ "$sampled" = 8 ]
+"$tv" export "$tmp/pergame.h5" --tgn "$tmp/pg.tgn" >/dev/null 2>&1
+"$tv" export "$tmp/sampled1.h5" --tgn "$tmp/sp.tgn" >/dev/null 2>&1
+grep TFEN "$tmp/pg.tgn" >"$tmp/pg.tfen"
+grep TFEN "$tmp/sp.tgn" >"$tmp/sp.tfen"
+check "sampled plies: other openings than without" sh -c "[ -s '$tmp/sp.tfen' ] && ! cmp -s '$tmp/pg.tfen' '$tmp/sp.tfen'"
+games_of "$tmp/sampled1.h5" >"$tmp/s1.txt"
+games_of "$tmp/sampled2.h5" >"$tmp/s2.txt"
+check "sampled plies: the same games on 1 and 2 threads" cmp -s "$tmp/s1.txt" "$tmp/s2.txt"
 printf '[sprt]\nelo0 = 0\nelo1 = 5\n' >>"$tmp/pergame.ini"
 "$tv" selfplay "$tmp/pergame.ini" --out "$tmp/pergame2.h5" --quiet >/dev/null 2>"$tmp/e"
 check "per_game with [sprt] is refused" grep -q "per_game = yes cannot go with \[sprt\]" "$tmp/e"
