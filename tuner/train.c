@@ -50,6 +50,7 @@ static const TrainKey TRAIN_KEYS[] = {
     {"alpha", KEY_DOUBLE, offsetof(TrainConfig, alpha), 1e-6, 0.499, 0.05},
     {"beta", KEY_DOUBLE, offsetof(TrainConfig, beta), 1e-6, 0.499, 0.05},
     {"plies", KEY_LONG, offsetof(TrainConfig, plies), 0, 100, 6},
+    {"sample_plies", KEY_LONG, offsetof(TrainConfig, sample_plies), 0, 100, 0},
     {"max_plies", KEY_LONG, offsetof(TrainConfig, max_plies), 1, 10000, 300},
     {"threads", KEY_LONG, offsetof(TrainConfig, threads), 0, 1024, 0},
     {"seed", KEY_U64, offsetof(TrainConfig, seed), 0, 0, 1},
@@ -416,10 +417,10 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
         snprintf(text, sizeof text,
                  "; written by tavreli train: generation %d's self-play, gen-%d against itself\n"
                  "[tournament]\nname = %s-g%d-selfplay\npairs = %ld\nseed = %llu\nthreads = %ld\n"
-                 "[openings]\nplies = %ld\nper_game = yes\n[adjudication]\nmax_plies = %ld\n"
+                 "[openings]\nplies = %ld\nper_game = yes\nsample_plies = %ld\n[adjudication]\nmax_plies = %ld\n"
                  "[engine gen-%d]\npath = best.ini\ndepth = %ld\n[engine gen-%d-copy]\npath = best.ini\ndepth = %ld\n",
                  g, best, c->name, g, (c->games + 1) / 2, (unsigned long long)(c->seed * 1000003ULL + (uint64_t)g),
-                 c->threads, c->plies, c->max_plies, best, c->depth, best, c->depth);
+                 c->threads, c->plies, c->sample_plies, c->max_plies, best, c->depth, best, c->depth);
         gen_path(ini, sizeof ini, dir, g, "selfplay.ini");
         gen_path(store, sizeof store, dir, g, "selfplay.h5");
         emit(cb, g, "self-play", "%ld games of gen-%d at depth %ld -> %s", 2 * ((c->games + 1) / 2), best, c->depth,

@@ -43,6 +43,7 @@ typedef struct {
     long sprt_pairs;    /* the SPRT's largest number of opening pairs */
     double elo0, elo1, alpha, beta; /* the SPRT's bounds (normalized Elo) and error rates */
     long plies;         /* random opening plies */
+    long sample_plies;  /* then moves sampled by a softmax of quiescence scores (self-play only) */
     long max_plies;     /* adjudication: a game still going is drawn here */
     long threads;       /* 0: all cores */
     uint64_t seed;
