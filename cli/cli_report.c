@@ -8,10 +8,12 @@
 
 #include "cli.h"
 #include "report.h"
+#include "train.h"
 
 static const char REPORT_HELP[] =
     "usage: tavreli report FILE.h5 [FILE.h5 ...] [--tuning-log LOG] [--simulations N] [--mix-rules]\n"
     "                      -o|--out DIR\n"
+    "       tavreli report TRAINING-DIR [-o|--out DIR]\n"
     "\n"
     "Writes DIR/report.md and DIR/report.html (open it in a browser; the plots are\n"
     "PNG files next to it, drawn by gnuplot) from the games of one or more\n"
@@ -25,7 +27,11 @@ static const char REPORT_HELP[] =
     "engines are matched by name, and one name must be one version (same\n"
     "weights and limits). A game held by two stores (the same tournament and game\n"
     "index) counts once. Stores played under other rule options are refused\n"
-    "unless --mix-rules is given.\n";
+    "unless --mix-rules is given.\n"
+    "\n"
+    "Given the folder of a 'tavreli train' run, writes the Elo ladder of its\n"
+    "accepted generations against generation 0 with 95% intervals (ladder.md,\n"
+    "report.html, elo.png) into DIR (default TRAINING-DIR/report).\n";
 
 typedef struct {
     const char *out, *tuning_log;
@@ -56,6 +62,28 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
     rc = CLI_OK;
     const char *outdir = a.out, *log = a.tuning_log;
     const int simulations = (int)a.simulations;
+    if (nfiles == 1 && train_is_dir(files[0])) {
+        char def[1100];
+        if (!outdir) {
+            snprintf(def, sizeof def, "%s/report", files[0]);
+            outdir = def;
+        }
+        TvError err;
+        TrainRung *rungs;
+        int nr;
+        if (train_report(files[0], outdir, &rungs, &nr, &err) != TV_OK) {
+            cli_error("%s", err.msg);
+            rc = CLI_FAIL;
+            goto done;
+        }
+        printf("generation  Elo vs gen-0  95%% interval      SPRT games\n");
+        for (int i = 0; i < nr; i++)
+            printf("gen-%-7d %+8.1f      [%+7.1f, %+7.1f]  %lld\n", rungs[i].generation, rungs[i].elo, rungs[i].lo,
+                   rungs[i].hi, (long long)rungs[i].games);
+        free(rungs);
+        printf("%s/report.html\n", outdir);
+        goto done;
+    }
     if (!nfiles || !outdir) {
         cli_error("report: expected FILE.h5 ... -o DIR (see 'tavreli report --help')");
         rc = CLI_USAGE;

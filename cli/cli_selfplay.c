@@ -141,9 +141,11 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         int x, y;
         tournament_pairing(&t, p, &x, &y);
         if (tournament_engines_identical(&t, x, y))
-            cli_warning("engines '%s' and '%s' are identical (weights, settings, limits): both games of each "
-                        "opening pair between them will be the same game",
-                        t.engines[x].engine.name, t.engines[y].engine.name);
+            cli_warning("engines '%s' and '%s' are identical (weights, settings, limits): %s",
+                        t.engines[x].engine.name, t.engines[y].engine.name,
+                        t.openings.per_game ? "their games say nothing about which is stronger"
+                                            : "both games of each opening pair between them will be the same game "
+                                              "(for training data set [openings] per_game = yes)");
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

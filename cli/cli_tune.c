@@ -24,7 +24,8 @@ static const char TUNE_HELP[] =
     "               combatant, mobility, wizard, centre; default: all)\n"
     "  --holdout F  fraction of the games held out to measure the fit (0.1)\n"
     "  --seed S     seed of the split and the bootstrap (1)\n"
-    "  --l2 LAMBDA  add LAMBDA * sum (w - w_start)^2 to the loss (0)\n"
+    "  --l2 LAMBDA|auto  add LAMBDA * sum (w - w_start)^2 to the loss; auto\n"
+    "               (default) chooses LAMBDA by 5-fold cross-validation over games\n"
     "  --bootstrap N  N refits on games resampled with replacement (0)\n"
     "  --max-iter N iteration limit of the minimiser (500)\n"
     "  --log FILE   the tuning log (default: NEW.tuning.log next to NEW.ini),\n"
@@ -36,12 +37,16 @@ static const char TUNE_HELP[] =
     "fit as comments: losses, and per weight 'name: start -> new +- se').\n";
 
 static const char BENCH_TUNE_HELP[] =
-    "usage: tavreli bench tune [--positions N] [--base N] [--seed S]\n"
+    "usage: tavreli bench tune [--positions N] [--base N] [--seed S] [--data FILE.h5]\n"
     "\n"
     "Times the tuner on N synthetic positions (1000000): the feature vectors of\n"
     "BASE (5000) random-walk positions, resolved, replicated with labels drawn\n"
-    "from the model. Prints loss + gradient positions per second, bytes per\n"
-    "position in memory, and the time of a full fit of all weights.\n";
+    "from the model. Prints the positions resolved per second (quiescence search\n"
+    "and trace, as tune does for stored positions), loss + gradient positions per\n"
+    "second, bytes per position in memory, and the time of a full fit of all\n"
+    "weights.  With --data, also the positions per second of reading and\n"
+    "resolving that store's positions as tune does (random walks leave pieces\n"
+    "hanging, so their quiescence trees are larger than stored games').\n";
 
 static void print_loaded(const TuneRunReport *r, void *user)
 {
@@ -54,6 +59,8 @@ static void print_loaded(const TuneRunReport *r, void *user)
         cli_warning("%lld /games rows of appends a crash cut short are left out", (long long)r->torn_rows);
     if (r->duplicate_games)
         printf("%lld games held by more than one store were read once\n", (long long)r->duplicate_games);
+    printf("%lld duplicate positions (same position and result as one read before) removed\n",
+           (long long)r->duplicate_positions);
     fflush(stdout);
 }
 
@@ -65,8 +72,8 @@ static void print_iteration(const TuneIteration *it, void *user)
 }
 
 typedef struct {
-    const char *data, *engine, *out, *log, *groups;
-    double holdout, l2;
+    const char *data, *engine, *out, *log, *groups, *l2;
+    double holdout;
     unsigned long long seed;
     long bootstrap, max_iter;
     bool mix_rules;
@@ -79,7 +86,7 @@ static const CliFlag TUNE_FLAGS[] = {
     {"groups", 0, CLI_STRING, offsetof(TuneCliArgs, groups), 0, 0},
     {"holdout", 0, CLI_DOUBLE, offsetof(TuneCliArgs, holdout), 0, 0.9},
     {"seed", 0, CLI_U64, offsetof(TuneCliArgs, seed), 0, 18446744073709551615.0},
-    {"l2", 0, CLI_DOUBLE, offsetof(TuneCliArgs, l2), 0, 1e6},
+    {"l2", 0, CLI_STRING, offsetof(TuneCliArgs, l2), 0, 0},
     {"bootstrap", 0, CLI_LONG, offsetof(TuneCliArgs, bootstrap), 0, 100000},
     {"max-iter", 0, CLI_LONG, offsetof(TuneCliArgs, max_iter), 1, 100000},
     {"log", 0, CLI_STRING, offsetof(TuneCliArgs, log), 0, 0},
@@ -91,7 +98,7 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
 {
     TuneArgs a;
     tune_args_default(&a);
-    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, a.holdout, a.l2, a.seed, a.bootstrap, a.max_iter, false};
+    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, NULL, a.holdout, a.seed, a.bootstrap, a.max_iter, false};
     /* --data takes one or more files: the first is its value, the rest
      * arrive as positional arguments. */
     const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -119,7 +126,17 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
     a.log = c.log;
     a.groups = c.groups;
     a.holdout = c.holdout;
-    a.l2 = c.l2;
+    if (c.l2 && strcmp(c.l2, "auto") != 0) {
+        char *end;
+        errno = 0;
+        a.l2 = strtod(c.l2, &end);
+        if (errno || end == c.l2 || *end || !(a.l2 >= 0 && a.l2 <= 1e6)) {
+            cli_error("tune: --l2 '%s' must be auto or a number from 0 to 1e6", c.l2);
+            rc = CLI_USAGE;
+            goto done;
+        }
+        a.l2_auto = false;
+    }
     a.seed = c.seed;
     a.bootstrap = (int)c.bootstrap;
     a.max_iter = (int)c.max_iter;
@@ -150,31 +167,38 @@ const CliCommand CLI_TUNE = {"tune", TUNE_HELP, TUNE_FLAGS, run_tune};
 
 typedef struct {
     unsigned long long positions, base, seed;
+    const char *data;
 } BenchTuneArgs;
 
 static const CliFlag BENCH_TUNE_FLAGS[] = {
     {"positions", 0, CLI_U64, offsetof(BenchTuneArgs, positions), 1, 1000000000},
     {"base", 0, CLI_U64, offsetof(BenchTuneArgs, base), 1, 10000000},
     {"seed", 0, CLI_U64, offsetof(BenchTuneArgs, seed), 0, 18446744073709551615.0},
+    {"data", 0, CLI_STRING, offsetof(BenchTuneArgs, data), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
 static int run_bench_tune(const CliCommand *cmd, int argc, char **argv)
 {
-    BenchTuneArgs a = {1000000, 5000, 1};
+    BenchTuneArgs a = {1000000, 5000, 1, NULL};
     int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
     if (rc >= 0)
         return rc;
     const unsigned long long n = a.positions, base = a.base, seed = a.seed;
     TuneBench b;
     TvError err;
-    if (tune_bench((int64_t)n, (int)base, seed, &b, &err) != TV_OK) {
+    if (tune_bench((int64_t)n, (int)base, seed, &b, &err) != TV_OK ||
+        (a.data && tune_bench_store(a.data, &b, &err) != TV_OK)) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
     printf("positions          %lld (features of %llu random-walk positions, replicated)\n", (long long)b.positions,
            base);
     printf("memory             %.1f bytes/position\n", b.bytes_per_position);
+    printf("resolve (walks)    %.0f positions/s (quiescence + trace, %d threads)\n", b.resolve_pps, b.threads);
+    if (a.data)
+        printf("resolve (store)    %.0f positions/s (%lld positions of %s read, parsed and resolved, %d threads)\n",
+               b.store_pps, (long long)b.store_positions, a.data, b.threads);
     printf("loss + gradient    %.1f M positions/s (%d threads)\n", b.loss_grad_pps / 1e6, b.threads);
     printf("full fit           %.2f s, %d iterations, loss %.6f -> %.6f\n", b.fit_seconds, b.fit_iterations,
            b.fit_loss0, b.fit_loss1);

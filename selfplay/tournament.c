@@ -12,6 +12,7 @@
  *     the tournament's rules, which may come after [openings]).
  * The first error in file order is reported as "FILE:LINE: message". */
 #include "tournament.h"
+#include "variety.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -204,6 +205,7 @@ typedef struct {
     char seen[MAX_SEEN_KEYS][80];
     int seen_line[MAX_SEEN_KEYS];
     int file_line;    /* line of [openings] file */
+    int per_game_line; /* line of [openings] per_game */
     /* the first error */
     bool failed;
     TvStatus status;
@@ -433,8 +435,22 @@ static int openings_key(Reader *r, const char *name, const char *value)
         r->file_line = r->line;
         return 1;
     }
+    if (!strcmp(name, "per_game")) {
+        if (!strcmp(value, "yes") || !strcmp(value, "no")) {
+            o->per_game = value[0] == 'y';
+            r->per_game_line = r->line;
+            return 1;
+        }
+        return failf(r, r->line, TV_ERR_PARSE, "[openings] per_game '%s' must be yes or no", value);
+    }
+    if (!strcmp(name, "sample_plies"))
+        return int_key(r, "openings", name, value, 0, 100, "", &o->sample_plies);
+    if (!strcmp(name, "sample_temperature"))
+        return int_key(r, "openings", name, value, 1, 10000, " (centi-combatants)", &o->sample_temperature);
     return failf(r, r->line, TV_ERR_PARSE,
-                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file)", name);
+                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, per_game, "
+                 "sample_plies, sample_temperature)",
+                 name);
 }
 
 static int adjudication_key(Reader *r, const char *name, const char *value)
@@ -809,6 +825,7 @@ void tournament_defaults(Tournament *t, const char *name)
     t->openings.plies = 6;
     t->openings.balance_depth = 2;
     t->openings.balance_cp = 150;
+    t->openings.sample_temperature = 100;
     t->adjudication.max_plies = 400;
     t->adjudication.resign_score = 1000;
     t->adjudication.resign_moves = 4;
@@ -945,6 +962,9 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
     if (headers_ok && t->sprt && t->nengines != 2)
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] tests two engine versions; this tournament has %d",
               t->nengines);
+    if (headers_ok && t->sprt && t->openings.per_game)
+        failf(r, r->per_game_line, TV_ERR_PARSE,
+              "[openings] per_game = yes cannot go with [sprt]: the test counts opening pairs");
     if (headers_ok && t->sprt && !(t->sprt_settings.elo0 < t->sprt_settings.elo1))
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_settings.elo0,
               t->sprt_settings.elo1);
@@ -1037,7 +1057,10 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
             b->pairs);
     DIFFERS(memcmp(&a->rules, &b->rules, sizeof a->rules) != 0, "[rules] differ");
     DIFFERS(a->openings.plies != b->openings.plies || a->openings.balance_depth != b->openings.balance_depth ||
-                a->openings.balance_cp != b->openings.balance_cp || strcmp(a->openings.file, b->openings.file),
+                a->openings.balance_cp != b->openings.balance_cp || strcmp(a->openings.file, b->openings.file) ||
+                a->openings.per_game != b->openings.per_game ||
+                a->openings.sample_plies != b->openings.sample_plies ||
+                a->openings.sample_temperature != b->openings.sample_temperature,
             "[openings] differ");
     DIFFERS(memcmp(&a->adjudication, &b->adjudication, sizeof a->adjudication) != 0, "[adjudication] differs");
     DIFFERS(a->sprt != b->sprt || (a->sprt && memcmp(&a->sprt_settings, &b->sprt_settings, sizeof a->sprt_settings)),
@@ -1157,7 +1180,8 @@ int64_t tournament_total_games(const Tournament *t)
  * interrupted run has played whole rounds.  Game 2k has the pairing's first
  * engine as White, game 2k + 1 the second.  Both use opening r: all pairings
  * of a round start from the same position, which makes their results
- * comparable.  The game's seed is the (i+1)-th output of splitmix64 started
+ * comparable.  With [openings] per_game every game has its own opening,
+ * opening i.  The game's seed is the (i+1)-th output of splitmix64 started
  * at t->seed, i.e. mix(t->seed + (i + 1) * 0x9E3779B97F4A7C15). */
 void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
 {
@@ -1166,7 +1190,7 @@ void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
     int first = 0, second = 1;
     g->index = i;
     g->pairing = P > 0 ? (int)(k % P) : 0;
-    g->opening = P > 0 ? (int)(k / P) : 0;
+    g->opening = t->openings.per_game ? (int)i : P > 0 ? (int)(k / P) : 0;
     if (P > 0)
         tournament_pairing(t, g->pairing, &first, &second);
     g->white = i % 2 == 0 ? first : second;
@@ -1200,7 +1224,7 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
     }
     const OpeningSettings *os = &t->openings;
     SearchContext *ctx = NULL;
-    if (os->balance_depth > 0) {
+    if (os->balance_depth > 0 || os->sample_plies > 0) {
         EvalParams params;
         eval_params_default(&params);
         SearchSettings ss;
@@ -1224,9 +1248,13 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
             Undo u;
             pos_make_move(out, list.moves[tv_rng_below(&rng, (uint64_t)list.count)], &u);
         }
+        if (ok && os->sample_plies > 0) {
+            search_clear(ctx);
+            ok = variety_sample_plies(ctx, out, &t->rules, os->sample_plies, os->sample_temperature, &rng);
+        }
         if (!ok || movegen_state(out, &t->rules) != TV_STATE_ONGOING)
             continue;
-        if (ctx) {
+        if (os->balance_depth > 0) {
             SearchLimits lim = {os->balance_depth, 0, 0};
             SearchResult res;
             search_clear(ctx);

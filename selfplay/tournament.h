@@ -79,6 +79,11 @@ typedef struct {
     int balance_depth;     /* a search of this depth must call them roughly balanced; default 2 */
     int balance_cp;        /* |score| <= this counts as balanced; default 150 */
     char file[512];        /* or a file of TFENs, one per line ('#' comments); empty = random */
+    bool per_game;         /* every game its own opening (opening index = game index), not one per pair;
+                              for training data, where the pair unit is not needed; default false */
+    int sample_plies;      /* after the random plies, this many moves sampled by a softmax of their
+                              quiescence scores (selfplay/variety.h); default 0 */
+    int sample_temperature; /* ... its temperature in centi-combatants; default 100 */
 } OpeningSettings;
 
 typedef struct {
@@ -113,7 +118,8 @@ void tournament_defaults(Tournament *t, const char *name);
 /* Reads a tournament INI.  Sections and keys (all documented in README):
  *   [tournament] name, format = round-robin | gauntlet, pairs, seed, threads
  *   [rules]      slide_over_own, enpassant, ending
- *   [openings]   plies, balance_depth, balance_cp, file
+ *   [openings]   plies, balance_depth, balance_cp, file, per_game, sample_plies,
+ *                sample_temperature
  *   [adjudication] max_plies, resign_score, resign_moves, draw_score,
  *                draw_moves, draw_after_ply
  *   [sprt]       elo0, elo1 (normalized Elo), alpha, beta: an SPRT of the
@@ -155,7 +161,7 @@ typedef struct {
     int64_t index;   /* 0 .. total-1 */
     int pairing;     /* index into the pairings */
     int white, black; /* engine indices */
-    int opening;     /* opening index (one per pair) */
+    int opening;     /* opening index (one per pair; per game with [openings] per_game) */
     uint64_t seed;   /* the game's own seed (random movers, tie-breaks) */
 } PlannedGame;
 

@@ -11,7 +11,16 @@
  *    intervals (fit +- 1.96 se) contain the truth for 85-100% of the
  *    (trial, weight) pairs; K is recovered within 10% by tune_fit_k;
  *  - the objective never increases across accepted steps (recorded);
+ *  - the fit converges on the bounds: truths beyond two upper bounds end on
+ *    them, the projected gradient is below its tolerance, no free weight
+ *    off its bound can be moved to lower the loss, and a fit from another
+ *    start ends at the same loss and weights;
  *  - a fit with the same data and seed (split, bootstrap) is identical;
+ *  - --l2 auto: the strength chosen has the lowest cross-validated loss,
+ *    below the start's; held-out games of the fitted model make the fit an
+ *    improvement, held-out games of the start's model make it none (the
+ *    start weights are kept and the summary says NO IMPROVEMENT); the cv
+ *    table survives the log;
  *  - the tuning log read back (tune_log_read) gives every record written
  *    (tune_write_log), to the precision written; the reader's errors;
  *  - errors: unknown group (lists the known ones), unreadable store, no
@@ -258,6 +267,87 @@ static void test_fit_k(void **state)
     tune_set_free(&s);
 }
 
+/* ---- convergence on the bounds ---------------------------------------------------- */
+
+/* Truths beyond the upper bounds of two mobility weights: the fit must end
+ * on those bounds, converged (projected gradient below its tolerance), and
+ * no single free weight off its bound can be moved by 0.25 either way
+ * (within its bounds) to lower the objective. */
+static void test_converges_on_bounds(void **state)
+{
+    Fixture *f = *state;
+    TuneOptions opt;
+    tune_options_default(&opt);
+    TvError err;
+    assert_int_equal(tune_groups_parse("mobility,centre", opt.free, &err), TV_OK);
+    opt.fixed_k = 0.004;
+    double truth[NW];
+    start_weights(f, truth);
+    int m0 = -1;
+    for (int i = 0; i < NW; i++) {
+        char name[96];
+        eval_weight_element_name(i, name, sizeof name);
+        if (!strcmp(name, "mobility[0]"))
+            m0 = i;
+    }
+    assert_true(m0 >= 0);
+    const WeightInfo *wi = eval_weight_info_of(m0);
+    truth[m0] = wi->hi + 60;
+    truth[m0 + 1] = wi->hi + 60;
+    TuneSet s;
+    synth(&f->base, 20000, truth, 0.004, 99, &s);
+    TuneResult r;
+    assert_int_equal(tune_fit(&s, NULL, &f->start, &opt, &r, &err), TV_OK);
+    print_message("stop: %s; projected gradient %g, tolerance %g, %d iterations\n", r.stop_reason, r.pgnorm, r.pgtol,
+                  r.iterations);
+    assert_non_null(strstr(r.stop_reason, "converged"));
+    assert_true(r.pgnorm <= r.pgtol);
+    assert_true(r.at_bound[m0] && r.at_bound[m0 + 1]);
+    assert_true(r.fitted[m0] == wi->hi && r.rounded[m0] == (int)wi->hi);
+    double w[NW];
+    memcpy(w, r.fitted, sizeof w);
+    double f0 = tune_loss(&s, w, r.K, NULL, NULL);
+    for (int i = 0; i < NW; i++) {
+        if (!r.free[i] || r.at_bound[i])
+            continue;
+        const WeightInfo *wj = eval_weight_info_of(i);
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            double v = r.fitted[i] + 0.25 * sgn;
+            if (v < wj->lo || v > wj->hi)
+                continue;
+            w[i] = v;
+            double f1 = tune_loss(&s, w, r.K, NULL, NULL);
+            if (f1 < f0 - 1e-12)
+                fail_msg("weight %d: %g -> %g lowers the loss %.15g -> %.15g", i, r.fitted[i], v, f0, f1);
+            w[i] = r.fitted[i];
+        }
+    }
+    /* from another start (every free weight moved by up to 30%) the fit
+     * ends at the same minimum: the same loss, the same weights */
+    EvalParams other = f->start;
+    uint64_t rs = 77;
+    for (int i = 0; i < NW; i++)
+        if (r.free[i]) {
+            const WeightInfo *wj = eval_weight_info_of(i);
+            double v = other.w[i] + (unif(&rs) * 2 - 1) * fmax(20, 0.3 * fabs((double)other.w[i]));
+            other.w[i] = (int)fmin(wj->hi, fmax(wj->lo, v));
+        }
+    TuneResult r2;
+    assert_int_equal(tune_fit(&s, NULL, &other, &opt, &r2, &err), TV_OK);
+    assert_non_null(strstr(r2.stop_reason, "converged"));
+    double f2 = tune_loss(&s, r2.fitted, r2.K, NULL, NULL);
+    print_message("from another start: loss %.12f (first %.12f)\n", f2, f0);
+    assert_true(fabs(f2 - f0) <= 1e-9 * f0);
+    for (int i = 0; i < NW; i++)
+        if (r.free[i] && !r.at_bound[i] && isfinite(r.se[i]) && r.se[i] > 0 &&
+            fabs(r2.fitted[i] - r.fitted[i]) > 0.05 * r.se[i])
+            fail_msg("weight %d: %g from the start, %g from another start (se %g)", i, r.fitted[i], r2.fitted[i],
+                     r.se[i]);
+    tune_result_free(&r2);
+    tune_result_free(&r);
+    tune_set_free(&s);
+}
+
 /* ---- monotone loss, reproducibility ---------------------------------------------------- */
 
 typedef struct {
@@ -495,7 +585,11 @@ static void test_log_round_trip(void **state)
 
     /* the reader's errors */
     check_log_text("iter 1 fit_loss 0.1 holdout_loss 0.2\n\nweight tempo 10 twelve 1\n", TV_ERR_PARSE,
-                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'", 3);
+                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR' or 'cv L2 "
+                   "LOSS SE'",
+                   3);
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv -1 0.2 0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv start 0.2 -0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
     check_log_text("# comment\niter 2 fit_loss inf holdout_loss 0.2\n", TV_ERR_PARSE,
                    "fit_loss must be a finite number", 2);
     check_log_text("weight a 1 2 -1\n", TV_ERR_PARSE, "weight: START and NEW must be numbers and STDERR a number >= 0",
@@ -557,6 +651,79 @@ static void test_errors(void **state)
     tune_set_free(&empty);
 }
 
+/* ---- --l2 auto, and whether the fit beats the start -------------------------------- */
+
+/* Fit games labelled by a model far from the start: cross-validation picks
+ * a strength whose validation loss is the lowest of the grid and below the
+ * start's; held-out games labelled by the same model make it an
+ * improvement, held-out games labelled by the start weights' model make it
+ * none: then the weights written are the start's and the summary says so. */
+static void test_l2_auto_and_improvement(void **state)
+{
+    Fixture *f = *state;
+    double truth[NW], startw[NW];
+    true_weights(f, 31, truth);
+    start_weights(f, startw);
+    const double K = 0.004;
+    TuneSet fit, hold_same, hold_start;
+    synth(&f->base, 12000, truth, K, 41, &fit);
+    synth(&f->base, 3000, truth, K, 42, &hold_same);
+    synth(&f->base, 3000, startw, K, 43, &hold_start);
+    TuneOptions opt;
+    tune_options_default(&opt);
+    TvError err;
+    assert_int_equal(tune_groups_parse("material,mobility,centre", opt.free, &err), TV_OK);
+    opt.fixed_k = K;
+    opt.l2_auto = true;
+    opt.seed = 5;
+    TuneResult a, b;
+    assert_int_equal(tune_fit(&fit, &hold_same, &f->start, &opt, &a, &err), TV_OK);
+    assert_true(a.l2_auto && a.ncv == TUNE_CV_GRID && a.cv_folds == 5);
+    int best = 0;
+    for (int k = 0; k < a.ncv; k++) {
+        assert_true(isfinite(a.cv_loss[k]) && a.cv_se[k] >= 0);
+        if (a.cv_loss[k] < a.cv_loss[best])
+            best = k;
+    }
+    assert_true(a.l2 == a.cv_l2[best]);
+    assert_true(a.cv_loss[best] < a.cv_start_loss);
+    assert_true(a.improvement_checked && a.improved);
+    assert_true(a.hold_loss_rounded < a.hold_loss0);
+    int moved = 0;
+    for (int i = 0; i < NW; i++)
+        moved += a.rounded[i] != f->start.w[i];
+    assert_true(moved > 0);
+    assert_int_equal(tune_fit(&fit, &hold_start, &f->start, &opt, &b, &err), TV_OK);
+    assert_true(b.improvement_checked && !b.improved);
+    assert_true(b.hold_loss_rounded >= b.hold_loss0);
+    for (int i = 0; i < NW; i++)
+        assert_int_equal(b.rounded[i], f->start.w[i]);
+    char *c = tune_ini_comment(&b, NULL);
+    assert_non_null(c);
+    assert_non_null(strstr(c, "NO IMPROVEMENT"));
+    assert_non_null(strstr(c, "not adopted"));
+    free(c);
+    /* the cross-validation table reaches the log and back */
+    char path[] = "/tmp/tavreli_tune_cv_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(tune_write_log(path, &a, NULL, &err), TV_OK);
+    TuneLog log;
+    assert_int_equal(tune_log_read(path, &log, &err), TV_OK);
+    remove(path);
+    assert_int_equal(log.ncv, a.ncv + 1);
+    assert_true(isinf(log.cv[0].l2) && close_to(log.cv[0].loss, a.cv_start_loss, 1e-9));
+    for (int k = 0; k < a.ncv; k++)
+        assert_true(close_to(log.cv[k + 1].loss, a.cv_loss[k], 1e-9));
+    tune_log_free(&log);
+    tune_result_free(&a);
+    tune_result_free(&b);
+    tune_set_free(&fit);
+    tune_set_free(&hold_same);
+    tune_set_free(&hold_start);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -565,6 +732,8 @@ int main(void)
         cmocka_unit_test(test_fit_k),
         cmocka_unit_test(test_recovery_coverage),
         cmocka_unit_test(test_monotone_and_reproducible),
+        cmocka_unit_test(test_converges_on_bounds),
+        cmocka_unit_test(test_l2_auto_and_improvement),
         cmocka_unit_test(test_log_round_trip),
         cmocka_unit_test(test_errors),
     };

@@ -635,7 +635,7 @@ static TvStatus plots(const Report *R, const char *outdir, TvError *err)
             elo[R->nrated + i] = R->r.lo[ri];
             elo[2 * R->nrated + i] = R->r.hi[ri];
         }
-        st = plot_elo(&P, names, elo, elo + R->nrated, elo + 2 * R->nrated, R->nrated, err);
+        st = plot_elo(&P, NULL, names, elo, elo + R->nrated, elo + 2 * R->nrated, R->nrated, err);
     }
     if (st == TV_OK) {
         for (int i = 0; i < R->npairings; i++) {
@@ -916,6 +916,28 @@ static void build_doc(const Report *R, Doc *D)
                          t->niters, f0->fit_loss, fl->fit_loss);
             }
             doc_img(D, PLOT_TUNING_LOSS_PNG, "fit and hold-out loss per iteration");
+        }
+        if (t->ncv > 0) {
+            int best = 0;
+            for (int i = 1; i < t->ncv; i++)
+                if (t->cv[i].loss < t->cv[best].loss)
+                    best = i;
+            doc_para(D, "The L2 strength against the loss on held-out games (cross-validation over games: mean "
+                        "validation loss over the folds and its standard error); the lowest is marked.");
+            doc_table(D, "rrrl");
+            doc_cell(D, "L2");
+            doc_cell(D, "validation loss");
+            doc_cell(D, "se");
+            doc_cell(D, " ");
+            for (int i = 0; i < t->ncv; i++) {
+                if (isfinite(t->cv[i].l2))
+                    doc_cell(D, "%.4g", t->cv[i].l2);
+                else
+                    doc_cell(D, "start weights");
+                doc_cell(D, "%.6f", t->cv[i].loss);
+                doc_cell(D, "%.6f", t->cv[i].se);
+                doc_cell(D, "%s", i == best ? "lowest" : "");
+            }
         }
         if (t->nweights > 0) {
             int k = t->nweights < TOP_WEIGHTS ? t->nweights : TOP_WEIGHTS;

@@ -26,6 +26,8 @@
  *   path N V0 V1 ...      (the weight path: every weight after iteration N;
  *                          accepted and not drawn)
  *   weight NAME START NEW STDERR
+ *   cv L2 LOSS SE         (--l2 auto: validation loss against the L2 strength;
+ *                          shown as a table)
  *
  * Errors: a store of another schema version, no games, only one version,
  * gnuplot missing or failing, an unwritable outdir. */

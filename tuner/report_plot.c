@@ -122,19 +122,19 @@ TvStatus plot_tuning_loss(PlotSet *p, const TuneLogIter *iters, int niters, bool
     return data_end(p, "tuning_loss.dat", PLOT_TUNING_LOSS_PNG, err);
 }
 
-TvStatus plot_elo(PlotSet *p, const char *const *names, const double *elo, const double *lo, const double *hi, int n,
-                  TvError *err)
+TvStatus plot_elo(PlotSet *p, const char *title, const char *const *names, const double *elo, const double *lo,
+                  const double *hi, int n, TvError *err)
 {
     StrBuf *d = data_begin(p, "# engine  Elo  low  high (the best last: drawn at the top)");
     for (int i = n - 1; i >= 0; i--)
         strbuf_addf(d, "\"%s\" %.3f %.3f %.3f\n", names[i], elo[i], lo[i], hi[i]);
     strbuf_addf(&p->script,
                 "\nreset\nset output \"" PLOT_ELO_PNG "\"\n"
-                "set title \"Elo of each engine with its 95%% interval (mean 0)\"\n"
+                "set title \"%s\"\n"
                 "set xlabel \"Elo\"\nset ytics scale 0\nset yrange [-0.7:%g]\nset grid xtics\nset xzeroaxis\n"
                 "set yzeroaxis lt -1\nset key off\n"
                 "plot \"elo.dat\" using 2:0:3:4:yticlabels(1) with xerrorbars pt 7 ps 1.2 lc rgb \"#3182bd\"\n",
-                n - 0.3);
+                title ? title : "Elo of each engine with its 95% interval (mean 0)", n - 0.3);
     return data_end(p, "elo.dat", PLOT_ELO_PNG, err);
 }
 

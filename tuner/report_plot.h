@@ -68,9 +68,11 @@ typedef struct {
  * written. */
 TvStatus plot_sprt(PlotSet *p, int i, const PlotSprt *s, TvError *err);
 
-/* The Elo of every engine with its 95% interval, n engines best first.
- * Errors: the data file cannot be written. */
-TvStatus plot_elo(PlotSet *p, const char *const *names, const double *elo, const double *lo, const double *hi, int n,
+/* The Elo of every engine with its 95% interval, n engines best first
+ * (drawn from the top), under title (NULL: "Elo of each engine with its
+ * 95% interval (mean 0)").  Errors: the data file cannot be written. */
+TvStatus plot_elo(PlotSet *p, const char *title, const char *const *names, const double *elo, const double *lo,
+                  const double *hi, int n,
                   TvError *err);
 
 /* One pairing's Elo as its games accumulate: after each of its n games

@@ -24,6 +24,7 @@ void tune_args_default(TuneArgs *a)
     memset(a, 0, sizeof *a);
     a->holdout = 0.1;
     a->seed = 1;
+    a->l2_auto = true;
 }
 
 void tune_default_log_path(const char *out, char *buf, size_t n)
@@ -57,6 +58,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     if (st != TV_OK)
         return st;
     opt.l2 = a->l2;
+    opt.l2_auto = a->l2_auto;
     opt.bootstrap = a->bootstrap;
     opt.seed = a->seed;
     opt.max_iter = a->max_iter;
@@ -81,6 +83,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     int64_t skipped = lc.skipped;
     out->duplicate_games = lc.duplicate_games;
     out->torn_rows = lc.torn_rows;
+    out->duplicate_positions = lc.duplicate_positions;
     if (st != TV_OK)
         return st;
     out->load_seconds = omp_get_wtime() - t0;
@@ -99,16 +102,21 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     TuneResult r;
     st = tune_fit(&fit, &hold, &start.params, &opt, &r, err);
     if (st == TV_OK) {
-        char header[2048];
+        char header[2048], l2text[32];
+        if (a->l2_auto)
+            snprintf(l2text, sizeof l2text, "auto (%.4g)", r.l2);
+        else
+            snprintf(l2text, sizeof l2text, "%g", a->l2);
         size_t hl = (size_t)snprintf(header, sizeof header, "tuned by 'tavreli tune' from %s; data:", a->engine);
         for (int k = 0; k < a->nfiles && hl < sizeof header; k++)
             hl += (size_t)snprintf(header + hl, sizeof header - hl, " %s", a->files[k]);
         if (hl < sizeof header)
             snprintf(header + hl, sizeof header - hl,
-                     "\ngroups %s; hold-out %g; seed %llu; l2 %g; bootstrap %d\n"
-                     "positions %lld (fit %lld, hold-out %lld, skipped %lld)",
-                     a->groups ? a->groups : "all", a->holdout, (unsigned long long)a->seed, a->l2, a->bootstrap,
-                     (long long)nall, (long long)fit.n, (long long)hold.n, (long long)skipped);
+                     "\ngroups %s; hold-out %g; seed %llu; l2 %s; bootstrap %d\n"
+                     "positions %lld (fit %lld, hold-out %lld, skipped %lld, duplicates removed %lld)",
+                     a->groups ? a->groups : "all", a->holdout, (unsigned long long)a->seed, l2text, a->bootstrap,
+                     (long long)nall, (long long)fit.n, (long long)hold.n, (long long)skipped,
+                     (long long)lc.duplicate_positions);
         EngineVersion ne = start;
         for (int i = 0; i < NW; i++)
             ne.params.w[i] = r.rounded[i];
@@ -126,6 +134,15 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
         if (st == TV_OK)
             st = tune_write_log(logpath, &r, header, err);
         out->summary = comment;
+        out->improved = r.improved;
+        out->improvement_checked = r.improvement_checked;
+        out->hold_loss0 = r.hold_loss0;
+        out->hold_loss1 = r.hold_loss_rounded;
+        out->cv_loss0 = r.cv_start_loss;
+        out->cv_loss1 = INFINITY;
+        for (int k = 0; k < r.ncv; k++)
+            out->cv_loss1 = fmin(out->cv_loss1, r.cv_loss[k]);
+        out->l2_auto = r.l2_auto;
         tune_result_free(&r);
     }
     tune_set_free(&fit);
@@ -159,6 +176,18 @@ TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError 
             gm[i] = i;
         }
         st = tune_add_positions(&real, pos, res, gm, base, &start, &rules, NULL, err);
+        /* resolving (quiescence + trace), timed over at least a second */
+        int reps = 0;
+        double t0 = omp_get_wtime(), t = 0;
+        while (st == TV_OK && (t < 1.0 || reps < 2)) {
+            TuneSet scratch;
+            tune_set_init(&scratch);
+            st = tune_add_positions(&scratch, pos, res, gm, base, &start, &rules, NULL, err);
+            tune_set_free(&scratch);
+            reps++;
+            t = omp_get_wtime() - t0;
+        }
+        out->resolve_pps = (double)base * reps / t;
     }
     free(pos);
     free(res);
@@ -211,5 +240,28 @@ TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError 
         }
     }
     tune_set_free(&big);
+    return st;
+}
+
+TvStatus tune_bench_store(const char *path, TuneBench *out, TvError *err)
+{
+    EngineVersion start;
+    engine_default(&start);
+    const char *files[1] = {path};
+    int reps = 0;
+    double t0 = omp_get_wtime(), t = 0;
+    TvStatus st = TV_OK;
+    while (st == TV_OK && (t < 1.0 || reps < 2)) {
+        TuneSet s;
+        TuneLoadCounts lc;
+        st = tune_load(files, 1, &start, false, &s, &lc, err);
+        if (st == TV_OK)
+            out->store_positions = s.n + lc.duplicate_positions + lc.skipped;
+        tune_set_free(&s);
+        reps++;
+        t = omp_get_wtime() - t0;
+    }
+    if (st == TV_OK)
+        out->store_pps = (double)out->store_positions * reps / t;
     return st;
 }

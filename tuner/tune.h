@@ -10,8 +10,8 @@
  * (y_i the game result from the stored position's side to move: 1, 0.5, 0;
  * sigmoid(x) = 1 / (1 + exp(-x)); eval in centi-combatants) and its gradient
  * are sparse dot products, computed with OpenMP over positions.  K is fitted
- * first with the START weights (GSL Brent), then the chosen weights with GSL's
- * vector BFGS (see tune_fit.c for the bounds and the preconditioning).
+ * first with the START weights (GSL Brent), then the chosen weights by
+ * projected Newton on the box of bounds (see tune_fit.c).
  *
  * The parts: tune_data.h (the data set: loading, the split), tune_fit.h (the
  * loss, K, the fit), tune_log.h (the tuning log: writer and reader; the INI
@@ -45,7 +45,8 @@ typedef struct {
     const char *groups;  /* NULL: all */
     double holdout;      /* 0.1 */
     uint64_t seed;
-    double l2;
+    double l2;           /* used when !l2_auto */
+    bool l2_auto;        /* the L2 strength by cross-validation over games (the default) */
     int bootstrap;
     int max_iter;
     bool mix_rules;      /* stores of other rule options may be tuned on together */
@@ -57,11 +58,18 @@ typedef struct {
     int64_t skipped;           /* skipped: their quiescence score is a mate score */
     int64_t duplicate_games;   /* games held by an earlier store too, read once */
     int64_t torn_rows;         /* rows of appends a crash cut short, left out */
+    int64_t duplicate_positions; /* positions seen before with the same result, left out */
     int64_t fit, hold;         /* positions in the fit and hold-out sets (split by games) */
     double load_seconds;
     double bytes_per_position;
     char log_path[1024];       /* where the tuning log went */
     char *summary;             /* heap: the fit's summary, as written into NEW.ini's comments */
+    bool improved;             /* NEW.ini holds fitted weights that beat the start on unseen games (or
+                                  nothing could judge: improvement_checked false); false: the start's */
+    bool improvement_checked;
+    double hold_loss0, hold_loss1; /* hold-out MSE of the start and of the fitted (rounded) weights (NAN: none) */
+    bool l2_auto;              /* the L2 strength was cross-validated: */
+    double cv_loss0, cv_loss1; /* ... validation MSE of the start and of the chosen strength */
 } TuneRunReport;
 
 /* Callbacks of tune_run (each may be NULL): `loaded` once the data set is
@@ -73,7 +81,7 @@ typedef struct {
     void *user;
 } TuneCallbacks;
 
-/* No files or outputs, hold-out 0.1, seed 1, the rest 0 / NULL. */
+/* No files or outputs, hold-out 0.1, seed 1, L2 auto, the rest 0 / NULL. */
 void tune_args_default(TuneArgs *a);
 
 /* out without ".ini" plus ".tuning.log" (or out + ".tuning.log"). */
@@ -91,6 +99,9 @@ typedef struct {
     int64_t positions;        /* in the benchmark set */
     double bytes_per_position;
     double loss_grad_pps;     /* positions per second of loss + gradient */
+    double resolve_pps;       /* random-walk positions per second resolved (quiescence + trace) */
+    int64_t store_positions;  /* with a store: its positions (read, resolved, duplicates left out) */
+    double store_pps;         /* ... per second: the whole of tune_load (read, parse, resolve) */
     int threads;
     double fit_seconds;       /* a full fit of all free weights */
     int fit_iterations;
@@ -101,5 +112,10 @@ typedef struct {
  * from the start position, resolved) to n positions with labels drawn from
  * the model, then times loss + gradient and a full fit. */
 TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError *err);
+
+/* Times tune_load on a store (its stored positions, read, parsed and
+ * resolved with the default engine, over at least a second) into
+ * out->store_positions and out->store_pps. */
+TvStatus tune_bench_store(const char *path, TuneBench *out, TvError *err);
 
 #endif

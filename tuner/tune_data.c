@@ -158,29 +158,57 @@ void tune_resolve(SearchContext *ctx, const Position *pos, const Options *rules,
         *leaf_out = leaf;
 }
 
-TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *result, const int32_t *game, int64_t n,
-                            const EvalParams *params, const Options *rules, int64_t *skipped, TvError *err)
+/* Search contexts for resolving, one per OpenMP thread (allocating one
+ * clears a transposition table and builds tables: done once per store, not
+ * per chunk of positions). */
+typedef struct {
+    SearchContext **ctx;
+    int n;
+} Resolvers;
+
+static void resolvers_free(Resolvers *r)
 {
-    enum { BATCH = 8192 };
-    int nt = omp_get_max_threads();
+    for (int t = 0; r->ctx && t < r->n; t++)
+        if (r->ctx[t])
+            search_free(r->ctx[t]);
+    free(r->ctx);
+    r->ctx = NULL;
+    r->n = 0;
+}
+
+static TvStatus resolvers_alloc(Resolvers *r, const EvalParams *params, const Options *rules, TvError *err)
+{
+    r->n = omp_get_max_threads();
     SearchSettings set;
     search_settings_default(&set);
     set.tt_mb = 1; /* the quiescence search does not use the table */
-    SearchContext **ctx = calloc((size_t)nt, sizeof *ctx);
-    EvalTrace *tr = malloc(sizeof *tr * BATCH);
-    int *qs = malloc(sizeof *qs * BATCH);
+    r->ctx = calloc((size_t)r->n, sizeof *r->ctx);
+    if (!r->ctx)
+        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    for (int t = 0; t < r->n; t++)
+        if (!(r->ctx[t] = search_alloc(params, rules, &set))) {
+            resolvers_free(r);
+            return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for a search context");
+        }
+    return TV_OK;
+}
+
+static TvStatus add_positions(TuneSet *s, const Resolvers *rv, const Position *pos, const double *result,
+                              const int32_t *game, int64_t n, const Options *rules, int64_t *skipped, TvError *err)
+{
+    enum { BATCH = 8192 };
+    size_t nb = n < BATCH ? (size_t)(n > 0 ? n : 1) : BATCH; /* a small call touches little fresh memory */
+    EvalTrace *tr = malloc(sizeof *tr * nb);
+    int *qs = malloc(sizeof *qs * nb);
     TvStatus st = TV_OK;
-    if (!ctx || !tr || !qs)
+    if (!tr || !qs)
         st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    for (int t = 0; st == TV_OK && t < nt; t++)
-        if (!(ctx[t] = search_alloc(params, rules, &set)))
-            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for a search context");
     int64_t skip = 0;
     for (int64_t b0 = 0; st == TV_OK && b0 < n; b0 += BATCH) {
         int64_t m = n - b0 < BATCH ? n - b0 : BATCH;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(rv->n)
         for (int64_t i = 0; i < m; i++)
-            tune_resolve(ctx[omp_get_thread_num()], &pos[b0 + i], rules, &tr[i], &qs[i], NULL);
+            tune_resolve(rv->ctx[omp_get_thread_num()], &pos[b0 + i], rules, &tr[i], &qs[i], NULL);
         for (int64_t i = 0; st == TV_OK && i < m; i++) {
             if (qs[i] >= SCORE_MATE_BOUND || qs[i] <= -SCORE_MATE_BOUND) {
                 skip++;
@@ -189,14 +217,21 @@ TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *resul
             st = tune_set_add(s, &tr[i], 1, result[b0 + i], game[b0 + i], err);
         }
     }
-    for (int t = 0; ctx && t < nt; t++)
-        if (ctx[t])
-            search_free(ctx[t]);
-    free(ctx);
     free(tr);
     free(qs);
     if (skipped)
         *skipped += skip;
+    return st;
+}
+
+TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *result, const int32_t *game, int64_t n,
+                            const EvalParams *params, const Options *rules, int64_t *skipped, TvError *err)
+{
+    Resolvers rv = {NULL, 0};
+    TvStatus st = resolvers_alloc(&rv, params, rules, err);
+    if (st == TV_OK)
+        st = add_positions(s, &rv, pos, result, game, n, rules, skipped, err);
+    resolvers_free(&rv);
     return st;
 }
 
@@ -233,18 +268,48 @@ static int id_set_add(uint64_t **set, size_t *cap, size_t *n, uint64_t key)
     }
 }
 
+/* Sorts order[0..n) (indices into games) by the games' plan index: a
+ * bottom-up merge sort (stable; no global comparator context). */
+static void sort_by_game_index(int64_t *order, int64_t n, const StoredGame *games)
+{
+    int64_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
+    if (!tmp) { /* insertion sort: the rows are nearly in order already */
+        for (int64_t i = 1; i < n; i++)
+            for (int64_t j = i; j > 0 && games[order[j - 1]].index > games[order[j]].index; j--) {
+                int64_t x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        return;
+    }
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t a = lo, b = mid, k = lo;
+            while (a < mid || b < hi)
+                tmp[k++] = b >= hi || (a < mid && games[order[a]].index <= games[order[b]].index) ? order[a++]
+                                                                                                 : order[b++];
+        }
+        memcpy(order, tmp, sizeof *order * (size_t)n);
+    }
+    free(tmp);
+}
+
 TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
                    TuneLoadCounts *counts, TvError *err)
 {
-    enum { CHUNK = 16384 };
+    /* positions parsed and resolved at a time: small enough that the
+     * buffers (a Position is over 2 KB) stay in memory already touched,
+     * since fresh pages cost more than resolving */
+    enum { CHUNK = 2048 };
     tune_set_init(out);
     TuneLoadCounts local;
     if (!counts)
         counts = &local;
     memset(counts, 0, sizeof *counts);
     int64_t *skipped = &counts->skipped;
-    uint64_t *ids = NULL;
-    size_t ids_cap = 0, ids_n = 0;
+    uint64_t *ids = NULL, *pkeys = NULL; /* games read, and (position, result) keys */
+    size_t ids_cap = 0, ids_n = 0, pkeys_cap = 0, pkeys_n = 0;
     char *first_options = NULL;
     if (nfiles < 1)
         return tv_fail(err, TV_ERR_ARG, "tune: no data files");
@@ -281,11 +346,25 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             h5store_contents_free(&c);
             break;
         }
-        /* Positions of game gi are rows position_offset .. + position_count. */
+        Resolvers rv = {NULL, 0};
+        /* Positions of game gi are rows position_offset .. + position_count.
+         * The games are read in plan order (their index), not in the order
+         * the threads happened to store them, so that the game numbers, the
+         * split and which copy of a duplicate is kept depend only on the
+         * games. */
+        int64_t *order = malloc(sizeof *order * (size_t)(c.ngames ? c.ngames : 1));
+        if (!order) {
+            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+            h5store_contents_free(&c);
+            break;
+        }
+        for (int64_t gi = 0; gi < c.ngames; gi++)
+            order[gi] = gi;
+        sort_by_game_index(order, c.ngames, c.games);
         int64_t fill = 0;
         for (int64_t gi = 0; st == TV_OK && gi <= c.ngames; gi++) {
             bool last = gi == c.ngames;
-            const StoredGame *g = last ? NULL : &c.games[gi];
+            const StoredGame *g = last ? NULL : &c.games[order[gi]];
             int64_t cnt = last ? 0 : g->position_count;
             if (!last) { /* a game an earlier store holds too: read once */
                 int added = id_set_add(&ids, &ids_cap, &ids_n, h5store_game_id(&c, g));
@@ -317,8 +396,30 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
                                          files[f], tf[i], (int)(gm[i] - game_base));
                             break;
                         }
+                    /* a position seen before with the same result (in any
+                     * game of any store) is left out: the first is kept */
+                    int64_t kept = 0;
+                    for (int64_t i = 0; st == TV_OK && i < fill; i++) {
+                        uint64_t key = tv_rng_mix(pos[i].hash ^ ((uint64_t)(res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
+                        int added = id_set_add(&pkeys, &pkeys_cap, &pkeys_n, key);
+                        if (added < 0)
+                            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+                        else if (!added)
+                            counts->duplicate_positions++;
+                        else {
+                            if (kept != i) {
+                                pos[kept] = pos[i];
+                                res[kept] = res[i];
+                                gm[kept] = gm[i];
+                            }
+                            kept++;
+                        }
+                    }
+                    fill = kept;
+                    if (st == TV_OK && !rv.ctx)
+                        st = resolvers_alloc(&rv, &start->params, &rules, err);
                     if (st == TV_OK)
-                        st = tune_add_positions(out, pos, res, gm, fill, &start->params, &rules, skipped, err);
+                        st = add_positions(out, &rv, pos, res, gm, fill, &rules, skipped, err);
                     fill = 0;
                     if (st != TV_OK)
                         break;
@@ -347,6 +448,8 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             }
         }
         game_base += c.ngames;
+        resolvers_free(&rv); /* the next store may have other rules */
+        free(order);
         h5store_contents_free(&c);
     }
     free(pos);
@@ -355,6 +458,7 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
     free(bad);
     free(tf);
     free(ids);
+    free(pkeys);
     free(first_options);
     if (st == TV_OK && out->n == 0)
         st = tv_fail(err, TV_ERR_ARG, "tune: no positions in the data (%d file%s)", nfiles, nfiles == 1 ? "" : "s");

@@ -71,11 +71,15 @@ typedef struct {
     int64_t skipped;          /* positions whose quiescence score is a mate score */
     int64_t duplicate_games;  /* games held by an earlier store too (h5store_game_id): read once */
     int64_t torn_rows;        /* /games rows of appends a crash cut short, left out by the reader */
+    int64_t duplicate_positions; /* positions seen before (same position, same result): left out */
 } TuneLoadCounts;
 
 /* Reads the positions of the stores (h5store_read) and resolves them with
  * the START engine and each store's rules.  Game numbers run over all files;
- * a game that two stores hold is read once.  Stores played under other
+ * a game that two stores hold is read once.  A position seen before with
+ * the same result (the same Zobrist hash: stacks, side to move, rights,
+ * en passant; in any game of any store) is left out and counted: the
+ * first is kept, so the same games give the same set.  Stores played under other
  * rule options than the first are refused unless mix_rules.  Errors:
  * h5store_read's, a bad TFEN or result in a store, other rules, no
  * positions. */

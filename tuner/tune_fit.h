@@ -16,6 +16,9 @@
  * keeps its start value: what a handful of games say about it is noise
  * (on one game every weight fits it "perfectly" somewhere). */
 #define TUNE_MIN_GAMES 10
+/* ... or in fewer positions than this: a standard error from a handful of
+ * positions (a rare Helgi seen 33 times) is not to be trusted. */
+#define TUNE_MIN_POSITIONS 100
 
 /* The model's sigmoid: the expected result of eval x (scaled by K). */
 static inline double tune_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -40,13 +43,15 @@ typedef struct {
     int iter;
     double fit_loss;     /* MSE of the fit set */
     double holdout_loss; /* MSE of the hold-out set (NAN without one) */
-    double objective;    /* what is minimised: fit MSE + l2 term + bound penalty */
+    double objective;    /* what is minimised: fit MSE + l2 term */
     float w[EVAL_NWEIGHTS]; /* the weights after this iteration (the weight path) */
 } TuneIteration;
 
 typedef struct {
     bool free[EVAL_NWEIGHTS]; /* weights to fit (others stay at the start) */
-    double l2;                /* lambda of the pull to the start weights */
+    double l2;                /* lambda of the pull to the start weights (unless l2_auto) */
+    bool l2_auto;             /* choose l2 by cross-validation over games (cv_folds folds) */
+    int cv_folds;             /* 0: 5 */
     double fixed_k;           /* > 0: use this K instead of fitting it */
     int bootstrap;            /* refits on games resampled with replacement */
     uint64_t seed;            /* for the bootstrap */
@@ -60,19 +65,38 @@ typedef struct {
  * at most, no progress callback. */
 void tune_options_default(TuneOptions *o);
 
+/* Strengths of the L2 pull tried by --l2 auto (the last is 0). */
+#define TUNE_CV_GRID 13
+
 typedef struct {
     double K;
+    double l2;                     /* the strength used (chosen by cross-validation when l2_auto) */
+    bool l2_auto;                  /* l2 was chosen by cross-validation */
+    bool cv_too_few_games;         /* l2 auto asked for, but the fit set has one game: l2 0 */
+    int ncv, cv_folds;             /* the cross-validation: strengths tried, folds of games */
+    double cv_l2[TUNE_CV_GRID];    /* strongest first, the last 0 */
+    double cv_loss[TUNE_CV_GRID], cv_se[TUNE_CV_GRID]; /* mean validation MSE over the folds, its error */
+    double cv_start_loss, cv_start_se; /* the same for the start weights (an infinite pull) */
+    bool improved;                 /* the fitted (rounded) weights predict held-out games better than the
+                                      start's: the hold-out loss, or without a hold-out set the
+                                      cross-validated loss, is lower; otherwise rounded keeps the start */
+    bool improvement_checked;      /* false: neither a hold-out set nor cross-validation to judge by */
     double start[EVAL_NWEIGHTS];   /* start weights */
     double fitted[EVAL_NWEIGHTS];  /* real-valued optimum (start where not free) */
     int rounded[EVAL_NWEIGHTS];    /* fitted, rounded and clamped to the bounds */
-    double se[EVAL_NWEIGHTS];      /* standard error (0: not fitted or at a bound) */
+    double se[EVAL_NWEIGHTS];      /* standard error, game-clustered (0: not fitted or at a bound) */
+    double se_positions[EVAL_NWEIGHTS]; /* the same with positions taken as independent (too small:
+                                           positions of one game share its result); for comparison */
     double boot_sd[EVAL_NWEIGHTS]; /* bootstrap sd (0 without --bootstrap) */
     bool free[EVAL_NWEIGHTS];      /* fitted */
     bool no_data[EVAL_NWEIGHTS];   /* asked for but the feature is always 0: kept */
-    bool at_bound[EVAL_NWEIGHTS];
+    bool at_bound[EVAL_NWEIGHTS];   /* on its bound (no standard error) */
+    bool near_bound[EVAL_NWEIGHTS]; /* within rounding of its bound (less than 1.5 away) */
     bool undetermined[EVAL_NWEIGHTS]; /* the data cannot fix it (infinite stderr, or its feature seen in
-                                         fewer than TUNE_MIN_GAMES games): rounded keeps the start */
+                                         fewer than TUNE_MIN_GAMES games or TUNE_MIN_POSITIONS
+                                         positions): poorly determined, rounded keeps the start */
     int32_t feature_games[EVAL_NWEIGHTS]; /* games of the fit set in which the weight's feature occurs */
+    int64_t feature_positions[EVAL_NWEIGHTS]; /* ... and positions */
     int nfree;
     double fit_loss0, hold_loss0;  /* MSE with the start weights (and K) */
     double fit_loss1, hold_loss1;  /* MSE with the fitted weights */
@@ -82,6 +106,8 @@ typedef struct {
     int boot_done;
     double seconds;
     const char *stop_reason;       /* constant string */
+    double pgnorm, pgtol;          /* the final projected gradient's norm (Gauss-Newton metric) and the
+                                      tolerance it was held to */
     TuneIteration *history;        /* heap, nhistory (iter 0 first) */
     int nhistory;
 } TuneResult;

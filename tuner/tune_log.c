@@ -45,7 +45,7 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
         fprintf(f, "\n");
     }
     fprintf(f, "# weight NAME START NEW STDERR  (NEW as written to the INI; STDERR %s)\n",
-            r->boot_done > 1 ? "bootstrap sd over games" : "from the Gauss-Newton covariance");
+            r->boot_done > 1 ? "bootstrap sd over games" : "game-clustered sandwich");
     for (int i = 0; i < NW; i++) {
         if (!r->free[i])
             continue;
@@ -53,6 +53,14 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
         eval_weight_element_name(i, name, sizeof name);
         double se = reported_se(r, i);
         fprintf(f, "weight %s %g %d %.4g\n", name, r->start[i], r->rounded[i], isfinite(se) ? se : 0.0);
+    }
+    if (r->l2_auto) {
+        fprintf(f, "# cv L2 LOSS SE  (%d-fold cross-validation over games: mean validation MSE and its error; "
+                   "chosen %.6g)\n",
+                r->cv_folds, r->l2);
+        fprintf(f, "cv start %.10g %.4g\n", r->cv_start_loss, r->cv_start_se);
+        for (int k = 0; k < r->ncv; k++)
+            fprintf(f, "cv %.6g %.10g %.4g\n", r->cv_l2[k], r->cv_loss[k], r->cv_se[k]);
     }
     if (fclose(f) != 0)
         return tv_fail(err, TV_ERR_IO, "%s: cannot write the tuning log: %s", path, strerror(errno));
@@ -122,7 +130,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
     FILE *f = fopen(path, "r");
     if (!f)
         return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    int cap_iters = 0, cap_paths = 0, cap_weights = 0;
+    int cap_iters = 0, cap_paths = 0, cap_weights = 0, cap_cv = 0;
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
@@ -190,8 +198,28 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
             t->weights[t->nweights++] = w;
             continue;
         }
+        char l2w[32];
+        TuneLogCv cv = {0, 0, 0};
+        used = -1;
+        if (sscanf(line, " cv %31s %lf %lf %n", l2w, &cv.loss, &cv.se, &used) == 3 && used >= 0 &&
+            only_space(line + used)) {
+            char *end;
+            cv.l2 = strcmp(l2w, "start") ? strtod(l2w, &end) : INFINITY;
+            if ((isfinite(cv.l2) && (*end || !(cv.l2 >= 0))) || !isfinite(cv.loss) || !isfinite(cv.se) ||
+                cv.se < 0) {
+                st = log_error(err, path, lineno, "cv: L2 must be 'start' or a number >= 0, LOSS a number, SE >= 0");
+                break;
+            }
+            if (!room_for((void **)&t->cv, t->ncv, &cap_cv, sizeof *t->cv)) {
+                st = out_of_memory(err, path);
+                break;
+            }
+            t->cv[t->ncv++] = cv;
+            continue;
+        }
         st = log_error(err, path, lineno,
-                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...' or 'weight NAME START NEW STDERR'");
+                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR' "
+                       "or 'cv L2 LOSS SE'");
         break;
     }
     if (st == TV_OK && ferror(f))
@@ -212,6 +240,7 @@ void tune_log_free(TuneLog *t)
     free(t->paths);
     free(t->iters);
     free(t->weights);
+    free(t->cv);
     memset(t, 0, sizeof *t);
 }
 
@@ -222,12 +251,44 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
     StrBuf b = {0};
     if (header)
         strbuf_addf(&b, "%s\n", header);
-    strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); %.2f s\n", r->K, r->nfree,
-              r->iterations, r->stop_reason ? r->stop_reason : "", r->seconds);
+    strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); projected gradient %.3g (tolerance %.3g); "
+                    "%.2f s\n",
+                r->K, r->nfree, r->iterations, r->stop_reason ? r->stop_reason : "", r->pgnorm, r->pgtol,
+                r->seconds);
+    if (r->l2_auto) {
+        strbuf_addf(&b, "L2 strength chosen by %d-fold cross-validation over games: %.4g\n", r->cv_folds, r->l2);
+        strbuf_addf(&b, "  l2            validation loss (MSE, mean over folds +- se)\n");
+        strbuf_addf(&b, "  start weights %.6f +- %.6f\n", r->cv_start_loss, r->cv_start_se);
+        for (int k = 0; k < r->ncv; k++)
+            strbuf_addf(&b, "  %-13.4g %.6f +- %.6f%s\n", r->cv_l2[k], r->cv_loss[k], r->cv_se[k],
+                        r->cv_l2[k] == r->l2 ? "  <- chosen" : "");
+    } else if (r->cv_too_few_games)
+        strbuf_addf(&b, "L2 strength 0: cross-validation over games needs at least 2 games\n");
+    else
+        strbuf_addf(&b, "L2 strength %.4g (given)\n", r->l2);
     strbuf_addf(&b, "loss (MSE) fit %.6f -> %.6f (rounded %.6f); hold-out %.6f -> %.6f (rounded %.6f)\n",
               r->fit_loss0, r->fit_loss1, r->fit_loss_rounded, r->hold_loss0, r->hold_loss1, r->hold_loss_rounded);
+    if (!r->improvement_checked)
+        strbuf_addf(&b, "NOT CHECKED: no hold-out set and no cross-validation, so nothing says whether the fitted "
+                        "weights predict unseen games better than the start's\n");
+    double cvbest = INFINITY;
+    for (int k = 0; k < r->ncv; k++)
+        cvbest = fmin(cvbest, r->cv_loss[k]);
+    if (!r->improvement_checked)
+        ;
+    else if (!r->improved)
+        strbuf_addf(&b, "NO IMPROVEMENT: the fitted weights do not predict %s better than the start's "
+                        "(%.6f, start %.6f): the data do not support a change, so the INI keeps the start weights "
+                        "(the fitted values below are for reference only)\n",
+                    r->hold_loss0 == r->hold_loss0 ? "the hold-out games" : "held-out folds",
+                    r->hold_loss0 == r->hold_loss0 ? r->hold_loss_rounded : cvbest,
+                    r->hold_loss0 == r->hold_loss0 ? r->hold_loss0 : r->cv_start_loss);
+    else if (r->improved)
+        strbuf_addf(&b, "improvement: the fitted weights predict %s better than the start's\n",
+                    r->hold_loss0 == r->hold_loss0 ? "the hold-out games" : "held-out folds");
     strbuf_addf(&b, "weights: name: start -> new +- standard error%s\n",
-              r->boot_done > 1 ? " (Gauss-Newton; bootstrap sd over games in brackets)" : " (Gauss-Newton)");
+              r->boot_done > 1 ? " (game-clustered sandwich; bootstrap sd over games in brackets)"
+                                   : " (game-clustered sandwich)");
     for (int i = 0; i < NW; i++) {
         char name[96];
         eval_weight_element_name(i, name, sizeof name);
@@ -237,18 +298,28 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
         }
         if (!r->free[i])
             continue;
-        strbuf_addf(&b, "%s: %g -> %d +- %.3g", name, r->start[i], r->rounded[i], r->se[i]);
+        if (r->improved)
+            strbuf_addf(&b, "%s: %g -> %d +- %.3g", name, r->start[i], r->rounded[i], r->se[i]);
+        else
+            strbuf_addf(&b, "%s: %g (fitted %.0f +- %.3g, not adopted)", name, r->start[i], r->fitted[i], r->se[i]);
         if (isinf(r->se[i]))
             strbuf_addf(&b, " (not identifiable: its feature is collinear with others in the data; kept at its start "
                             "value)");
         else if (r->undetermined[i])
-            strbuf_addf(&b, " (too little data: its feature occurs in %d games, fewer than %d; kept at its start "
-                            "value)",
-                        r->feature_games[i], TUNE_MIN_GAMES);
+            strbuf_addf(&b, " (poorly determined: its feature occurs in %d games and %lld positions, fewer than %d "
+                            "games or %d positions; kept at its start value)",
+                        r->feature_games[i], (long long)r->feature_positions[i], TUNE_MIN_GAMES,
+                        TUNE_MIN_POSITIONS);
         if (r->boot_done > 1)
             strbuf_addf(&b, " [%.3g]", r->boot_sd[i]);
-        if (r->at_bound[i])
-            strbuf_addf(&b, " (at its bound)");
+        const WeightInfo *wi = eval_weight_info_of(i);
+        double bound = r->fitted[i] - wi->lo < wi->hi - r->fitted[i] ? wi->lo : wi->hi;
+        if (r->undetermined[i])
+            ; /* kept at the start: where the fit put it does not matter */
+        else if (r->at_bound[i])
+            strbuf_addf(&b, " (at its bound %g)", bound);
+        else if (r->near_bound[i])
+            strbuf_addf(&b, " (within rounding of its bound %g)", bound);
         strbuf_addf(&b, "\n");
     }
     return strbuf_take(&b);

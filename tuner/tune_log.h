@@ -13,8 +13,13 @@
  *   weight NAME START NEW STDERR       a fitted weight: its start value, the
  *                                      value written to the INI, its standard
  *                                      error (>= 0)
+ *   cv L2 LOSS SE                      --l2 auto: the mean validation loss
+ *                                      (MSE) over the folds of games at L2
+ *                                      strength L2 (a number >= 0, or
+ *                                      'start' for the start weights), and
+ *                                      its standard error (>= 0)
  * The writer puts every iter line, then every path line, then the weight
- * lines, with comments before each group. */
+ * lines, then the cv lines, with comments before each group. */
 #ifndef TAVRELI_TUNE_LOG_H
 #define TAVRELI_TUNE_LOG_H
 
@@ -47,8 +52,16 @@ typedef struct {
     double se;  /* STDERR */
 } TuneLogWeight;
 
+/* One 'cv' record. */
+typedef struct {
+    double l2;   /* INFINITY: the start weights */
+    double loss, se;
+} TuneLogCv;
+
 /* A tuning log as read: its records in file order. */
 typedef struct {
+    TuneLogCv *cv;
+    int ncv;
     TuneLogIter *iters;
     int niters;
     TuneLogPath *paths;
@@ -61,7 +74,9 @@ typedef struct {
  * empty on failure).  A 'path' line is read as its iteration and the numbers
  * that follow up to the first word that is not one: the report does not draw
  * the path, and its values are not checked.  Errors: path cannot be read
- * (TV_ERR_IO); a line that is none of the three records, a fit_loss that is
+ * (TV_ERR_IO); a line that is none of the four records, a cv record whose
+ * L2 is not 'start' or a number >= 0 or whose loss or SE is not a finite
+ * number (SE >= 0), a fit_loss that is
  * not finite, a weight's START or NEW that is not a number or a STDERR that
  * is not a number >= 0, a weight given twice (TV_ERR_PARSE, with err->file
  * and err->line set); no 'iter' or 'weight' record at all (TV_ERR_PARSE);

@@ -1,0 +1,123 @@
+/* cli_train.c: `tavreli train CONFIG.ini` (tuner/train.h does the work). */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "status.h"
+#include "train.h"
+
+static const char TRAIN_HELP[] =
+    "usage: tavreli train CONFIG.ini [--out DIR]\n"
+    "\n"
+    "Runs generations of gated training (CONFIG.ini: a [train] section, see\n"
+    "docs/tuning.md): self-play of the best version against itself (every game\n"
+    "its own opening), a tune on all the self-play so far, and an SPRT of the\n"
+    "tuned version against the best; a version the SPRT accepts becomes the\n"
+    "best. Everything is kept under DIR (default results/NAME): per generation\n"
+    "gen-G/selfplay.h5, tuned.ini, tune.log, sprt.h5 and result. Run it again\n"
+    "after an interruption to resume. 'tavreli report DIR' draws the Elo ladder\n"
+    "of the accepted generations.\n";
+
+typedef struct {
+    const char *out;
+} TrainArgs;
+
+static const CliFlag TRAIN_FLAGS[] = {
+    {"out", 0, CLI_STRING, offsetof(TrainArgs, out), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static volatile sig_atomic_t g_train_stop = 0;
+static volatile sig_atomic_t g_train_signal = 0; /* the signal that stopped the run, and who sent it */
+static volatile sig_atomic_t g_train_sender = 0;
+
+static void on_train_signal(int sig, siginfo_t *info, void *ctx)
+{
+    (void)ctx;
+    if (g_train_stop && sig == SIGINT) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    if (!g_train_signal) {
+        g_train_signal = sig;
+        g_train_sender = info ? (sig_atomic_t)info->si_pid : 0;
+    }
+    g_train_stop = 1;
+}
+
+static void print_event(const TrainEvent *e, void *user)
+{
+    (void)user;
+    printf("gen %d %-9s %s\n", e->generation, e->stage, e->text);
+    fflush(stdout);
+}
+
+static int run_train(const CliCommand *cmd, int argc, char **argv)
+{
+    TrainArgs a = {NULL};
+    char *pos[2] = {NULL, NULL};
+    char **posv = calloc((size_t)argc + 1, sizeof *posv);
+    int npos = 0;
+    if (!posv)
+        return CLI_FAIL;
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, posv, &npos);
+    if (rc >= 0) {
+        free(posv);
+        return rc;
+    }
+    pos[0] = npos == 1 ? posv[0] : NULL;
+    free(posv);
+    if (!pos[0]) {
+        cli_error("train: expected one CONFIG.ini (see 'tavreli train --help')");
+        return CLI_USAGE;
+    }
+    TrainConfig c;
+    TvError err;
+    if (train_read(pos[0], &c, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    char *text;
+    size_t len;
+    if (tv_read_file(pos[0], "training file", &text, &len, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    char dir[600];
+    if (a.out)
+        snprintf(dir, sizeof dir, "%s", a.out);
+    else {
+        snprintf(dir, sizeof dir, "results/%s", c.name);
+        mkdir("results", 0777);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_train_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    const TrainCallbacks cb = {print_event, NULL, &g_train_stop};
+    TrainOutcome out;
+    TvStatus st = train_run(&c, text, dir, &cb, &out, &err);
+    free(text);
+    if (st != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (out.interrupted) {
+        printf("interrupted by signal %d (sent by process %d) after %d complete generations; run the same command "
+               "to resume\n",
+               (int)g_train_signal, (int)g_train_sender, out.generations_done);
+        return 128 + (g_train_signal ? (int)g_train_signal : SIGINT);
+    }
+    printf("%d generations; the best is gen-%d (%s/gen-%d/%s); the ladder: tavreli report %s\n",
+           out.generations_done, out.best, dir, out.best, out.best ? "tuned.ini" : "best.ini", dir);
+    return CLI_OK;
+}
+
+const CliCommand CLI_TRAIN = {"train", TRAIN_HELP, TRAIN_FLAGS, run_train};

@@ -1,0 +1,771 @@
+/* train.c: the gated training loop (see train.h): generations of
+ * self-play with the best version, a tune, an SPRT of the tuned version
+ * against the best; and the Elo ladder of a training directory. */
+#include "train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "h5store.h"
+#include "ratings.h"
+#include "report_doc.h"
+#include "report_plot.h"
+#include "runner.h"
+#include "strbuf.h"
+#include "tournament.h"
+#include "tune.h"
+
+/* ---- the configuration ------------------------------------------------------ */
+
+typedef enum { KEY_NAME, KEY_PATH, KEY_LONG, KEY_DOUBLE, KEY_U64 } KeyKind;
+
+/* Every key of [train], declared once: name, kind, place, range, default
+ * (the defaults are set from this table too), and what it means (for
+ * messages; docs/tuning.md documents them). */
+typedef struct {
+    const char *name;
+    KeyKind kind;
+    size_t offset;
+    double lo, hi, def;
+} TrainKey;
+
+static const TrainKey TRAIN_KEYS[] = {
+    {"name", KEY_NAME, offsetof(TrainConfig, name), 0, 0, 0},
+    {"engine", KEY_PATH, offsetof(TrainConfig, engine), 0, 0, 0},
+    {"generations", KEY_LONG, offsetof(TrainConfig, generations), 1, 999, 3},
+    {"games", KEY_LONG, offsetof(TrainConfig, games), 2, 1000000, 200},
+    {"depth", KEY_LONG, offsetof(TrainConfig, depth), 1, 20, 2},
+    {"sprt_pairs", KEY_LONG, offsetof(TrainConfig, sprt_pairs), 1, 1000000, 200},
+    {"elo0", KEY_DOUBLE, offsetof(TrainConfig, elo0), -999, 999, 0},
+    {"elo1", KEY_DOUBLE, offsetof(TrainConfig, elo1), -999, 999, 10},
+    {"alpha", KEY_DOUBLE, offsetof(TrainConfig, alpha), 1e-6, 0.499, 0.05},
+    {"beta", KEY_DOUBLE, offsetof(TrainConfig, beta), 1e-6, 0.499, 0.05},
+    {"plies", KEY_LONG, offsetof(TrainConfig, plies), 0, 100, 6},
+    {"sample_plies", KEY_LONG, offsetof(TrainConfig, sample_plies), 0, 100, 0},
+    {"max_plies", KEY_LONG, offsetof(TrainConfig, max_plies), 1, 10000, 300},
+    {"threads", KEY_LONG, offsetof(TrainConfig, threads), 0, 1024, 0},
+    {"seed", KEY_U64, offsetof(TrainConfig, seed), 0, 0, 1},
+};
+#define NKEYS (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0])
+
+typedef struct {
+    TrainConfig *c;
+    char dir[512];
+    char msg[256];
+    bool seen[NKEYS];
+} TrainReader;
+
+static bool name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > 63)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+              *s == '-' || *s == '.' || *s == '+'))
+            return false;
+    return true;
+}
+
+static int train_handler(void *user, const char *section, const char *name, const char *value)
+{
+    TrainReader *r = user;
+    if (strcmp(section, "train") != 0) {
+        snprintf(r->msg, sizeof r->msg, "unknown section [%.60s] (known: [train])", section);
+        return 0;
+    }
+    for (int k = 0; k < NKEYS; k++) {
+        const TrainKey *key = &TRAIN_KEYS[k];
+        if (strcmp(name, key->name) != 0)
+            continue;
+        if (r->seen[k]) {
+            snprintf(r->msg, sizeof r->msg, "[train] %s is given twice", name);
+            return 0;
+        }
+        r->seen[k] = true;
+        char *at = (char *)r->c + key->offset, *end;
+        errno = 0;
+        switch (key->kind) {
+        case KEY_NAME:
+            if (!name_ok(value)) {
+                snprintf(r->msg, sizeof r->msg, "[train] name '%.60s' must have 1 to 63 letters, digits or _ - . +",
+                         value);
+                return 0;
+            }
+            snprintf(at, sizeof r->c->name, "%s", value);
+            return 1;
+        case KEY_PATH:
+            if (!*value) {
+                snprintf(r->msg, sizeof r->msg, "[train] %s needs a path", name);
+                return 0;
+            }
+            if ((value[0] == '/' ? snprintf(at, sizeof r->c->engine, "%s", value)
+                                 : snprintf(at, sizeof r->c->engine, "%s%s", r->dir, value)) >=
+                (int)sizeof r->c->engine) {
+                snprintf(r->msg, sizeof r->msg, "[train] %s: the path is too long", name);
+                return 0;
+            }
+            return 1;
+        case KEY_LONG: {
+            long v = strtol(value, &end, 10);
+            if (errno || end == value || *end || v < key->lo || v > key->hi) {
+                snprintf(r->msg, sizeof r->msg, "[train] %s '%.40s' must be a whole number from %.0f to %.0f", name,
+                         value, key->lo, key->hi);
+                return 0;
+            }
+            *(long *)at = v;
+            return 1;
+        }
+        case KEY_DOUBLE: {
+            double v = strtod(value, &end);
+            if (errno || end == value || *end || !(v >= key->lo && v <= key->hi)) {
+                snprintf(r->msg, sizeof r->msg, "[train] %s '%.40s' must be a number from %g to %g", name, value,
+                         key->lo, key->hi);
+                return 0;
+            }
+            *(double *)at = v;
+            return 1;
+        }
+        case KEY_U64: {
+            unsigned long long v = value[0] == '-' ? 0 : strtoull(value, &end, 10);
+            if (value[0] == '-' || errno || end == value || *end) {
+                snprintf(r->msg, sizeof r->msg, "[train] %s '%.40s' must be a whole number from 0 to 2^64-1", name,
+                         value);
+                return 0;
+            }
+            *(uint64_t *)at = v;
+            return 1;
+        }
+        }
+    }
+    StrBuf known = {0};
+    for (int k = 0; k < NKEYS; k++)
+        strbuf_addf(&known, "%s%s", k ? ", " : "", TRAIN_KEYS[k].name);
+    snprintf(r->msg, sizeof r->msg, "unknown key '%.40s' in [train] (known: %s)", name, known.s ? known.s : "");
+    free(known.s);
+    return 0;
+}
+
+TvStatus train_read(const char *path, TrainConfig *c, TvError *err)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->source, sizeof c->source, "%s", path);
+    for (int k = 0; k < NKEYS; k++) {
+        char *at = (char *)c + TRAIN_KEYS[k].offset;
+        if (TRAIN_KEYS[k].kind == KEY_LONG)
+            *(long *)at = (long)TRAIN_KEYS[k].def;
+        else if (TRAIN_KEYS[k].kind == KEY_DOUBLE)
+            *(double *)at = TRAIN_KEYS[k].def;
+        else if (TRAIN_KEYS[k].kind == KEY_U64)
+            *(uint64_t *)at = (uint64_t)TRAIN_KEYS[k].def;
+    }
+    /* name: the file's stem */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strcspn(base, ".");
+    snprintf(c->name, sizeof c->name, "%.*s", (int)(n < 63 ? n : 63), base);
+    if (!name_ok(c->name))
+        snprintf(c->name, sizeof c->name, "train");
+    char *text;
+    size_t len;
+    TvStatus st = tv_read_file(path, "training file", &text, &len, err);
+    if (st != TV_OK)
+        return st;
+    TrainReader r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    const char *slash = strrchr(path, '/');
+    if (slash && (size_t)(slash - path + 1) < sizeof r.dir)
+        snprintf(r.dir, sizeof r.dir, "%.*s", (int)(slash - path + 1), path);
+    int rc = ini_parse_string(text, train_handler, &r);
+    free(text);
+    if (rc != 0) {
+        if (err) {
+            tv_error_clear(err);
+            snprintf(err->file, sizeof err->file, "%s", path);
+            err->line = rc > 0 ? rc : 0;
+        }
+        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, rc, r.msg[0] ? r.msg : "malformed line");
+    }
+    if (!c->engine[0])
+        return tv_fail(err, TV_ERR_PARSE, "%s: [train] engine = START.ini is required", path);
+    if (!(c->elo0 < c->elo1))
+        return tv_fail(err, TV_ERR_PARSE, "%s: [train] needs elo0 < elo1 (got %g and %g)", path, c->elo0, c->elo1);
+    EngineVersion ev;
+    TvError e;
+    if (engine_read(c->engine, &ev, &e) != TV_OK)
+        return tv_fail(err, e.status ? e.status : TV_ERR_PARSE, "%s: [train] engine: %s", path, e.msg);
+    return TV_OK;
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+static bool exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static TvStatus make_dir(const char *path, TvError *err)
+{
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot make the folder: %s", path, strerror(errno));
+    return TV_OK;
+}
+
+/* Writes text to path through path.tmp and a rename: the file is there
+ * whole or not at all. */
+static TvStatus write_atomic(const char *path, const char *text, TvError *err)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
+    fputs(text, f);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        fclose(f);
+        return tv_fail(err, TV_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return tv_fail(err, TV_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    return TV_OK;
+}
+
+static TvStatus copy_file(const char *from, const char *to, TvError *err)
+{
+    char *text;
+    size_t len;
+    TvStatus st = tv_read_file(from, "engine file", &text, &len, err);
+    if (st != TV_OK)
+        return st;
+    st = write_atomic(to, text, err);
+    free(text);
+    return st;
+}
+
+/* DIR/gen-G[/FILE] */
+static void gen_path(char *buf, size_t n, const char *dir, int g, const char *file)
+{
+    snprintf(buf, n, "%s/gen-%d%s%s", dir, g, file ? "/" : "", file ? file : "");
+}
+
+/* The best's engine file: generation 0's copy of the start, or the tuned
+ * version of the generation that was accepted. */
+static void best_file(char *buf, size_t n, const char *dir, int best)
+{
+    gen_path(buf, n, dir, best, best == 0 ? "best.ini" : "tuned.ini");
+}
+
+/* ---- a generation's result file ------------------------------------------------- */
+
+typedef struct {
+    char outcome[32];
+    long best;
+    double llr;
+    long pairs;
+    bool have_outcome, have_best;
+} GenResult;
+
+static int result_handler(void *user, const char *section, const char *name, const char *value)
+{
+    GenResult *r = user;
+    if (strcmp(section, "result") != 0)
+        return 0;
+    if (!strcmp(name, "outcome")) {
+        snprintf(r->outcome, sizeof r->outcome, "%s", value);
+        r->have_outcome = true;
+    } else if (!strcmp(name, "best")) {
+        r->best = strtol(value, NULL, 10);
+        r->have_best = true;
+    } else if (!strcmp(name, "llr"))
+        r->llr = strtod(value, NULL);
+    else if (!strcmp(name, "pairs"))
+        r->pairs = strtol(value, NULL, 10);
+    else
+        return 0;
+    return 1;
+}
+
+/* Reads DIR/gen-G/result; false when there is none (the generation is not
+ * complete); an error when it is damaged. */
+static TvStatus read_result(const char *dir, int g, GenResult *r, bool *have, TvError *err)
+{
+    char path[1100];
+    gen_path(path, sizeof path, dir, g, "result");
+    memset(r, 0, sizeof *r);
+    *have = exists(path);
+    if (!*have)
+        return TV_OK;
+    char *text;
+    size_t len;
+    TvStatus st = tv_read_file(path, "generation result", &text, &len, err);
+    if (st != TV_OK)
+        return st;
+    int rc = ini_parse_string(text, result_handler, r);
+    free(text);
+    if (rc != 0 || !r->have_outcome || !r->have_best || r->best < 0 || r->best > g)
+        return tv_fail(err, TV_ERR_PARSE, "%s: not a generation result (line %d); delete it to redo generation %d",
+                       path, rc, g);
+    return TV_OK;
+}
+
+/* ---- the loop ----------------------------------------------------------------------- */
+
+static void emit(const TrainCallbacks *cb, int g, const char *stage, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void emit(const TrainCallbacks *cb, int g, const char *stage, const char *fmt, ...)
+{
+    if (!cb || !cb->event)
+        return;
+    TrainEvent e;
+    e.generation = g;
+    e.stage = stage;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.text, sizeof e.text, fmt, ap);
+    va_end(ap);
+    cb->event(&e, cb->user);
+}
+
+/* Plays the tournament INI at ini_path into store (resuming a store an
+ * interrupted run left); *stats as runner_run fills it. */
+static TvStatus play(const char *ini_path, const char *text, const char *store, const TrainConfig *c,
+                     const TrainCallbacks *cb, RunStats *stats, TvError *err)
+{
+    TvStatus st = write_atomic(ini_path, text, err);
+    if (st != TV_OK)
+        return st;
+    Tournament t;
+    st = tournament_read(ini_path, &t, err);
+    if (st != TV_OK)
+        return st;
+    RunOptions ro;
+    memset(&ro, 0, sizeof ro);
+    ro.t = &t;
+    ro.out_path = store;
+    ro.resume = exists(store);
+    ro.threads = (int)c->threads;
+    ro.stop = cb ? cb->stop : NULL;
+    memset(stats, 0, sizeof *stats);
+    st = runner_run(&ro, stats, err);
+    if (st == TV_OK && t.sprt)
+        st = runner_store_sprt(&ro, stats, err);
+    tournament_free(&t);
+    return st;
+}
+
+TvStatus train_run(const TrainConfig *c, const char *config_text, const char *dir, const TrainCallbacks *cb,
+                   TrainOutcome *out, TvError *err)
+{
+    memset(out, 0, sizeof *out);
+    char path[1100], path2[1100];
+    TvStatus st = make_dir(dir, err);
+    if (st != TV_OK)
+        return st;
+    /* the configuration: a resume must have the same settings */
+    snprintf(path, sizeof path, "%s/train.ini", dir);
+    if (exists(path)) {
+        char *old;
+        size_t len;
+        if ((st = tv_read_file(path, "training file", &old, &len, err)) != TV_OK)
+            return st;
+        char diff[400];
+        tournament_text_difference(old, config_text, diff, sizeof diff);
+        free(old);
+        if (diff[0])
+            return tv_fail(err, TV_ERR_ARG,
+                           "%s holds a run of other settings (%s): use another name or remove the folder", dir, diff);
+    } else if ((st = write_atomic(path, config_text, err)) != TV_OK)
+        return st;
+    gen_path(path, sizeof path, dir, 0, NULL);
+    if ((st = make_dir(path, err)) != TV_OK)
+        return st;
+    gen_path(path, sizeof path, dir, 0, "best.ini");
+    if (!exists(path) && (st = copy_file(c->engine, path, err)) != TV_OK)
+        return st;
+    int best = 0;
+    for (int g = 1; g <= c->generations; g++) {
+        GenResult res;
+        bool have;
+        if ((st = read_result(dir, g, &res, &have, err)) != TV_OK)
+            return st;
+        if (have) {
+            best = (int)res.best;
+            out->generations_done = g;
+            emit(cb, g, "skip", "done before: %s, best gen-%d", res.outcome, best);
+            continue;
+        }
+        gen_path(path, sizeof path, dir, g, NULL);
+        if ((st = make_dir(path, err)) != TV_OK)
+            return st;
+        /* 1. self-play of the best */
+        best_file(path, sizeof path, dir, best);
+        gen_path(path2, sizeof path2, dir, g, "best.ini");
+        if ((st = copy_file(path, path2, err)) != TV_OK)
+            return st;
+        char text[2048], ini[1100], store[1100];
+        snprintf(text, sizeof text,
+                 "; written by tavreli train: generation %d's self-play, gen-%d against itself\n"
+                 "[tournament]\nname = %s-g%d-selfplay\npairs = %ld\nseed = %llu\nthreads = %ld\n"
+                 "[openings]\nplies = %ld\nper_game = yes\nsample_plies = %ld\n[adjudication]\nmax_plies = %ld\n"
+                 "[engine gen-%d]\npath = best.ini\ndepth = %ld\n[engine gen-%d-copy]\npath = best.ini\ndepth = %ld\n",
+                 g, best, c->name, g, (c->games + 1) / 2, (unsigned long long)(c->seed * 1000003ULL + (uint64_t)g),
+                 c->threads, c->plies, c->sample_plies, c->max_plies, best, c->depth, best, c->depth);
+        gen_path(ini, sizeof ini, dir, g, "selfplay.ini");
+        gen_path(store, sizeof store, dir, g, "selfplay.h5");
+        emit(cb, g, "self-play", "%ld games of gen-%d at depth %ld -> %s", 2 * ((c->games + 1) / 2), best, c->depth,
+             store);
+        RunStats rs;
+        st = play(ini, text, store, c, cb, &rs, err);
+        bool stopped = rs.interrupted;
+        run_stats_free(&rs);
+        if (st != TV_OK)
+            return st;
+        if (stopped) {
+            out->interrupted = true;
+            out->best = best;
+            return TV_OK;
+        }
+        /* 2. tune on every generation's self-play so far, from the best */
+        char(*files)[1100] = malloc(sizeof *files * (size_t)g);
+        const char **fp = malloc(sizeof *fp * (size_t)g);
+        if (!files || !fp) {
+            free(files);
+            free(fp);
+            return tv_fail(err, TV_ERR_LIMIT, "train: out of memory");
+        }
+        for (int k = 0; k < g; k++) {
+            gen_path(files[k], sizeof files[k], dir, k + 1, "selfplay.h5");
+            fp[k] = files[k];
+        }
+        TuneArgs ta;
+        tune_args_default(&ta);
+        char tuned[1100], log[1100];
+        gen_path(tuned, sizeof tuned, dir, g, "tuned.ini");
+        gen_path(log, sizeof log, dir, g, "tune.log");
+        ta.files = fp;
+        ta.nfiles = g;
+        ta.engine = path2;
+        ta.out = tuned;
+        ta.log = log;
+        ta.seed = c->seed + (uint64_t)g;
+        /* no hold-out set: every game goes into the fit and the 5-fold
+         * cross-validation over games judges the fit (a 10% hold-out of a
+         * few hundred games was too noisy a gate); the SPRT decides */
+        ta.holdout = 0;
+        TuneRunReport tr;
+        emit(cb, g, "tune", "on the self-play of generations 1..%d from gen-%d -> %s", g, best, tuned);
+        st = tune_run(&ta, NULL, &tr, err);
+        free(files);
+        free(fp);
+        bool improved = tr.improved && tr.improvement_checked;
+        double h0 = tr.cv_loss0, h1 = tr.cv_loss1;
+        int64_t npos = tr.positions;
+        tune_run_report_free(&tr);
+        if (st != TV_OK)
+            return st;
+        emit(cb, g, "tune", "%lld positions; cross-validated loss %.6f -> %.6f: %s", (long long)npos, h0, h1,
+             improved ? "an improvement" : "no improvement, the SPRT is skipped");
+        char result[512];
+        const char *outcome = "no-change";
+        double llr = 0;
+        int64_t pairs = 0;
+        if (improved) {
+            /* 3. SPRT: tuned (gen-G) against the best (gen-B) */
+            snprintf(text, sizeof text,
+                     "; written by tavreli train: generation %d's SPRT, gen-%d (tuned) against gen-%d (the best)\n"
+                     "[tournament]\nname = %s-g%d-sprt\npairs = %ld\nseed = %llu\nthreads = %ld\n"
+                     "[openings]\nplies = %ld\n[adjudication]\nmax_plies = %ld\n"
+                     "[sprt]\nelo0 = %.17g\nelo1 = %.17g\nalpha = %.17g\nbeta = %.17g\n"
+                     "[engine gen-%d]\npath = tuned.ini\ndepth = %ld\n[engine gen-%d]\npath = best.ini\ndepth = %ld\n",
+                     g, g, best, c->name, g, c->sprt_pairs,
+                     (unsigned long long)(c->seed * 1000003ULL + 500000ULL + (uint64_t)g), c->threads, c->plies,
+                     c->max_plies, c->elo0, c->elo1, c->alpha, c->beta, g, c->depth, best, c->depth);
+            gen_path(ini, sizeof ini, dir, g, "sprt.ini");
+            gen_path(store, sizeof store, dir, g, "sprt.h5");
+            emit(cb, g, "sprt", "gen-%d against gen-%d, at most %ld pairs -> %s", g, best, c->sprt_pairs, store);
+            st = play(ini, text, store, c, cb, &rs, err);
+            stopped = rs.interrupted;
+            int decision = rs.sprt_decision;
+            llr = rs.sprt_llr;
+            pairs = rs.sprt_pairs;
+            run_stats_free(&rs);
+            if (st != TV_OK)
+                return st;
+            if (stopped) {
+                out->interrupted = true;
+                out->best = best;
+                return TV_OK;
+            }
+            outcome = decision == SPRT_ACCEPT_H1 ? "accepted" : decision == SPRT_ACCEPT_H0 ? "rejected"
+                                                                                           : "inconclusive";
+            if (decision == SPRT_ACCEPT_H1)
+                best = g;
+        }
+        /* 4. the result, last */
+        snprintf(result, sizeof result,
+                 "; written by tavreli train: the outcome of generation %d\n[result]\noutcome = %s\nbest = %d\n"
+                 "llr = %.6f\npairs = %lld\n",
+                 g, outcome, best, llr, (long long)pairs);
+        gen_path(path, sizeof path, dir, g, "result");
+        if ((st = write_atomic(path, result, err)) != TV_OK)
+            return st;
+        out->generations_done = g;
+        emit(cb, g, "result", "%s (LLR %.3f after %lld pairs); the best is gen-%d", outcome, llr, (long long)pairs,
+             best);
+    }
+    out->best = best;
+    return TV_OK;
+}
+
+/* ---- the ladder --------------------------------------------------------------------- */
+
+bool train_is_dir(const char *dir)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/train.ini", dir);
+    if (!exists(path))
+        return false;
+    gen_path(path, sizeof path, dir, 0, NULL);
+    return exists(path);
+}
+
+/* The generation of an engine named gen-G, or -1. */
+static int gen_of_name(const char *name)
+{
+    if (strncmp(name, "gen-", 4) != 0)
+        return -1;
+    char *end;
+    long g = strtol(name + 4, &end, 10);
+    return *end || end == name + 4 || g < 0 || g > 100000 ? -1 : (int)g;
+}
+
+TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out, int *nrungs_out, TvError *err)
+{
+    *rungs_out = NULL;
+    *nrungs_out = 0;
+    if (!train_is_dir(dir))
+        return tv_fail(err, TV_ERR_ARG, "%s is not a training folder (no train.ini and gen-0)", dir);
+    /* generations with a result, and their SPRT games */
+    RatedGame *games = NULL;
+    int64_t ngames = 0, cap = 0;
+    int ngen = 0, maxgen = 0;
+    bool *accepted = NULL;
+    TvStatus st = TV_OK;
+    for (int g = 1;; g++) {
+        GenResult res;
+        bool have;
+        if ((st = read_result(dir, g, &res, &have, err)) != TV_OK)
+            break;
+        if (!have)
+            break;
+        ngen = g;
+        bool *a = realloc(accepted, sizeof *a * (size_t)(g + 1));
+        if (!a) {
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+            break;
+        }
+        accepted = a;
+        accepted[0] = true;
+        accepted[g] = !strcmp(res.outcome, "accepted");
+        char store[1100];
+        gen_path(store, sizeof store, dir, g, "sprt.h5");
+        if (!exists(store))
+            continue;
+        StoreContents c;
+        memset(&c, 0, sizeof c);
+        if ((st = h5store_read(store, false, false, &c, err)) != TV_OK)
+            break;
+        for (int64_t i = 0; i < c.ngames && st == TV_OK; i++) {
+            const StoredGame *sg = &c.games[i];
+            int w = sg->white >= 0 && sg->white < c.nengines ? gen_of_name(c.engines[sg->white].name) : -1;
+            int b = sg->black >= 0 && sg->black < c.nengines ? gen_of_name(c.engines[sg->black].name) : -1;
+            if (w < 0 || b < 0) {
+                st = tv_fail(err, TV_ERR_PARSE, "%s: engines not named gen-G", store);
+                break;
+            }
+            if (ngames == cap) {
+                cap = cap ? 2 * cap : 1024;
+                RatedGame *ng = realloc(games, sizeof *ng * (size_t)cap);
+                if (!ng) {
+                    st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+                    break;
+                }
+                games = ng;
+            }
+            games[ngames++] = (RatedGame){w, b, sg->result, (int64_t)g * 100000000LL + sg->index / 2};
+            maxgen = w > maxgen ? w : b > maxgen ? b : maxgen;
+        }
+        h5store_contents_free(&c);
+        if (st != TV_OK)
+            break;
+    }
+    if (st == TV_OK && ngen == 0)
+        st = tv_fail(err, TV_ERR_ARG, "%s: no generation is complete yet", dir);
+    /* players: the generations that played, compacted */
+    int *player = calloc((size_t)maxgen + 1, sizeof *player), np = 0;
+    int *gen_of = calloc((size_t)maxgen + 1, sizeof *gen_of);
+    int64_t *played = calloc((size_t)maxgen + 1, sizeof *played);
+    if (st == TV_OK && (!player || !gen_of || !played))
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (st == TV_OK) {
+        for (int g = 0; g <= maxgen; g++)
+            player[g] = -1;
+        for (int64_t i = 0; i < ngames; i++) {
+            int gg[2] = {games[i].white, games[i].black};
+            for (int k = 0; k < 2; k++) {
+                played[gg[k]]++;
+                if (player[gg[k]] < 0) {
+                    gen_of[np] = gg[k];
+                    player[gg[k]] = np++;
+                }
+            }
+        }
+        for (int64_t i = 0; i < ngames; i++) {
+            games[i].white = player[games[i].white];
+            games[i].black = player[games[i].black];
+        }
+    }
+    Ratings R;
+    memset(&R, 0, sizeof R);
+    bool rated = false;
+    if (st == TV_OK && np >= 2) {
+        st = ratings_fit(games, ngames, np, 0, 1, &R, err);
+        rated = st == TV_OK;
+    }
+    /* the rungs: generation 0 and every accepted generation that was rated */
+    TrainRung *rungs = calloc((size_t)ngen + 1, sizeof *rungs);
+    int nr = 0;
+    if (st == TV_OK && !rungs)
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int g = 0; st == TV_OK && g <= ngen; g++) {
+        if (!accepted[g])
+            continue;
+        TrainRung *r = &rungs[nr++];
+        r->generation = g;
+        if (g == 0 || !rated || g > maxgen || player[g] < 0 || player[0] < 0) {
+            r->elo = 0;
+            r->lo = r->hi = 0;
+            r->games = g <= maxgen ? played[g] : 0;
+            continue;
+        }
+        int a = player[g], z = player[0];
+        double d = R.elo[a] - R.elo[z];
+        double v = R.cov[a * np + a] + R.cov[z * np + z] - 2 * R.cov[a * np + z];
+        double h = 1.959964 * sqrt(v > 0 ? v : 0);
+        r->elo = d;
+        r->lo = d - h;
+        r->hi = d + h;
+        r->games = played[g];
+    }
+    if (st == TV_OK && rated && player[0] >= 0)
+        rungs[0].games = played[0];
+    /* the document and the plot */
+    Doc D = {0};
+    StrBuf md = {0}, html = {0};
+    if (st == TV_OK)
+        st = doc_make_dirs(outdir, err);
+    if (st == TV_OK) {
+        PlotSet p;
+        plot_begin(&p, outdir);
+        const char **names = calloc((size_t)nr + 1, sizeof *names);
+        double *e = calloc((size_t)nr + 1, sizeof *e), *lo = calloc((size_t)nr + 1, sizeof *lo),
+               *hi = calloc((size_t)nr + 1, sizeof *hi);
+        char(*nb)[32] = calloc((size_t)nr + 1, sizeof *nb);
+        if (!names || !e || !lo || !hi || !nb)
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        for (int i = 0; st == TV_OK && i < nr; i++) {
+            snprintf(nb[i], sizeof nb[i], "gen-%d", rungs[i].generation);
+            names[i] = nb[i];
+            e[i] = rungs[i].elo;
+            lo[i] = rungs[i].lo;
+            hi[i] = rungs[i].hi;
+        }
+        if (st == TV_OK)
+            st = plot_elo(&p, "Elo against generation 0 with its 95% interval (accepted generations)", names, e, lo,
+                          hi, nr, err);
+        if (st == TV_OK)
+            st = plot_draw(&p, err);
+        plot_free(&p);
+        free(names);
+        free(e);
+        free(lo);
+        free(hi);
+        free(nb);
+    }
+    if (st == TV_OK) {
+        doc_h1(&D, "Training ladder: %s", dir);
+        int nacc = nr - 1;
+        doc_para(&D,
+                 "%d generations complete, %d accepted. Elo of every accepted generation against generation 0 "
+                 "with its 95%% interval, from one rating fit (BayesElo's model) of all %lld SPRT games of the run "
+                 "(each version is one player, gen-G). The SPRT matches stop when the test decides, which biases "
+                 "each step's estimate away from 0; the steps of the ladder add up.",
+                 ngen, nacc, (long long)ngames);
+        doc_table(&D, "lrrrr");
+        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "SPRT games"};
+        for (int i = 0; i < 5; i++)
+            doc_cell(&D, "%s", head[i]);
+        for (int i = 0; i < nr; i++) {
+            doc_cell(&D, "gen-%d", rungs[i].generation);
+            doc_cell(&D, "%+.1f", rungs[i].elo);
+            doc_cell(&D, "%+.1f", rungs[i].lo);
+            doc_cell(&D, "%+.1f", rungs[i].hi);
+            doc_cell(&D, "%lld", (long long)rungs[i].games);
+        }
+        doc_img(&D, PLOT_ELO_PNG, "Elo of the accepted generations against generation 0, 95% intervals");
+        doc_h2(&D, "Generations");
+        doc_table(&D, "lllrr");
+        const char *gh[] = {"generation", "outcome", "best after", "LLR", "SPRT pairs"};
+        for (int i = 0; i < 5; i++)
+            doc_cell(&D, "%s", gh[i]);
+        for (int g = 1; g <= ngen; g++) {
+            GenResult res;
+            bool have;
+            if (read_result(dir, g, &res, &have, err) != TV_OK || !have)
+                break;
+            doc_cell(&D, "gen-%d", g);
+            doc_cell(&D, "%s", res.outcome);
+            doc_cell(&D, "gen-%ld", res.best);
+            doc_cell(&D, "%.3f", res.llr);
+            doc_cell(&D, "%ld", res.pairs);
+        }
+        if (D.oom)
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
+    }
+    if (st == TV_OK) {
+        doc_render_md(&D, &md);
+        st = doc_render_html(&D, outdir, &html, err);
+    }
+    if (st == TV_OK)
+        st = doc_write_buf(outdir, "ladder.md", &md, err);
+    if (st == TV_OK)
+        st = doc_write_buf(outdir, "report.html", &html, err);
+    doc_free(&D);
+    free(md.s);
+    free(html.s);
+    if (rated)
+        ratings_free(&R);
+    free(games);
+    free(accepted);
+    free(player);
+    free(gen_of);
+    free(played);
+    if (st != TV_OK) {
+        free(rungs);
+        return st;
+    }
+    *rungs_out = rungs;
+    *nrungs_out = nr;
+    return TV_OK;
+}
