@@ -470,7 +470,8 @@ StoredEngine *runner_stored_engines(const Tournament *t)
         const EngineVersion *e = &t->engines[i].engine;
         snprintf(se[i].name, sizeof se[i].name, "%s", e->name);
         snprintf(se[i].path, sizeof se[i].path, "%s", t->engines[i].path);
-        memcpy(se[i].weights, e->params.w, sizeof se[i].weights);
+        if (t->engines[i].kind != PLAYER_PROCESS) /* a separate program's weights are its own: 0 */
+            memcpy(se[i].weights, e->params.w, sizeof se[i].weights);
         se[i].depth = e->limits.depth;
         se[i].nodes = (int64_t)e->limits.nodes;
         se[i].movetime_ms = e->limits.movetime_ms;

@@ -133,6 +133,10 @@ check "in-process games: 8 stored" [ "$(wc -l <"$tmp/in.dig")" -eq 8 ]
 check "tavreli uci over the protocol: the same games (moves, scores, depths, nodes)" cmp -s "$tmp/in.dig" "$tmp/out.dig"
 check "one engine of each kind: the same games again" cmp -s "$tmp/in.dig" "$tmp/mixed.dig"
 check "the progress line says games of separate programs are not reproducible" grep -q "| not reproducible" "$tmp/out.err"
+check "/engines holds 0 for a separate program's weights (they are its own)" \
+  [ "$(h5dump -d /engines "$tmp/out.h5" | grep -c '\[ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0')" = 2 ]
+check "... and the built-in engine's own weights" \
+  [ "$(h5dump -d /engines "$tmp/mixed.h5" | grep -c '\[ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0')" = 1 ]
 check "no engine process is left" [ "$(leftovers)" -eq 0 ]
 
 # ---- an SPRT over the protocol, two engine INIs of the same program ----
