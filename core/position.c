@@ -176,16 +176,7 @@ int pos_tavrel_count(const Position *p)
 
 Bitboard pos_attacks_of(Kind kind, int colour, Square s, Bitboard blockers)
 {
-    switch (kind) {
-    case TV_WIZARD: return TV_KING_ATT[s];
-    case TV_PRINCE: return bb_queen(s, blockers);
-    case TV_WARRIOR: return bb_rook(s, blockers);
-    case TV_ARCHER: return bb_bishop(s, blockers);
-    case TV_HORSEMAN: return TV_KNIGHT_ATT[s];
-    case TV_HELGI: return bb_queen(s, blockers) | TV_KNIGHT_ATT[s];
-    case TV_COMBATANT: return TV_PAWN_ATT[colour][s];
-    default: return 0;
-    }
+    return bb_attacks(kind, colour, s, blockers);
 }
 
 Bitboard pos_attackers(const Position *p, const Options *o, Square s, int by)

@@ -814,15 +814,9 @@ static TvStatus choose_l2(FitCtx *c, int folds, uint64_t seed, int max_iter, Tun
             fold[games[k]] = k % folds;
     }
     if (st == TV_OK && folds < 2) { /* one game: nothing to validate on; no pull, and said so */
-        free(fold);
-        free(train);
-        free(val);
-        free(key);
-        free(games);
-        free(A);
         out->cv_too_few_games = true;
         c->l2 = out->l2 = 0;
-        return TV_OK;
+        goto done;
     }
     double h = 0;
     if (st == TV_OK) {
@@ -887,6 +881,7 @@ static TvStatus choose_l2(FitCtx *c, int folds, uint64_t seed, int max_iter, Tun
         out->l2 = c->l2 = out->cv_l2[best];
         out->l2_auto = true;
     }
+done:
     free(fold);
     free(train);
     free(val);
