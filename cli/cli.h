@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine.h"
 #include "position.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -83,6 +84,10 @@ int cli_parse_or_exit(const CliCommand *cmd, int argc, char **argv, void *args, 
 /* Reads a position given as one TFEN argument or as its space-separated
  * words (or the word 'startpos'); false after printing the TFEN error. */
 bool cli_read_position(char **words, int n, Position *p);
+
+/* The engine version of an --engine FILE (path NULL: the built-in
+ * defaults); false after printing the reader's error. */
+bool cli_load_engine(const char *path, EngineVersion *e);
 
 /* A command's only positional argument (`what`, e.g. "CONFIG.ini"): NULL
  * after a usage message when there is none or more than one. */

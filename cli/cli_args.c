@@ -51,6 +51,20 @@ void cli_join_words(char **words, int n, char *buf, size_t size)
     }
 }
 
+bool cli_load_engine(const char *path, EngineVersion *e)
+{
+    if (!path) {
+        engine_default(e);
+        return true;
+    }
+    TvError err;
+    if (engine_read(path, e, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return false;
+    }
+    return true;
+}
+
 bool cli_read_position(char **words, int n, Position *p)
 {
     char tfen[1024];

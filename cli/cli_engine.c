@@ -61,20 +61,6 @@ static void print_iteration(const SearchResult *r, void *user)
     fflush(stdout);
 }
 
-static bool load_engine(const char *path, EngineVersion *e)
-{
-    if (!path) {
-        engine_default(e);
-        return true;
-    }
-    TvError err;
-    if (engine_read(path, e, &err) != TV_OK) {
-        cli_error("%s", err.msg);
-        return false;
-    }
-    return true;
-}
-
 /* ---- analyse ---------------------------------------------------------------- */
 
 static const char ANALYSE_HELP[] =
@@ -125,7 +111,7 @@ static int run_analyse(const CliCommand *cmd, int argc, char **argv)
     if (!cli_read_position(words, nwords, &pos))
         return CLI_FAIL;
     EngineVersion e;
-    if (!load_engine(engine_path, &e))
+    if (!cli_load_engine(engine_path, &e))
         return CLI_FAIL;
     if (!limit_given)
         limits = e.limits;
@@ -279,7 +265,7 @@ static int clock_game(SearchContext *ctx[2], const Options *o, uint64_t seed, do
 static int run_bench_clock(const BenchSearchArgs *a)
 {
     EngineVersion e;
-    if (!load_engine(a->engine, &e))
+    if (!cli_load_engine(a->engine, &e))
         return CLI_FAIL;
     Options o = {0};
     SearchContext *ctx[2] = {search_alloc(&e.params, &o, &e.settings), search_alloc(&e.params, &o, &e.settings)};
@@ -329,7 +315,7 @@ static int run_bench_search(const CliCommand *cmd, int argc, char **argv)
         return run_bench_clock(&a);
     const int depth = (int)a.depth;
     EngineVersion e;
-    if (!load_engine(a.engine, &e))
+    if (!cli_load_engine(a.engine, &e))
         return CLI_FAIL;
     Options o = {0};
     uint64_t total = 0;

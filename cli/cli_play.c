@@ -216,14 +216,10 @@ static int run_play(const CliCommand *cmd, int argc, char **argv)
     }
     g->pos = g->start;
     EngineVersion e;
-    if (engine_path) {
-        if (engine_read(engine_path, &e, &err) != TV_OK) {
-            cli_error("%s", err.msg);
-            rc = CLI_FAIL;
-            goto done;
-        }
-    } else
-        engine_default(&e);
+    if (!cli_load_engine(engine_path, &e)) {
+        rc = CLI_FAIL;
+        goto done;
+    }
     if (!limit_given)
         limits = e.limits;
     SearchContext *ctx = search_alloc(&e.params, &g->rules, &e.settings);

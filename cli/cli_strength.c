@@ -55,14 +55,8 @@ static int run_strength(const CliCommand *cmd, int argc, char **argv)
     }
     StrengthOptions so;
     memset(&so, 0, sizeof so);
-    if (a.engine) {
-        TvError err;
-        if (engine_read(a.engine, &so.engine, &err) != TV_OK) {
-            cli_error("%s", err.msg);
-            return CLI_FAIL;
-        }
-    } else
-        engine_default(&so.engine);
+    if (!cli_load_engine(a.engine, &so.engine))
+        return CLI_FAIL;
     CliProgress progress = {isatty(STDERR_FILENO), 0};
     so.games = (int)a.games;
     so.threads = (int)a.threads;

@@ -38,13 +38,9 @@ static int run_uci(const CliCommand *cmd, int argc, char **argv)
     if (rc >= 0)
         return rc;
     EngineVersion e;
-    TvError err;
-    if (!a.engine)
-        engine_default(&e);
-    else if (engine_read(a.engine, &e, &err) != TV_OK) {
-        cli_error("uci: %s", err.msg);
+    if (!cli_load_engine(a.engine, &e))
         return CLI_FAIL;
-    }
+    TvError err;
     if (uci_engine_run(stdin, stdout, &e, &err) != TV_OK) {
         cli_error("uci: %s", err.msg);
         return CLI_FAIL;
