@@ -1158,13 +1158,14 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_settings.elo0,
               t->sprt_settings.elo1);
     if (headers_ok && !t->openings.file[0]) { /* random openings never repeat and have no order */
-        static const char *const FILE_KEYS[3] = {"cycle", "order", "start"};
+        static const char *const FILE_KEYS[3] = {"cycle = yes", "order = random", "start"};
+        const bool set[3] = {t->openings.cycle, t->openings.random_order, t->openings.start != 1};
         const int file_key_lines[3] = {r->cycle_line, r->order_line, r->start_line};
         for (int k = 0; k < 3; k++)
-            if (file_key_lines[k])
+            if (set[k])
                 failf(r, file_key_lines[k], TV_ERR_PARSE,
-                      "[openings] %s is for an openings file (give file = FILE, or leave %s out)", FILE_KEYS[k],
-                      FILE_KEYS[k]);
+                      "[openings] %s is for an openings file: give file = FILE (random openings never repeat "
+                      "and have no order)", FILE_KEYS[k]);
     }
     TvStatus st = TV_OK;
     if (r->failed) {

@@ -826,6 +826,12 @@ static void test_openings_cycle_ini(void **state)
     }
     assert_true(tournament_reproducible(&t));
     tournament_free(&t);
+    /* without a file the default values may be written (as in the documented example), others not */
+    char text[] = "[openings]\ncycle = no\norder = sequential\nstart = 1\n[engine a]\npath = engines/d1.ini\n"
+                  "[engine b]\npath = engines/d1.ini\n";
+    TvError err;
+    assert_int_equal(tournament_read_text(DATA "defaults.ini", strdup(text), strlen(text), &t, &err), TV_OK);
+    tournament_free(&t);
     /* the defaults: no cycle, the file's order from its first opening */
     read_ok(DATA "good.ini", &t);
     assert_false(t.openings.cycle);
