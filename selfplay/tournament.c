@@ -34,10 +34,12 @@
 #define ENGINE_NAME_MAX 32
 /* Longest meaningful line (inih's default line buffer is 200 bytes). */
 #define LINE_MAX_CHARS 198
-#define MAX_SEEN_KEYS (160 + TOURNAMENT_MAX_ENGINES * TOURNAMENT_MAX_OPTIONS / 4)
 #define OPENING_ATTEMPTS 1000
 /* [each] keys kept until the file is read: every engine key, 64 option.NAME lines and some */
 #define MAX_EACH_KEYS (32 + TOURNAMENT_MAX_OPTIONS)
+/* Every key of a file without duplicates fits (the fixed sections, [each], and per engine its options and
+ * its other keys with room to spare), so that [each] knows every key an engine gives itself. */
+#define MAX_SEEN_KEYS (64 + MAX_EACH_KEYS + TOURNAMENT_MAX_ENGINES * (TOURNAMENT_MAX_OPTIONS + 32))
 
 /* ---- small helpers ----------------------------------------------------------- */
 
