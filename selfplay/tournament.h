@@ -159,7 +159,8 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
  * openings, adjudication, the SPRT, the engines' names, kinds, limits and
  * search settings, in order), and `now` has at least as many pairs (the
  * plan is index-determined, so a larger `pairs` only adds games).  The name,
- * the threads, comments and blank space may differ.  On false, why says
+ * the threads, [openings] cycle (it changes no game), comments and blank
+ * space may differ.  On false, why says
  * what differs. */
 bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n);
 
