@@ -688,8 +688,9 @@ static bool section_has(const Reader *r, const char *section, const char *name)
 /* Gives every [each] key to every engine that has not its own: path and
  * command count as one key (an engine's command overrides [each] path).
  * engine_key reads them as the engine's, at the [each] line; while it does,
- * the section is called [each] in its messages. */
-static void apply_each(Reader *r)
+ * the section is called [each] in its messages.  `complete`: the whole file
+ * was read (no error stopped it), so each engine's kind is known. */
+static void apply_each(Reader *r, bool complete)
 {
     for (int i = 0; i < r->nsections; i++) {
         EngineSection *es = &r->eng[i];
@@ -709,7 +710,7 @@ static void apply_each(Reader *r)
             engine_key(r, i, name, r->each[k].value);
             memcpy(es->section, keep, sizeof keep);
         }
-        if (program_key >= 0 && r->t->engines[i].kind != PLAYER_PROCESS)
+        if (complete && program_key >= 0 && r->t->engines[i].kind != PLAYER_PROCESS)
             failf(r, r->each[program_key].line, TV_ERR_PARSE,
                   "[each] %s is for a command (a separate program), and engine '%s' is the built-in engine: give "
                   "it in the sections of the programs",
@@ -1109,7 +1110,7 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
             failf(r, 1, TV_ERR_LIMIT, "out of memory");
         else if (rc > 0 && (!r->failed || rc < r->err_line))
             failf(r, rc, TV_ERR_PARSE, "malformed line (expected [section] or key = value)");
-        apply_each(r);
+        apply_each(r, !r->failed);
     }
     /* whole-file checks, in file order of the lines they name */
     for (int i = 0; i < t->nengines && headers_ok && !r->failed; i++) { /* only a file read to its end */
