@@ -3,12 +3,14 @@
 # refused without cycle = yes (no store made); with cycle = yes and
 # order = random the run plays the planned number of games, warns that
 # reproducible games repeat, starts from every opening of the file, and gives
-# the same games on 1 and 2 threads; --resume may add cycle = yes and pairs,
-# not change the order.
-# usage: test_openings.sh PATH/TO/tavreli SOURCE_DIR
+# the same games on 1 and 2 threads (and, with --mpi and a build with
+# -DTAVRELI_MPI=ON, on 2 ranks); --resume may add cycle = yes and pairs, not
+# change the order.
+# usage: test_openings.sh PATH/TO/tavreli SOURCE_DIR [--mpi]
 set -u
 tv=$1
 src=$2
+mpi_too=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$src/tests/selfplay_common.sh" # check, write_test_configs
@@ -40,6 +42,15 @@ check "... $starts games from $distinct distinct start positions (3 expected)" [
 "$tv" selfplay "$tmp/cycle.ini" --out "$tmp/c2.h5" --threads 2 --quiet >/dev/null 2>&1
 "$tv" export "$tmp/c2.h5" --digest "$tmp/c2.dig" >/dev/null 2>&1
 check "order = random: the same games on 2 threads as on 1" cmp -s "$tmp/c1.dig" "$tmp/c2.dig"
+if [ "$mpi_too" = --mpi ]; then # as tests/test_mpi.sh runs Open MPI
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  mpi=(mpirun --oversubscribe)
+  [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+  "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/cycle.ini" --out "$tmp/m.h5" --threads 1 --quiet >/dev/null 2>&1
+  "$tv" export "$tmp/m.h5" --digest "$tmp/m.dig" >/dev/null 2>&1
+  check "order = random: the same games on 2 MPI ranks as in one process" cmp -s "$tmp/c1.dig" "$tmp/m.dig"
+fi
 sed 's/^order = random/order = sequential/' "$tmp/cycle.ini" >"$tmp/seq.ini"
 "$tv" selfplay "$tmp/seq.ini" --out "$tmp/seq.h5" --threads 1 --quiet >/dev/null 2>&1
 "$tv" export "$tmp/seq.h5" --digest "$tmp/seq.dig" >/dev/null 2>&1
