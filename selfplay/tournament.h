@@ -200,7 +200,7 @@ bool tournament_reproducible(const Tournament *t);
 /* Total games: pairings x pairs x 2. */
 int64_t tournament_total_games(const Tournament *t);
 
-/* The number of distinct openings the plan uses: pairs (one per round), or
+/* The number of openings (opening indices) the plan uses: pairs (one per round), or
  * the total games with [openings] per_game.  With an openings file of fewer
  * positions, opening indices from nopening_tfens on repeat earlier ones
  * ([openings] cycle = yes; without it the reader refuses the file). */
