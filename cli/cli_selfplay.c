@@ -147,6 +147,14 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                                             : "both games of each opening pair between them will be the same game "
                                               "(for training data set [openings] per_game = yes)");
     }
+    const int64_t repeated = tournament_openings_needed(&t) - t.nopening_tfens; /* [openings] cycle = yes */
+    if (t.nopening_tfens > 0 && repeated > 0 && tournament_reproducible(&t))
+        cli_warning("the openings file '%s' has %d openings and the plan needs %lld: %lld of %lld games start from "
+                    "an opening played before, and with fixed depth or nodes they repeat earlier games move for move "
+                    "(their results count again in the ratings); give more openings or fewer pairs",
+                    t.openings.file, t.nopening_tfens, (long long)tournament_openings_needed(&t),
+                    (long long)(repeated * (t.openings.per_game ? 1 : 2 * tournament_pairings(&t))),
+                    (long long)tournament_total_games(&t));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

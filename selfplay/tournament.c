@@ -34,8 +34,12 @@
 #define ENGINE_NAME_MAX 32
 /* Longest meaningful line (inih's default line buffer is 200 bytes). */
 #define LINE_MAX_CHARS 198
-#define MAX_SEEN_KEYS (160 + TOURNAMENT_MAX_ENGINES * TOURNAMENT_MAX_OPTIONS / 4)
 #define OPENING_ATTEMPTS 1000
+/* [each] keys kept until the file is read: every engine key, 64 option.NAME lines and some */
+#define MAX_EACH_KEYS (32 + TOURNAMENT_MAX_OPTIONS)
+/* Every key of a file without duplicates fits (the fixed sections, [each], and per engine its options and
+ * its other keys with room to spare), so that [each] knows every key an engine gives itself. */
+#define MAX_SEEN_KEYS (64 + MAX_EACH_KEYS + TOURNAMENT_MAX_ENGINES * (TOURNAMENT_MAX_OPTIONS + 32))
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -128,11 +132,41 @@ static bool resolve_command(const char *dir, const char *command, char *out, siz
     return k >= 0 && (size_t)k < n;
 }
 
+/* A clock's base at s: seconds ("90", "7.5") or minutes and seconds ("1:30",
+ * "0:07.5": SS two digits from 00 to 59).  *end: the first character after
+ * it.  False when s starts with neither. */
+static bool parse_base(const char *s, char **end, double *out)
+{
+    if (!isdigit((unsigned char)*s) && *s != '.')
+        return false;
+    const char *d = s;
+    while (isdigit((unsigned char)*d))
+        d++;
+    if (*d != ':') {
+        *out = strtod(s, end);
+        return true;
+    }
+    /* M:SS */
+    if (!isdigit((unsigned char)d[1]) || !isdigit((unsigned char)d[2]) || isdigit((unsigned char)d[3]))
+        return false;
+    errno = 0;
+    double minutes = strtod(s, end); /* stops at the ':' */
+    double seconds = strtod(d + 1, end);
+    if (errno || seconds >= 60)
+        return false;
+    *out = minutes * 60 + seconds;
+    return true;
+}
+
 bool time_control_parse(const char *text, TimeControl *tc)
 {
     TimeControl t = {0, 0, 0};
     const char *s = text;
     char *end;
+    if (!strcmp(s, "inf")) { /* no clock */
+        *tc = t;
+        return true;
+    }
     const char *slash = strchr(s, '/');
     if (slash) {
         long m = strtol(s, &end, 10);
@@ -141,9 +175,9 @@ bool time_control_parse(const char *text, TimeControl *tc)
         t.moves = (int)m;
         s = slash + 1;
     }
-    if (!isdigit((unsigned char)*s) && *s != '.')
+    double base;
+    if (!parse_base(s, &end, &base))
         return false;
-    double base = strtod(s, &end);
     double inc = 0;
     if (*end == '+') {
         const char *i = end + 1;
@@ -206,6 +240,14 @@ typedef struct {
     int seen_line[MAX_SEEN_KEYS];
     int file_line;    /* line of [openings] file */
     int per_game_line; /* line of [openings] per_game */
+    int cycle_line, order_line, start_line; /* lines of [openings] cycle, order, start */
+    /* [each]: its keys, given to every engine once the file is read */
+    int neach;
+    struct {
+        char name[80];
+        char value[LINE_MAX_CHARS + 2];
+        int line;
+    } each[MAX_EACH_KEYS];
     /* the first error */
     bool failed;
     TvStatus status;
@@ -255,7 +297,7 @@ static char *line_reader(char *str, int num, void *stream)
     return str;
 }
 
-static const char *const FIXED_SECTIONS[] = {"tournament", "rules", "openings", "adjudication", "sprt"};
+static const char *const FIXED_SECTIONS[] = {"tournament", "rules", "openings", "adjudication", "sprt", "each"};
 
 /* Pass 1: section headers and long lines. */
 static void check_headers(const char *text, Reader *r)
@@ -295,7 +337,7 @@ static void check_headers(const char *text, Reader *r)
             if (strncmp(sec, "engine", 6) != 0 || (sec[6] && sec[6] != ' ' && sec[6] != '\t')) {
                 failf(r, line, TV_ERR_PARSE,
                       "unknown section [%.60s] (known: [tournament], [rules], [openings], [adjudication], "
-                      "[sprt], [engine NAME])",
+                      "[sprt], [engine NAME], [each])",
                       sec);
                 return;
             }
@@ -447,9 +489,27 @@ static int openings_key(Reader *r, const char *name, const char *value)
         return int_key(r, "openings", name, value, 0, 100, "", &o->sample_plies);
     if (!strcmp(name, "sample_temperature"))
         return int_key(r, "openings", name, value, 1, 10000, " (centi-combatants)", &o->sample_temperature);
+    if (!strcmp(name, "cycle")) {
+        r->cycle_line = r->line;
+        if (strcmp(value, "yes") && strcmp(value, "no"))
+            return failf(r, r->line, TV_ERR_PARSE, "[openings] cycle '%s' must be yes or no", value);
+        o->cycle = value[0] == 'y';
+        return 1;
+    }
+    if (!strcmp(name, "order")) {
+        r->order_line = r->line;
+        if (strcmp(value, "sequential") && strcmp(value, "random"))
+            return failf(r, r->line, TV_ERR_PARSE, "[openings] order '%s' must be sequential or random", value);
+        o->random_order = value[0] == 'r';
+        return 1;
+    }
+    if (!strcmp(name, "start")) {
+        r->start_line = r->line;
+        return int_key(r, "openings", name, value, 1, 1000000000, " (the first opening, 1-based)", &o->start);
+    }
     return failf(r, r->line, TV_ERR_PARSE,
                  "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, per_game, "
-                 "sample_plies, sample_temperature)",
+                 "sample_plies, sample_temperature, cycle, order, start)",
                  name);
 }
 
@@ -571,9 +631,10 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
     if (!strcmp(name, "tc")) {
         if (!time_control_parse(value, &te->tc))
             return failf(r, r->line, TV_ERR_PARSE,
-                         "[%s] tc '%s' must be BASE+INC or MOVES/BASE+INC in seconds (e.g. 10+0.1, 40/60+0)",
+                         "[%s] tc '%s' must be BASE+INC or MOVES/BASE+INC, BASE in seconds or M:SS (e.g. 10+0.1, "
+                         "40/60+0, 1:30+0.5), or inf",
                          es->section, value);
-        es->has_tc = true;
+        es->has_tc = te->tc.base_ms > 0; /* tc = inf: no clock, and the engine's limits stay */
         return 1;
     }
     /* the referee's times: key, bounds, unit in the INI, milliseconds per unit */
@@ -597,6 +658,64 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
                  "unknown key '%s' in [%s] (known: path, command, dir, stderr, option.NAME, depth, nodes, "
                  "movetime, tc, timemargin, timeout)",
                  name, es->section);
+}
+
+/* [each]: kept, and given to every engine once the whole file is read
+ * (apply_each), so that it may come before or after the engines. */
+static int each_key(Reader *r, const char *name, const char *value)
+{
+    if (r->neach == MAX_EACH_KEYS)
+        return failf(r, r->line, TV_ERR_LIMIT, "more than %d keys in [each]", MAX_EACH_KEYS);
+    if (strlen(name) >= sizeof r->each[0].name)
+        return failf(r, r->line, TV_ERR_PARSE, "[each] key '%.60s' is too long", name);
+    copy_str(r->each[r->neach].name, sizeof r->each[0].name, name);
+    copy_str(r->each[r->neach].value, sizeof r->each[0].value, value);
+    r->each[r->neach++].line = r->line;
+    return 1;
+}
+
+/* Whether [section] gave key `name` (check_duplicate has seen every key). */
+static bool section_has(const Reader *r, const char *section, const char *name)
+{
+    char key[80];
+    snprintf(key, sizeof key, "%.40s\n%.38s", section, name);
+    for (int i = 0; i < r->nseen; i++)
+        if (!strcmp(r->seen[i], key))
+            return true;
+    return false;
+}
+
+/* Gives every [each] key to every engine that has not its own: path and
+ * command count as one key (an engine's command overrides [each] path).
+ * engine_key reads them as the engine's, at the [each] line; while it does,
+ * the section is called [each] in its messages.  `complete`: the whole file
+ * was read (no error stopped it), so each engine's kind is known. */
+static void apply_each(Reader *r, bool complete)
+{
+    for (int i = 0; i < r->nsections; i++) {
+        EngineSection *es = &r->eng[i];
+        bool own_player = section_has(r, es->section, "path") || section_has(r, es->section, "command");
+        char keep[sizeof es->section];
+        memcpy(keep, es->section, sizeof keep);
+        int program_key = -1; /* an [each] key only a separate program takes, given to this engine */
+        for (int k = 0; k < r->neach; k++) {
+            const char *name = r->each[k].name;
+            bool player = !strcmp(name, "path") || !strcmp(name, "command");
+            if (player ? own_player : section_has(r, keep, name))
+                continue;
+            if (program_key < 0 && (!strcmp(name, "dir") || !strcmp(name, "stderr") || !strncmp(name, "option.", 7)))
+                program_key = k;
+            copy_str(es->section, sizeof es->section, "each");
+            r->line = r->each[k].line;
+            engine_key(r, i, name, r->each[k].value);
+            memcpy(es->section, keep, sizeof keep);
+        }
+        if (complete && program_key >= 0 && r->t->engines[i].kind != PLAYER_PROCESS)
+            failf(r, r->each[program_key].line, TV_ERR_PARSE,
+                  "[each] %s is for a command (a separate program), and engine '%s' is the built-in engine: give "
+                  "it in the sections of the programs",
+                  r->each[program_key].name, r->t->engines[i].engine.name);
+    }
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -626,6 +745,8 @@ static int handler(void *user, const char *section, const char *name, const char
         return adjudication_key(r, name, value);
     if (!strcmp(section, "sprt"))
         return sprt_key(r, name, value);
+    if (!strcmp(section, "each"))
+        return each_key(r, name, value);
     for (int i = 0; i < r->nsections; i++)
         if (!strcmp(section, r->eng[i].section))
             return engine_key(r, i, name, value);
@@ -763,9 +884,68 @@ static TvStatus tfen_openings(Openings *o, const Tournament *t, char *text, cons
     return TV_OK;
 }
 
-static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
+/* An error at line `line` of `file`: "FILE:LINE: message", with err->file and err->line. */
+static TvStatus fail_at(TvError *err, TvStatus status, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static TvStatus fail_at(TvError *err, TvStatus status, const char *file, int line, const char *fmt, ...)
+{
+    char msg[TV_ERROR_MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (err) {
+        tv_error_clear(err);
+        copy_str(err->file, sizeof err->file, file);
+        err->line = line;
+    }
+    return tv_fail(err, status, "%s:%d: %s", file, line, msg);
+}
+
+/* The file's n openings in the order they are played: with order = random
+ * a permutation (Fisher-Yates) drawn from the tournament's seed, so the same
+ * on any number of threads or processes and on every resume; then rotated so
+ * that opening `start` comes first.  Into t->opening_tfens (o->tfens is
+ * freed); false when out of memory. */
+static bool order_openings(Tournament *t, Openings *o)
+{
+    const int n = o->n;
+    int *perm = malloc((size_t)n * sizeof *perm);
+    char (*ordered)[TV_TFEN_MAX] = malloc((size_t)n * sizeof *ordered);
+    if (!perm || !ordered) {
+        free(perm);
+        free(ordered);
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    if (t->openings.random_order) {
+        uint64_t rng = tv_rng_mix(t->seed ^ 0x6F70656E6F726472ull); /* "openordr": not the openings' own stream */
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)tv_rng_below(&rng, (uint64_t)i + 1);
+            int x = perm[i];
+            perm[i] = perm[j];
+            perm[j] = x;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        memcpy(ordered[i], o->tfens[perm[(t->openings.start - 1 + i) % n]], sizeof ordered[i]);
+    free(perm);
+    free(o->tfens);
+    o->tfens = NULL;
+    t->opening_tfens = ordered;
+    t->nopening_tfens = n;
+    return true;
+}
+
+static TvStatus load_openings(Tournament *t, const Reader *r, TvError *err)
 {
     const char *path = t->openings.file;
+    const int ini_line = r->file_line;
     char *text;
     size_t len;
     TvError e;
@@ -802,13 +982,23 @@ static TvStatus load_openings(Tournament *t, int ini_line, TvError *err)
         }
         st = tv_fail(err, TV_ERR_PARSE, "%s:%d: the openings file '%s' has no positions", t->source, ini_line, path);
     }
-    if (st != TV_OK) {
-        free(o.tfens);
-        return st;
-    }
-    t->opening_tfens = o.tfens;
-    t->nopening_tfens = o.n;
-    return TV_OK;
+    const int64_t needed = tournament_openings_needed(t);
+    if (st == TV_OK && t->openings.start > o.n)
+        st = fail_at(err, TV_ERR_PARSE, t->source, r->start_line,
+                     "[openings] start %d is beyond the %d openings of '%s' (give 1 to %d)", t->openings.start, o.n,
+                     path, o.n);
+    else if (st == TV_OK && needed > o.n && !t->openings.cycle)
+        st = fail_at(err, TV_ERR_PARSE, t->source, ini_line,
+                     "the openings file '%s' has %d openings, but the plan needs %lld (%s = %lld), so the rest "
+                     "would repeat them: give more openings, fewer pairs, or set [openings] cycle = yes to play "
+                     "them again",
+                     path, o.n, (long long)needed,
+                     t->openings.per_game ? "one per game with per_game = yes: games" : "one per round: pairs",
+                     (long long)needed);
+    if (st == TV_OK && !order_openings(t, &o))
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory ordering the openings", path);
+    free(o.tfens);
+    return st;
 }
 
 /* ---- reading ----------------------------------------------------------------- */
@@ -826,6 +1016,7 @@ void tournament_defaults(Tournament *t, const char *name)
     t->openings.balance_depth = 2;
     t->openings.balance_cp = 150;
     t->openings.sample_temperature = 100;
+    t->openings.start = 1;
     t->adjudication.max_plies = 400;
     t->adjudication.resign_score = 1000;
     t->adjudication.resign_moves = 4;
@@ -919,6 +1110,7 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
             failf(r, 1, TV_ERR_LIMIT, "out of memory");
         else if (rc > 0 && (!r->failed || rc < r->err_line))
             failf(r, rc, TV_ERR_PARSE, "malformed line (expected [section] or key = value)");
+        apply_each(r, !r->failed);
     }
     /* whole-file checks, in file order of the lines they name */
     for (int i = 0; i < t->nengines && headers_ok && !r->failed; i++) { /* only a file read to its end */
@@ -968,6 +1160,16 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
     if (headers_ok && t->sprt && !(t->sprt_settings.elo0 < t->sprt_settings.elo1))
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_settings.elo0,
               t->sprt_settings.elo1);
+    if (headers_ok && !t->openings.file[0]) { /* random openings never repeat and have no order */
+        static const char *const FILE_KEYS[3] = {"cycle = yes", "order = random", "start"};
+        const bool set[3] = {t->openings.cycle, t->openings.random_order, t->openings.start != 1};
+        const int file_key_lines[3] = {r->cycle_line, r->order_line, r->start_line};
+        for (int k = 0; k < 3; k++)
+            if (set[k])
+                failf(r, file_key_lines[k], TV_ERR_PARSE,
+                      "[openings] %s is for an openings file: give file = FILE (random openings never repeat "
+                      "and have no order)", FILE_KEYS[k]);
+    }
     TvStatus st = TV_OK;
     if (r->failed) {
         if (err) {
@@ -977,7 +1179,7 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
         }
         st = tv_fail(err, r->status, "%s:%d: %s", path, r->err_line, r->msg);
     } else if (t->openings.file[0]) {
-        st = load_openings(t, r->file_line, err);
+        st = load_openings(t, r, err);
     }
     free(r);
     if (st != TV_OK)
@@ -1060,8 +1262,9 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
                 a->openings.balance_cp != b->openings.balance_cp || strcmp(a->openings.file, b->openings.file) ||
                 a->openings.per_game != b->openings.per_game ||
                 a->openings.sample_plies != b->openings.sample_plies ||
-                a->openings.sample_temperature != b->openings.sample_temperature,
-            "[openings] differ");
+                a->openings.sample_temperature != b->openings.sample_temperature ||
+                a->openings.random_order != b->openings.random_order || a->openings.start != b->openings.start,
+            "[openings] differ"); /* cycle may differ: it changes no game, it only allows more */
     DIFFERS(memcmp(&a->adjudication, &b->adjudication, sizeof a->adjudication) != 0, "[adjudication] differs");
     DIFFERS(a->sprt != b->sprt || (a->sprt && memcmp(&a->sprt_settings, &b->sprt_settings, sizeof a->sprt_settings)),
             "[sprt] differs");
@@ -1172,6 +1375,11 @@ bool tournament_reproducible(const Tournament *t)
 int64_t tournament_total_games(const Tournament *t)
 {
     return (int64_t)tournament_pairings(t) * t->pairs * 2;
+}
+
+int64_t tournament_openings_needed(const Tournament *t)
+{
+    return t->openings.per_game ? tournament_total_games(t) : t->pairs;
 }
 
 /* With P pairings, game i belongs to

@@ -37,8 +37,11 @@ typedef struct {
 } TimeControl;
 
 /* Reads "BASE+INC", "BASE" or "MOVES/BASE+INC" (seconds, decimals allowed:
- * "10+0.1", "40/60+0").  False when text is not one of those, or a number is
- * out of range (base above 0 and at most a day; inc at most an hour). */
+ * "10+0.1", "40/60+0"); BASE may also be minutes and seconds, M:SS
+ * ("1:30+0.5", "40/2:00+1", SS from 00 to 59, decimals allowed: "0:07.5");
+ * "inf" is no clock (base_ms 0).  False when text is not one of those, or a
+ * number is out of range (base above 0 and at most a day; inc at most an
+ * hour). */
 bool time_control_parse(const char *text, TimeControl *tc);
 
 /* The stored form: "10+0.1" or "40/60+0" ("" when there is no clock). */
@@ -84,6 +87,12 @@ typedef struct {
     int sample_plies;      /* after the random plies, this many moves sampled by a softmax of their
                               quiescence scores (selfplay/variety.h); default 0 */
     int sample_temperature; /* ... its temperature in centi-combatants; default 100 */
+    /* With a file: */
+    bool cycle;            /* a file with fewer openings than the plan needs is played again from its first
+                              opening (in the order below); without it such a file is an error; default false */
+    bool random_order;     /* order = random: the file's openings in a permutation drawn from the tournament's
+                              seed (order = sequential: the file's order); default false */
+    int start;             /* the first opening played, 1-based, in that order; default 1 */
 } OpeningSettings;
 
 typedef struct {
@@ -102,7 +111,8 @@ typedef struct {
     bool sprt;             /* an [sprt] section: stop when the test decides (2 engines only) */
     SprtSettings sprt_settings; /* bounds in normalized Elo of the first engine over the second, error rates */
     int sprt_line;         /* line of the first [sprt] key (for messages) */
-    char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used */
+    char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used, in the
+                                           order they are played (order and start applied) */
     int nopening_tfens;
 } Tournament;
 
@@ -119,7 +129,9 @@ void tournament_defaults(Tournament *t, const char *name);
  *   [tournament] name, format = round-robin | gauntlet, pairs, seed, threads
  *   [rules]      slide_over_own, enpassant, ending
  *   [openings]   plies, balance_depth, balance_cp, file, per_game, sample_plies,
- *                sample_temperature
+ *                sample_temperature; with a file: cycle, order = sequential |
+ *                random, start (a file shorter than the plan is an error
+ *                without cycle = yes)
  *   [adjudication] max_plies, resign_score, resign_moves, draw_score,
  *                draw_moves, draw_after_ply
  *   [sprt]       elo0, elo1 (normalized Elo), alpha, beta: an SPRT of the
@@ -130,6 +142,8 @@ void tournament_defaults(Tournament *t, const char *name);
  *                limits depth, nodes, movetime, tc (override the engine
  *                file's), timemargin; one section per engine, in order (in a
  *                gauntlet the first is the one tested).
+ *   [each]       any [engine NAME] key, for every engine; an engine's own key
+ *                overrides it (path and command count as one key).
  * Unknown sections or keys, bad values and missing engine files are errors
  * with the file and line (TvError.file, TvError.line, and the message starts
  * with "FILE:LINE: "). */
@@ -145,7 +159,8 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
  * openings, adjudication, the SPRT, the engines' names, kinds, limits and
  * search settings, in order), and `now` has at least as many pairs (the
  * plan is index-determined, so a larger `pairs` only adds games).  The name,
- * the threads, comments and blank space may differ.  On false, why says
+ * the threads, [openings] cycle (it changes no game), comments and blank
+ * space may differ.  On false, why says
  * what differs. */
 bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n);
 
@@ -185,12 +200,19 @@ bool tournament_reproducible(const Tournament *t);
 /* Total games: pairings x pairs x 2. */
 int64_t tournament_total_games(const Tournament *t);
 
+/* The number of openings (opening indices) the plan uses: pairs (one per round), or
+ * the total games with [openings] per_game.  With an openings file of fewer
+ * positions, opening indices from nopening_tfens on repeat earlier ones
+ * ([openings] cycle = yes; without it the reader refuses the file). */
+int64_t tournament_openings_needed(const Tournament *t);
+
 /* Game i of the plan.  Games 2k and 2k+1 share an opening and swap colours.
  * Order: pair-major, so that an interrupted run has played whole rounds. */
 void tournament_game(const Tournament *t, int64_t i, PlannedGame *g);
 
 /* The start position of opening `opening` (random and balanced from the
- * seed, or line `opening` of the openings file, cycling).  Deterministic.
+ * seed, or entry `opening` of opening_tfens, cycling: the file's positions
+ * in the order of [openings] order and start).  Deterministic.
  * Random openings need a search: a fresh context with default weights is
  * used for the balance check. */
 TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvError *err);

@@ -171,7 +171,7 @@ static void test_digest_and_tgn(void **state)
     engine_default(&ev);
     assert_int_equal(engine_write(eng, &ev, NULL, &err), TV_OK);
     char text[512];
-    snprintf(text, sizeof text, "[openings]\nfile = t.tgn\n[engine a]\npath = e.ini\n[engine b]\npath = e.ini\n");
+    snprintf(text, sizeof text, "[tournament]\npairs = 4\n[openings]\nfile = t.tgn\n[engine a]\npath = e.ini\n[engine b]\npath = e.ini\n");
     Tournament t;
     assert_int_equal(tournament_read_text(ini, strdup(text), strlen(text), &t, &err), TV_OK);
     /* each distinct start position once: the two games of a pair share it */

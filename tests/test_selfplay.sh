@@ -305,7 +305,7 @@ check "identical engines are named" grep -q "engines 'shallow' and 'deeper' are 
 mkdir -p "$tmp/chg/engines"
 cp "$tmp/engines/default.ini" "$tmp/chg/engines/default.ini"
 { echo startpos; "$tv" replay e2-e4 | head -1; } >"$tmp/chg/open.txt"
-sed 's/^\[openings\]/[openings]\nfile = open.txt/' "$tmp/t.ini" >"$tmp/chg/t.ini"
+sed 's/^\[openings\]/[openings]\nfile = open.txt\ncycle = yes/' "$tmp/t.ini" >"$tmp/chg/t.ini"
 "$tv" selfplay "$tmp/chg/t.ini" --out "$tmp/chg/s.h5" --games 6 --quiet >"$tmp/o" 2>"$tmp/e"
 check "a store with an openings file is made" grep -q "6 games stored this run" "$tmp/o"
 sed -i 's/^lmr = yes/lmr = no/' "$tmp/chg/engines/default.ini"

@@ -10,7 +10,11 @@
  *    pairing once, the plan is a pure function of the configuration;
  *  - openings: random ones are deterministic and balanced, a file's lines are
  *    used in order and cycle;
- *  - an [engine] section's depth / nodes / movetime replace the file's limits. */
+ *  - an [engine] section's depth / nodes / movetime replace the file's limits;
+ *  - [each] keys reach every engine unless its own key overrides them;
+ *  - an openings file shorter than the plan is refused without cycle = yes,
+ *    and order = random / start = N give the file's openings permuted from
+ *    the seed / rotated, the same on every read. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,6 +99,33 @@ static void test_overnight_ini(void **state)
     assert_int_equal(n->engine.limits.depth, 0);
     assert_int_equal(n->engine.limits.nodes, 60000);
     tournament_free(&t);
+}
+
+/* Every tournament INI shipped in configs/ and every good one of the tests'
+ * data reads (a new refusal must not break a file users start from). */
+static void test_every_shipped_ini(void **state)
+{
+    (void)state;
+    static const char *const DIRS[] = {CONFIGS, CONFIGS "engine/", DATA};
+    int n = 0;
+    for (size_t k = 0; k < sizeof DIRS / sizeof DIRS[0]; k++) {
+        DIR *d = opendir(DIRS[k]);
+        assert_non_null(d);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l < 5 || strcmp(e->d_name + l - 4, ".ini") || !strncmp(e->d_name, "bad-", 4))
+                continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s%s", DIRS[k], e->d_name);
+            Tournament t;
+            read_ok(path, &t);
+            tournament_free(&t);
+            n++;
+        }
+        closedir(d);
+    }
+    assert_true(n >= 15);
 }
 
 /* ---- bad files ---------------------------------------------------------------- */
@@ -334,6 +365,13 @@ static void test_time_control_parse(void **state)
         {"10+", false, 0, 0, 0},         {"+1", false, 0, 0, 0},        {"x", false, 0, 0, 0},
         {"0/10+1", false, 0, 0, 0},      {"10+1x", false, 0, 0, 0},     {"-5+1", false, 0, 0, 0},
         {"90000+0", false, 0, 0, 0},     {"10+-1", false, 0, 0, 0},     {"", false, 0, 0, 0},
+        /* minutes and seconds, and no clock */
+        {"1:30+0.5", true, 0, 90000, 500}, {"40/2:00+1", true, 40, 120000, 1000}, {"0:07.5", true, 0, 7500, 0},
+        {"10:00", true, 0, 600000, 0},     {"inf", true, 0, 0, 0},              {"1:60", false, 0, 0, 0},
+        {":30", false, 0, 0, 0},           {"1:", false, 0, 0, 0},              {"inf+1", false, 0, 0, 0},
+        {"1:5", false, 0, 0, 0},           {"1:300", false, 0, 0, 0},           {"0:00", false, 0, 0, 0},
+        {"1:30:00", false, 0, 0, 0},       {"1.5:30", false, 0, 0, 0},          {"40/inf", false, 0, 0, 0},
+        {"1440:01", false, 0, 0, 0},       {"Inf", false, 0, 0, 0},             {"1:-5", false, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         TimeControl tc = {0, 0, 0};
@@ -341,6 +379,9 @@ static void test_time_control_parse(void **state)
         if (ok != CASES[i].ok)
             fail_msg("'%s': %s, expected %s", CASES[i].text, ok ? "taken" : "refused", CASES[i].ok ? "taken" : "refused");
         if (ok) {
+            if (tc.moves != CASES[i].moves || tc.base_ms != CASES[i].base || tc.inc_ms != CASES[i].inc)
+                fail_msg("'%s': %d/%d+%d, expected %d/%d+%d", CASES[i].text, tc.moves, tc.base_ms, tc.inc_ms,
+                         CASES[i].moves, CASES[i].base, CASES[i].inc);
             assert_int_equal(tc.moves, CASES[i].moves);
             assert_int_equal(tc.base_ms, CASES[i].base);
             assert_int_equal(tc.inc_ms, CASES[i].inc);
@@ -582,11 +623,229 @@ static void test_openings_file(void **state)
     tournament_free(&t);
 }
 
+/* ---- [each] -------------------------------------------------------------------- */
+
+static void test_each(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "each.ini", &t);
+    assert_int_equal(t.nengines, 4);
+    const TournamentEngine *a = engine_named(&t, "a"), *b = engine_named(&t, "b"), *c = engine_named(&t, "c"),
+                           *prog = engine_named(&t, "prog");
+    /* a: everything from [each] (which comes after it in the file) */
+    assert_int_equal(a->kind, PLAYER_ENGINE);
+    assert_non_null(strstr(a->path, "tournaments/engines/d1.ini"));
+    assert_int_equal(a->tc.moves, 0);
+    assert_int_equal(a->tc.base_ms, 90000);
+    assert_int_equal(a->tc.inc_ms, 500);
+    assert_int_equal(a->engine.limits.depth, 0); /* the clock replaces the file's depth 1 */
+    assert_int_equal(a->timemargin_ms, 200);
+    /* b: tc = inf overrides [each] tc: no clock, its own depth */
+    assert_int_equal(b->tc.base_ms, 0);
+    assert_int_equal(b->engine.limits.depth, 2);
+    assert_int_equal(b->timemargin_ms, 200);
+    assert_non_null(strstr(b->path, "tournaments/engines/d1.ini"));
+    /* c: its own tc and timemargin */
+    assert_int_equal(c->tc.moves, 40);
+    assert_int_equal(c->tc.base_ms, 120000);
+    assert_int_equal(c->tc.inc_ms, 1000);
+    assert_int_equal(c->timemargin_ms, 50);
+    /* prog: its command overrides [each] path; the clock is [each]'s */
+    assert_int_equal(prog->kind, PLAYER_PROCESS);
+    assert_string_equal(prog->command, "my-engine");
+    assert_int_equal(prog->path[0], 0);
+    assert_int_equal(prog->tc.base_ms, 90000);
+    assert_int_equal(prog->timemargin_ms, 200);
+    /* tc = inf alone keeps the engine file's limit */
+    char text[] = "[each]\npath = engines/d1.ini\ntc = inf\n[engine a]\n[engine b]\n";
+    Tournament u;
+    TvError err;
+    assert_int_equal(tournament_read_text(DATA "inf.ini", strdup(text), strlen(text), &u, &err), TV_OK);
+    assert_int_equal(u.engines[0].tc.base_ms, 0);
+    assert_int_equal(u.engines[0].engine.limits.depth, 1);
+    assert_true(tournament_reproducible(&u));
+    tournament_free(&u);
+    tournament_free(&t);
+}
+
+/* ---- openings files shorter than the plan, order and start -------------------- */
+
+#define NGEN 17
+
+/* Writes NGEN distinct positions (the start position after each of its
+ * first NGEN legal moves) to a temporary file; its path into path, their
+ * TFENs into tfens. */
+static void write_openings(char *path, size_t n, char tfens[NGEN][TV_TFEN_MAX])
+{
+    snprintf(path, n, "/tmp/tv-openings-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    Position start;
+    pos_set_start(&start);
+    Options rules = {0}; /* zero: the default rules */
+    MoveList list;
+    movegen_legal(&start, &rules, &list);
+    assert_true(list.count >= NGEN);
+    for (int i = 0; i < NGEN; i++) {
+        Position p = start;
+        Undo u;
+        pos_make_move(&p, list.moves[i], &u);
+        tfen_write(&p, tfens[i], TV_TFEN_MAX);
+        fprintf(f, "%s\n", tfens[i]);
+    }
+    fclose(f);
+}
+
+/* A tournament of two engines reading `file` with the given [tournament]
+ * and [openings] lines; TV_OK or the reader's error in err. */
+static TvStatus read_with(const char *file, const char *tournament, const char *openings, Tournament *t,
+                          TvError *err)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[tournament]\n%s\n[openings]\nfile = %s\n%s\n[engine a]\npath = engines/d1.ini\n"
+             "[engine b]\npath = engines/d1.ini\ndepth = 2\n",
+             tournament, file, openings);
+    return tournament_read_text(DATA "generated.ini", strdup(text), strlen(text), t, err);
+}
+
+/* Which of the file's openings opening o of the plan is (-1: none). */
+static int which(const Tournament *t, int o, char tfens[NGEN][TV_TFEN_MAX])
+{
+    Position p;
+    TvError err;
+    assert_int_equal(tournament_opening(t, o, &p, &err), TV_OK);
+    char s[TV_TFEN_MAX];
+    tfen_write(&p, s, sizeof s);
+    for (int i = 0; i < NGEN; i++)
+        if (!strcmp(s, tfens[i]))
+            return i;
+    return -1;
+}
+
+/* The case: 17 openings, pairs = 60. */
+static void test_openings_short_file(void **state)
+{
+    (void)state;
+    char path[64], tfens[NGEN][TV_TFEN_MAX];
+    write_openings(path, sizeof path, tfens);
+    Tournament t;
+    TvError err;
+    /* refused, naming the file key's line, both counts and the ways out */
+    assert_int_equal(read_with(path, "pairs = 60", "", &t, &err), TV_ERR_PARSE);
+    assert_int_equal(err.line, 4);
+    assert_non_null(strstr(err.msg, "generated.ini:4: the openings file"));
+    assert_non_null(strstr(err.msg, "has 17 openings, but the plan needs 60"));
+    assert_non_null(strstr(err.msg, "cycle = yes"));
+    assert_null(t.opening_tfens);
+    /* exactly enough is fine */
+    assert_int_equal(read_with(path, "pairs = 17", "", &t, &err), TV_OK);
+    tournament_free(&t);
+    /* with cycle = yes: 120 games, 60 openings of which 17 distinct, in the file's order */
+    assert_int_equal(read_with(path, "pairs = 60", "cycle = yes", &t, &err), TV_OK);
+    assert_int_equal(tournament_total_games(&t), 120);
+    assert_int_equal(tournament_openings_needed(&t), 60);
+    int used[NGEN] = {0};
+    for (int64_t i = 0; i < tournament_total_games(&t); i++) {
+        PlannedGame g;
+        tournament_game(&t, i, &g);
+        int k = which(&t, g.opening, tfens);
+        assert_int_equal(k, g.opening % NGEN);
+        used[k]++;
+    }
+    for (int i = 0; i < NGEN; i++)
+        assert_true(used[i] >= 6); /* 60 rounds over 17: each opening 3 or 4 rounds of 2 games */
+    tournament_free(&t);
+    /* start = 5: the 5th first, then on, round the end */
+    assert_int_equal(read_with(path, "pairs = 17", "start = 5", &t, &err), TV_OK);
+    for (int o = 0; o < NGEN; o++)
+        assert_int_equal(which(&t, o, tfens), (4 + o) % NGEN);
+    tournament_free(&t);
+    /* order = random: a permutation, the same on every read, another for another seed */
+    Tournament r1, r2, r3, r4;
+    assert_int_equal(read_with(path, "pairs = 17\nseed = 3", "order = random", &r1, &err), TV_OK);
+    assert_int_equal(read_with(path, "pairs = 17\nseed = 3", "order = random", &r2, &err), TV_OK);
+    assert_int_equal(read_with(path, "pairs = 17\nseed = 4", "order = random", &r3, &err), TV_OK);
+    assert_int_equal(read_with(path, "pairs = 17\nseed = 3", "order = random\nstart = 3", &r4, &err), TV_OK);
+    int seen[NGEN] = {0}, moved = 0, other = 0;
+    for (int o = 0; o < NGEN; o++) {
+        int k = which(&r1, o, tfens);
+        assert_true(k >= 0);
+        seen[k]++;
+        moved += k != o;
+        assert_int_equal(which(&r2, o, tfens), k);
+        other += which(&r3, o, tfens) != k;
+        assert_int_equal(which(&r4, o, tfens), which(&r1, (o + 2) % NGEN, tfens)); /* start counts in that order */
+    }
+    for (int i = 0; i < NGEN; i++)
+        assert_int_equal(seen[i], 1);
+    assert_true(moved > NGEN / 2);
+    assert_true(other > NGEN / 2);
+    /* --resume: cycle may be added (no stored game changes), order and start not */
+    Tournament more;
+    char why[200];
+    assert_int_equal(read_with(path, "pairs = 40\nseed = 3", "order = random\ncycle = yes", &more, &err), TV_OK);
+    assert_true(tournament_can_continue(&r1, &more, why, sizeof why));
+    assert_false(tournament_can_continue(&r1, &r4, why, sizeof why));
+    assert_non_null(strstr(why, "[openings] differ"));
+    tournament_free(&more);
+    assert_int_equal(read_with(path, "pairs = 17\nseed = 3", "", &more, &err), TV_OK);
+    assert_false(tournament_can_continue(&r1, &more, why, sizeof why));
+    tournament_free(&more);
+    tournament_free(&r1);
+    tournament_free(&r2);
+    tournament_free(&r3);
+    tournament_free(&r4);
+    /* per_game: one opening per game */
+    assert_int_equal(read_with(path, "pairs = 9", "per_game = yes", &t, &err), TV_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "has 17 openings, but the plan needs 18 (one per game with per_game = yes: games = 18)"));
+    remove(path);
+}
+
+/* The shipped file with cycle, order and start together. */
+static void test_openings_cycle_ini(void **state)
+{
+    (void)state;
+    Tournament t;
+    read_ok(DATA "openings-cycle.ini", &t);
+    assert_true(t.openings.cycle);
+    assert_true(t.openings.random_order);
+    assert_int_equal(t.openings.start, 2);
+    assert_int_equal(t.nopening_tfens, 3);
+    assert_int_equal(tournament_openings_needed(&t), 5);
+    /* the plan's rounds 3 and 4 play its openings 0 and 1 again */
+    for (int o = 0; o < 2; o++) {
+        Position p, q;
+        TvError err;
+        assert_int_equal(tournament_opening(&t, o, &p, &err), TV_OK);
+        assert_int_equal(tournament_opening(&t, o + 3, &q, &err), TV_OK);
+        assert_true(pos_equal(&p, &q));
+    }
+    assert_true(tournament_reproducible(&t));
+    tournament_free(&t);
+    /* without a file the default values may be written (as in the documented example), others not */
+    char text[] = "[openings]\ncycle = no\norder = sequential\nstart = 1\n[engine a]\npath = engines/d1.ini\n"
+                  "[engine b]\npath = engines/d1.ini\n";
+    TvError err;
+    assert_int_equal(tournament_read_text(DATA "defaults.ini", strdup(text), strlen(text), &t, &err), TV_OK);
+    tournament_free(&t);
+    /* the defaults: no cycle, the file's order from its first opening */
+    read_ok(DATA "good.ini", &t);
+    assert_false(t.openings.cycle);
+    assert_false(t.openings.random_order);
+    assert_int_equal(t.openings.start, 1);
+    tournament_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quick_ini),
         cmocka_unit_test(test_overnight_ini),
+        cmocka_unit_test(test_every_shipped_ini),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_engine_errors_passed_on),
         cmocka_unit_test(test_missing_file),
@@ -600,6 +859,9 @@ int main(void)
         cmocka_unit_test(test_random_openings),
         cmocka_unit_test(test_unbalanced_openings),
         cmocka_unit_test(test_openings_file),
+        cmocka_unit_test(test_each),
+        cmocka_unit_test(test_openings_short_file),
+        cmocka_unit_test(test_openings_cycle_ini),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
