@@ -740,6 +740,8 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     snprintf(p->label, sizeof p->label, "%s", spec->label);
     snprintf(p->command, sizeof p->command, "%s", spec->command);
     const bool inherit = spec->stderr_path && !strcmp(spec->stderr_path, ENGINE_PROC_STDERR_INHERIT);
+    if (inherit) /* its lines pass through the harness, which keeps the last ones */
+        p->stderr_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
     if ((!inherit && spec->stderr_path && *spec->stderr_path &&
          open_append(spec, spec->stderr_path, "stderr file", &p->stderr_fd, err) != TV_OK) ||
         (spec->log_path && *spec->log_path && open_append(spec, spec->log_path, "protocol log", &p->log_fd, err) != TV_OK)) {
@@ -750,7 +752,7 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     /* [0] the harness's end, [1] the child's: stdin, stdout, stderr, reports */
     int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
     bool made = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) == 0 && pipe2(outp, O_CLOEXEC) == 0 &&
-                (inherit || pipe2(errp, O_CLOEXEC) == 0) && pipe2(rep, O_CLOEXEC) == 0;
+                pipe2(errp, O_CLOEXEC) == 0 && pipe2(rep, O_CLOEXEC) == 0;
     int make_errno = errno;
     /* the guard's arguments, made before fork (the child only calls
      * async-signal-safe functions) */
@@ -771,8 +773,7 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
          * the harness); dup2 clears close-on-exec on the copies */
         dup2(in[1], 0);
         dup2(outp[1], 1);
-        if (!inherit)
-            dup2(errp[1], 2);
+        dup2(errp[1], 2);
         if (rep[1] == REPORT_FD)
             fcntl(REPORT_FD, F_SETFD, 0);
         else
@@ -809,8 +810,7 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
     fcntl(p->out.fd, F_SETFL, O_NONBLOCK);
-    if (p->err.fd >= 0)
-        fcntl(p->err.fd, F_SETFL, O_NONBLOCK);
+    fcntl(p->err.fd, F_SETFL, O_NONBLOCK);
     /* the reports, until every writer has closed: the engine's pid, or why
      * it could not start */
     Report bad = {0, 0}, r;

@@ -43,7 +43,8 @@ typedef struct {
     const char *command;  /* program and arguments, split at blanks; quotes ' and " group words */
     const char *dir;      /* working directory ("" or NULL: the harness's) */
     const char *stderr_path; /* append its stderr lines here ("" or NULL: keep only the last ones for
-                                errors; ENGINE_PROC_STDERR_INHERIT: the harness's own stderr) */
+                                errors; ENGINE_PROC_STDERR_INHERIT: passed on to the harness's own
+                                stderr, line by line) */
     const char *log_path; /* the protocol log: every line both ways, with times ("" or NULL: none) */
     const Options *rules; /* rule options sent with setoption (non-default ones must be declared) */
     int noptions;         /* option.NAME = VALUE lines of the tournament, sent with setoption */

@@ -12,6 +12,7 @@
  *   slow-uciok  waits SECONDS (--seconds, default 12) before `uciok`
  *   slow-ready  waits SECONDS before answering `isready` after the handshake
  *   no-start    prints a line and exits at once (status 1)
+ *   no-start-stderr  prints a line on stderr only and exits at once (status 1)
  *   overtime    sleeps past its clock: wtime/btime + SECONDS on `go`
  *   huge        prints about 64 MiB of info lines and one line of 1 MiB
  *               before its answer to go number N + 1 only, then answers
@@ -131,6 +132,10 @@ int main(int argc, char **argv)
             signal(SIGTERM, SIG_IGN);
             sleeper();
         }
+    }
+    if (!strcmp(mode, "no-start-stderr")) {
+        fputs("fake_engine: no weights file (this is on purpose)\n", stderr);
+        return 1;
     }
     Options o = {0};
     Position pos;

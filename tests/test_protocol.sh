@@ -113,6 +113,16 @@ depth = 1" "$2" "$3"
 }
 refuse no-start "command = $tmp/fake --mode no-start
 depth = 1" "" "engine 'b' (.*fake --mode no-start): it ended before answering 'uci' with 'uciok' (exited with status 1); its last line: 'fake_engine: cannot start (this is on purpose)'"
+refuse no-start-stderr "command = $tmp/fake --mode no-start-stderr
+depth = 1" "" "engine 'b' (.*): it ended before answering 'uci' with 'uciok' (exited with status 1); its last stderr line: 'fake_engine: no weights file (this is on purpose)'"
+check "no-start-stderr: its stderr is in the log beside the store" \
+  grep -qx "fake_engine: no weights file (this is on purpose)" "$tmp/r-no-start-stderr.b.log"
+refuse stderr-inherit "command = $tmp/fake --mode no-start-stderr
+stderr = inherit
+depth = 1" "" "its last stderr line: 'fake_engine: no weights file"
+check "stderr = inherit: the engine's stderr is the harness's" \
+  grep -qx "fake_engine: no weights file (this is on purpose)" "$tmp/r-stderr-inherit.err"
+check "... and no log beside the store" [ ! -e "$tmp/r-stderr-inherit.b.log" ]
 refuse slow-uciok "command = $tmp/fake --mode slow-uciok --seconds 12
 depth = 1" "" "engine 'b' (.*): no 'uciok' within 10 s of 'uci'"
 refuse slow-ready "command = $tmp/fake --mode slow-ready --seconds 12
@@ -130,6 +140,24 @@ option.Colour = blue
 depth = 1" "" "engine 'b' (.*) has no option 'Colour'"
 check "slow-ready: games before the failure were stored" \
   grep -q "games replayed" <("$tv" verify "$tmp/r-slow-ready.h5" 2>&1)
+
+# ---- the protocol log: every line both ways, with times, of two engines on
+# two threads in one file, whole lines only ----
+PAIRS=4 THREADS=2 tournament "$tmp/plog.ini" "command = $tmp/fake --mode ok
+depth = 1
+log = plog.txt" "command = $tmp/fake --mode double --after 2
+depth = 1
+log = plog.txt"
+"$tv" selfplay "$tmp/plog.ini" --out "$tmp/plog.h5" --quiet >/dev/null 2>&1
+line_re='^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\.[0-9]{3} [ab]#[0-9]+ [<>!*] '
+check "protocol log: every line has its time, engine and direction" \
+  [ "$(grep -cvE "$line_re" "$tmp/plog.txt")" -eq 0 ]
+for want in "a#[0-9]+ > uci\$" "b#[0-9]+ < uciok\$" "a#[0-9]+ > go depth 1\$" "b#[0-9]+ < bestmove " \
+  "b#[0-9]+ > isready\$" "b#[0-9]+ \\* \\(a bestmove that answers no go: passed over\\)"; do
+  check "protocol log: a line '$want'" grep -qE "$want" "$tmp/plog.txt"
+done
+check "protocol log: the first check of each, then both threads' engines (6 processes)" \
+  [ "$(grep -E ' > uci$' "$tmp/plog.txt" | sed 's/.* \([ab]#[0-9]*\) .*/\1/' | sort -u | wc -l)" -eq 6 ]
 
 # ---- tavreli uci plays the same games as the engine in-process ----
 # (depth and node limits: the games are reproducible)
