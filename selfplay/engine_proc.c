@@ -103,7 +103,6 @@ struct EngineProc {
     UciOption *options;
     int noptions;
     Tail tail_out, tail_err;
-    int stray;        /* lines that were no answer to anything (a bestmove before a go) */
     char exit_text[96];
     Stream out, err;
 };
@@ -612,8 +611,8 @@ static int await_line(EngineProc *p, const char *want, volatile sig_atomic_t *ab
             if (uci_option_parse(args, &o, NULL) == TV_OK)
                 p->options[p->noptions++] = o;
         } else if (!strcmp(verb, "bestmove")) {
-            p->stray++;
-            log_line(p, '*', "(a bestmove that answers no go: passed over)", 44);
+            static const char note[] = "(a bestmove that answers no go: passed over)";
+            log_line(p, '*', note, sizeof note - 1);
         }
     }
 }
@@ -855,13 +854,6 @@ const char *engine_proc_name(const EngineProc *p) { return p->name; }
 int engine_proc_option_count(const EngineProc *p) { return p->noptions; }
 const UciOption *engine_proc_option(const EngineProc *p, int i) { return &p->options[i]; }
 bool engine_proc_alive(const EngineProc *p) { return p && !p->dead; }
-int engine_proc_stray_count(const EngineProc *p) { return p ? p->stray : 0; }
-
-void engine_proc_last_lines(EngineProc *p, char *buf, size_t n)
-{
-    collect_stderr(p, 0);
-    tail_text(p, buf, n);
-}
 
 TvStatus engine_proc_new_game(EngineProc *p, TvError *err)
 {

@@ -108,13 +108,6 @@ bool engine_proc_stop(EngineProc *p, int wait_ms);
 /* Whether the process is still usable (no pipe closed, no answer missed). */
 bool engine_proc_alive(const EngineProc *p);
 
-/* How many bestmove lines answered no go (passed over) so far. */
-int engine_proc_stray_count(const EngineProc *p);
-
-/* "; its last lines: 'a' 'b'; its last stderr line: 'c'" (or "; it
- * printed nothing"): for messages about an engine that failed. */
-void engine_proc_last_lines(EngineProc *p, char *buf, size_t n);
-
 /* How the process ended, or "still running" ("exited with status 3",
  * "killed by signal 6 (Aborted)"), after ENGINE_MOVE_DIED. */
 const char *engine_proc_exit_text(EngineProc *p);
