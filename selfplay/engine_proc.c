@@ -743,7 +743,8 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
         p->stderr_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
     if ((!inherit && spec->stderr_path && *spec->stderr_path &&
          open_append(spec, spec->stderr_path, "stderr file", &p->stderr_fd, err) != TV_OK) ||
-        (spec->log_path && *spec->log_path && open_append(spec, spec->log_path, "protocol log", &p->log_fd, err) != TV_OK)) {
+        (spec->log_path && *spec->log_path &&
+         open_append(spec, spec->log_path, "protocol log", &p->log_fd, err) != TV_OK)) {
         engine_proc_close(p);
         return err ? err->status : TV_ERR_IO;
     }

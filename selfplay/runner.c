@@ -525,8 +525,9 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     /* Every separate program must start, answer and take the options and
      * rule options before any game is played. */
     for (int i = 0; i < t->nengines; i++) {
-        TvStatus st = t->engines[i].kind == PLAYER_PROCESS ? match_check_process(&t->engines[i], &t->rules, ro->out_path, err)
-                                                            : TV_OK;
+        TvStatus st = t->engines[i].kind == PLAYER_PROCESS
+                          ? match_check_process(&t->engines[i], &t->rules, ro->out_path, err)
+                          : TV_OK;
         if (st != TV_OK)
             return st;
     }

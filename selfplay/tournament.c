@@ -550,7 +550,8 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         size_t n = name[0] == 'd' ? sizeof te->dir : sizeof te->stderr_path;
         if (!*value)
             return failf(r, r->line, TV_ERR_PARSE, "[%s] %s is empty", es->section, name);
-        if (name[0] == 's' && (!strcmp(value, TOURNAMENT_STDERR_DISCARD) || !strcmp(value, ENGINE_PROC_STDERR_INHERIT)))
+        if (name[0] == 's' &&
+            (!strcmp(value, TOURNAMENT_STDERR_DISCARD) || !strcmp(value, ENGINE_PROC_STDERR_INHERIT)))
             copy_str(dst, n, value); /* words, not files */
         else if (!resolve_path(r->dir, value, dst, n))
             return failf(r, r->line, TV_ERR_LIMIT, "[%s] %s '%s' is too long", es->section, name, value);
