@@ -1,12 +1,35 @@
-/* engine_proc.c: an engine program on the other end of a socket pair
+/* engine_proc.c: an engine program under a guard process, on pipes
  * (engine_proc.h).
  *
- * A socket pair rather than two pipes: the harness writes with
+ * The engine's stdin is a socket (the harness writes with
  * send(MSG_NOSIGNAL), so an engine that dies never kills the harness with
- * SIGPIPE, and no process-wide signal disposition has to change. */
+ * SIGPIPE, and no process-wide signal disposition has to change); its
+ * stdout and stderr are two pipes, so an engine that closes its stdout is
+ * seen at once, and its stderr lines reach the harness (kept for errors,
+ * written to their log).
+ *
+ * The guard.  The harness does not start the engine itself: its child is
+ * this same program run again (/proc/self/exe, under the name
+ * GUARD_ARGV0), which engine_guard_entry() below turns into a small guard
+ * before main() runs.  The guard is a child subreaper
+ * (PR_SET_CHILD_SUBREAPER): every process the engine starts, however it
+ * detaches (a double-forked setsid daemon, a child that ignores SIGTERM),
+ * stays its descendant or is handed to it when its parent ends.  When the
+ * engine's main process ends, when the harness closes the engine (SIGTERM
+ * to the guard), or when the thread that started it ends, also by a
+ * SIGKILL of the harness (the guard's PR_SET_PDEATHSIG is SIGTERM), the
+ * guard kills the engine's process group and every process handed to it,
+ * until it has no child left, and then ends the way the engine ended (its
+ * exit status or signal).  So the harness watches one process (with a
+ * pidfd) whose end means "the engine and all it started are gone".  One
+ * guard per engine keeps the threads of the harness apart: no guard ever
+ * reaps another engine's processes, and the harness itself reaps only the
+ * guards it started, by their pids.  The guard is a fresh exec, not a fork
+ * that stays: it holds none of the harness's memory. */
 #define _GNU_SOURCE
 #include "engine_proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,33 +38,73 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "strbuf.h"
 
-/* Lines the harness remembers for its error messages. */
+/* Lines the harness remembers for its error messages, of stdout and of
+ * stderr each. */
 #define TAIL_LINES 3
 #define TAIL_CHARS 120
 
+/* The guard: its argv[0], the word after it (so that no other use of the
+ * name starts one), and the fd on which it and the engine's child report
+ * (the engine's pid, or why it could not start) to the harness. */
+#define GUARD_ARGV0 "tavreli-engine-guard"
+#define GUARD_MAGIC "--guard-v1"
+#define REPORT_FD 3
+
+/* How long the harness waits, after the guard has ended, for the last
+ * bytes of the engine's stdout (the guard has killed every writer by then:
+ * the end of file comes at once; this bounds a pipe still held by a
+ * process outside the guard's reach). */
+#define EXIT_DRAIN_MS 200
+
+typedef struct {
+    int kind;  /* REPORT_* */
+    int value; /* the engine's pid, or an errno */
+} Report;
+enum { REPORT_PID = 1, REPORT_CHDIR, REPORT_GUARD, REPORT_FORK, REPORT_EXEC };
+
+/* The last lines of one stream. */
+typedef struct {
+    char line[TAIL_LINES][TAIL_CHARS];
+    int n;
+} Tail;
+
+/* A stream read line by line (the engine's stdout or stderr). */
+typedef struct {
+    int fd;          /* -1 once closed (or never opened) */
+    bool eof;
+    bool discarding; /* the rest of an over-long line is being dropped */
+    size_t len;      /* bytes in buf */
+    char buf[UCI_LINE_MAX + 4096];
+} Stream;
+
 struct EngineProc {
-    pid_t pid;        /* 0 once reaped */
-    pid_t pgid;       /* its process group (= its first pid), 0 before start */
-    int fd;           /* the harness's end of the socket pair */
-    bool dead;        /* pipe closed or an answer missed: not usable */
-    int wait_status;  /* waitpid's status once reaped */
+    pid_t pid;        /* the guard (the harness's child); 0 once reaped */
+    pid_t engine;     /* the engine program, leader of its process group; 0 before start */
+    int pidfd;        /* the guard's pidfd (-1 when the kernel has none) */
+    int in_fd;        /* the harness's end of the engine's stdin */
+    bool exited;      /* the guard has ended (seen through the pidfd or waitpid) */
+    double exited_at; /* when that was seen */
+    bool dead;        /* output closed, process ended or an answer missed: not usable */
+    int wait_status;  /* the guard's status once reaped (the engine's, mirrored) */
+    int stderr_fd;    /* its stderr lines are appended here (-1: not kept beyond the tail) */
+    int log_fd;       /* the protocol log (-1: none) */
     char label[80];
     char command[160];
     char name[128];
     UciOption *options;
     int noptions;
-    char tail[TAIL_LINES][TAIL_CHARS];
-    int ntail;
-    size_t len;       /* bytes in buf */
-    bool discarding;  /* the rest of an over-long line is being dropped */
+    Tail tail_out, tail_err;
     char exit_text[96];
-    char buf[UCI_LINE_MAX + 4096];
+    Stream out, err;
 };
 
 int engine_proc_split(const char *command, char *buf, size_t n, char **argv, int max)
@@ -82,15 +145,187 @@ int engine_proc_split(const char *command, char *buf, size_t n, char **argv, int
     return argc;
 }
 
-/* ---- lines in and out ---------------------------------------------------------- */
+/* ---- the guard (runs before main, in its own exec of this program) ---------- */
 
-static void remember(EngineProc *p, const char *line)
+/* SIGKILL to every process whose parent is the guard. */
+static void guard_kill_children(pid_t self)
 {
-    if (p->ntail == TAIL_LINES) {
-        memmove(p->tail[0], p->tail[1], sizeof p->tail[0] * (TAIL_LINES - 1));
-        p->ntail--;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = 0;
+        const char *rp = strrchr(buf, ')'); /* after the command name, which may hold anything */
+        char state;
+        int ppid;
+        if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == self)
+            kill((pid_t)pid, SIGKILL);
     }
-    char *d = p->tail[p->ntail++];
+    closedir(d);
+}
+
+static void guard_report(int kind, int value)
+{
+    Report r = {kind, value};
+    ssize_t w = write(REPORT_FD, &r, sizeof r);
+    (void)w;
+}
+
+/* Starts the engine (argv) and watches it, as the file's comment says.
+ * Never returns. */
+static void guard_main(pid_t harness, char **argv)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL); /* signals are taken with sigwaitinfo only */
+    if (getppid() != harness)             /* the harness ended before the mask was set */
+        _exit(127);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
+    const pid_t self = getpid();
+    pid_t engine = fork();
+    if (engine == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a guard killed by SIGKILL takes the engine with it */
+        if (getppid() != self)
+            _exit(127);
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP)
+                signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execvp(argv[0], argv);
+        guard_report(REPORT_EXEC, errno);
+        _exit(127);
+    }
+    if (engine < 0) {
+        guard_report(REPORT_FORK, errno);
+        _exit(127);
+    }
+    setpgid(engine, engine); /* also here: no race with the child's own call */
+    guard_report(REPORT_PID, engine);
+    close(REPORT_FD);
+    /* hold none of the engine's pipes: their end of file is the engine's */
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null >= 0; fd++)
+        dup2(null, fd);
+    if (null > 2)
+        close(null);
+    sigset_t wake;
+    sigemptyset(&wake);
+    sigaddset(&wake, SIGCHLD);
+    sigaddset(&wake, SIGTERM); /* from the harness, or its death (PR_SET_PDEATHSIG) */
+    sigaddset(&wake, SIGINT);
+    sigaddset(&wake, SIGHUP);
+    int status = 0;
+    bool ended = false;
+    while (!ended) {
+        int sig = sigwaitinfo(&wake, NULL);
+        if (sig == SIGCHLD) {
+            int st;
+            pid_t r;
+            while ((r = waitpid(-1, &st, WNOHANG)) > 0) /* the engine, or a process handed to the guard */
+                if (r == engine) {
+                    status = st;
+                    ended = true;
+                }
+        } else if (sig > 0) {
+            break;
+        }
+    }
+    /* The engine's group, then every process handed to the guard, until
+     * none is left (a process whose parent is killed is handed over next). */
+    kill(-engine, SIGKILL);
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    const struct timespec tick = {0, 20 * 1000000L};
+    for (;;) {
+        guard_kill_children(self);
+        int st;
+        pid_t r;
+        while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+            if (r == engine && !ended) {
+                status = st;
+                ended = true;
+            }
+        if (r < 0 && errno == ECHILD)
+            break;
+        sigtimedwait(&chld, NULL, &tick);
+    }
+    if (WIFSIGNALED(status)) { /* end as the engine ended, without a core file of the guard */
+        int sig = WTERMSIG(status);
+        struct rlimit none = {0, 0};
+        setrlimit(RLIMIT_CORE, &none);
+        signal(sig, SIG_DFL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+/* Runs before main in every program that holds this file; turns the process
+ * into a guard when it was started as one (glibc passes argc and argv to
+ * constructors). */
+__attribute__((constructor)) static void engine_guard_entry(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    if (argc >= 4 && argv && argv[0] && !strcmp(argv[0], GUARD_ARGV0) && !strcmp(argv[1], GUARD_MAGIC))
+        guard_main((pid_t)atol(argv[2]), argv + 3);
+}
+
+/* ---- logs and the lines remembered -------------------------------------------- */
+
+/* One line of the protocol log: "HH:MM:SS.mmm LABEL#PID DIR TEXT", DIR '>'
+ * to the engine, '<' from it, '!' its stderr, '*' the harness's notes.
+ * One write of an O_APPEND file per line: lines of several engines on
+ * several threads never mix. */
+static void log_line(const EngineProc *p, char dir, const char *text, size_t n)
+{
+    if (p->log_fd < 0)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    StrBuf b = {0};
+    strbuf_addf(&b, "%02d:%02d:%02d.%03ld %s#%d %c ", tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L,
+                p->label, (int)p->engine, dir);
+    strbuf_add_n(&b, text, n);
+    strbuf_add(&b, "\n");
+    if (!b.failed) {
+        ssize_t w = write(p->log_fd, b.s, b.len);
+        (void)w;
+    }
+    strbuf_free(&b);
+}
+
+static void remember(Tail *t, const char *line)
+{
+    if (t->n == TAIL_LINES) {
+        memmove(t->line[0], t->line[1], sizeof t->line[0] * (TAIL_LINES - 1));
+        t->n--;
+    }
+    char *d = t->line[t->n++];
     size_t i = 0;
     for (; line[i] && i < TAIL_CHARS - 4; i++)
         d[i] = (unsigned char)line[i] >= 32 && (unsigned char)line[i] < 127 ? line[i] : '?';
@@ -99,32 +334,205 @@ static void remember(EngineProc *p, const char *line)
     d[i] = 0;
 }
 
-/* "; it printed: 'a' 'b'" or "; it printed nothing". */
+/* "; its last lines: 'a' 'b'; on stderr: 'c'" or "; it printed nothing". */
 static void tail_text(const EngineProc *p, char *out, size_t n)
 {
-    if (!p->ntail) {
-        snprintf(out, n, "; it printed nothing");
-        return;
+    size_t o = 0;
+    out[0] = 0;
+    const Tail *t[2] = {&p->tail_out, &p->tail_err};
+    for (int k = 0; k < 2; k++) {
+        if (!t[k]->n)
+            continue;
+        o += (size_t)snprintf(out + o, n - o, "; %s line%s: ", k ? "its last stderr" : "its last",
+                              t[k]->n > 1 ? "s" : "");
+        for (int i = 0; i < t[k]->n && o < n; i++)
+            o += (size_t)snprintf(out + o, n - o, "%s'%s'", i ? " " : "", t[k]->line[i]);
+        if (o >= n)
+            return;
     }
-    size_t o = (size_t)snprintf(out, n, "; its last line%s: ", p->ntail > 1 ? "s" : "");
-    for (int i = 0; i < p->ntail && o < n; i++)
-        o += (size_t)snprintf(out + o, n - o, "%s'%s'", i ? " " : "", p->tail[i]);
+    if (!o)
+        snprintf(out, n, "; it printed nothing");
 }
 
-static void reap(EngineProc *p, int wait_ms)
+/* ---- reading: stdout lines, stderr lines, the guard's end -------------------- */
+
+/* Reads what the stream has (without blocking).  False at its end. */
+static bool stream_fill(Stream *s)
+{
+    while (s->fd >= 0 && s->len < sizeof s->buf) {
+        ssize_t got = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
+        if (got > 0) {
+            s->len += (size_t)got;
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == EAGAIN)
+            return true;
+        close(s->fd);
+        s->fd = -1;
+        s->eof = true;
+    }
+    return !s->eof;
+}
+
+/* Takes one line out of s (at most n - 1 bytes; an over-long line is cut
+ * there and its rest dropped; at the stream's end, the unfinished rest is a
+ * line).  False when no whole line is there yet. */
+static bool stream_line(Stream *s, char *line, size_t n)
+{
+    for (;;) {
+        char *nl = memchr(s->buf, '\n', s->len);
+        if (!nl && s->len < UCI_LINE_MAX - 1 && !(s->eof && s->len))
+            return false;
+        size_t end = nl ? (size_t)(nl - s->buf) : s->len;
+        bool was_discarding = s->discarding;
+        size_t k = end < n - 1 ? end : n - 1;
+        if (!was_discarding) {
+            memcpy(line, s->buf, k);
+            line[k] = 0;
+            if (k && line[k - 1] == '\r')
+                line[k - 1] = 0;
+        }
+        size_t drop = nl ? end + 1 : s->len;
+        memmove(s->buf, s->buf + drop, s->len - drop);
+        s->len -= drop;
+        s->discarding = !nl && !s->eof;
+        if (!was_discarding)
+            return true;
+    }
+}
+
+/* The engine's stderr: every whole line to the tail, the stderr file and
+ * the protocol log. */
+static void take_stderr(EngineProc *p)
+{
+    stream_fill(&p->err);
+    char line[UCI_LINE_MAX];
+    while (stream_line(&p->err, line, sizeof line - 1)) {
+        remember(&p->tail_err, line);
+        log_line(p, '!', line, strlen(line));
+        if (p->stderr_fd >= 0) {
+            size_t n = strlen(line);
+            line[n] = '\n';
+            ssize_t w = write(p->stderr_fd, line, n + 1);
+            (void)w;
+        }
+    }
+}
+
+/* Whether the guard has ended (reaping it then). */
+static bool guard_ended(EngineProc *p)
 {
     if (p->pid <= 0)
-        return;
-    for (int waited = 0;; waited += 5) {
-        pid_t r = waitpid(p->pid, &p->wait_status, WNOHANG);
-        if (r == p->pid || (r < 0 && errno != EINTR)) {
-            p->pid = 0;
-            return;
-        }
-        if (waited >= wait_ms)
-            return;
-        usleep(5000);
+        return true;
+    pid_t r = waitpid(p->pid, &p->wait_status, WNOHANG);
+    if (r == p->pid || (r < 0 && errno == ECHILD)) {
+        p->pid = 0;
+        return true;
     }
+    return false;
+}
+
+/* Waits up to timeout_ms (-1: without end) for output or the guard's end,
+ * and takes what came. */
+static void wait_io(EngineProc *p, int timeout_ms)
+{
+    struct pollfd pfd[3];
+    int n = 0, ipid = -1;
+    if (p->out.fd >= 0)
+        pfd[n++] = (struct pollfd){p->out.fd, POLLIN, 0};
+    if (p->err.fd >= 0)
+        pfd[n++] = (struct pollfd){p->err.fd, POLLIN, 0};
+    if (p->pidfd >= 0 && !p->exited)
+        ipid = n, pfd[n++] = (struct pollfd){p->pidfd, POLLIN, 0};
+    /* without a pidfd the guard is looked at every 20 ms; once it has ended,
+     * the rest of its output is awaited only as long as EXIT_DRAIN_MS */
+    if ((p->pidfd < 0 || p->exited) && (timeout_ms < 0 || timeout_ms > 20))
+        timeout_ms = 20;
+    int r = poll(pfd, (nfds_t)n, timeout_ms);
+    if (r < 0 && errno != EINTR) {
+        p->exited = true;
+        return;
+    }
+    if (p->err.fd >= 0)
+        take_stderr(p);
+    stream_fill(&p->out);
+    if (!p->exited && ((ipid >= 0 && pfd[ipid].revents) || (p->pidfd < 0 && guard_ended(p)))) {
+        p->exited = true;
+        p->exited_at = tv_now_seconds();
+    }
+}
+
+/* Reads one stdout line into line (at most n - 1 bytes).  1: a line; 0:
+ * deadline passed; -1: the engine closed its output or ended (after every
+ * line it wrote was read); -2: *abort_flag set. */
+static int read_line(EngineProc *p, char *line, size_t n, double deadline, volatile sig_atomic_t *abort_flag)
+{
+    for (;;) {
+        if (stream_line(&p->out, line, n)) {
+            remember(&p->tail_out, line);
+            log_line(p, '<', line, strlen(line));
+            return 1;
+        }
+        if (p->out.eof || (p->exited && tv_now_seconds() - p->exited_at > EXIT_DRAIN_MS / 1000.0)) {
+            p->dead = true;
+            return -1;
+        }
+        if (abort_flag && *abort_flag)
+            return -2;
+        int timeout = -1;
+        if (deadline > 0) {
+            double left = deadline - tv_now_seconds();
+            if (left <= 0)
+                return 0;
+            timeout = (int)(left * 1000.0) + 1;
+        }
+        if (abort_flag && (timeout < 0 || timeout > 50))
+            timeout = 50; /* Ctrl-C is seen within 50 ms */
+        wait_io(p, timeout);
+    }
+}
+
+/* Sends text and a newline; false (and the engine dead) when it cannot be
+ * written within 2 s. */
+static bool send_line(EngineProc *p, const char *text)
+{
+    if (p->dead)
+        return false;
+    size_t n = strlen(text);
+    log_line(p, '>', text, n);
+    char *msg = malloc(n + 1);
+    if (!msg)
+        return false;
+    memcpy(msg, text, n);
+    msg[n++] = '\n';
+    size_t off = 0;
+    double deadline = tv_now_seconds() + 2.0;
+    while (off < n) {
+        ssize_t w = send(p->in_fd, msg + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0) {
+            off += (size_t)w;
+            continue;
+        }
+        if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+            double left = deadline - tv_now_seconds();
+            struct pollfd pfd = {p->in_fd, POLLOUT, 0};
+            if (left > 0 && poll(&pfd, 1, (int)(left * 1000) + 1) >= 0)
+                continue;
+        }
+        p->dead = true;
+        break;
+    }
+    free(msg);
+    return !p->dead;
+}
+
+/* Waits up to wait_ms for the guard to end and reaps it. */
+static void reap(EngineProc *p, int wait_ms)
+{
+    for (int waited = 0; !guard_ended(p) && waited < wait_ms; waited += 5)
+        usleep(5000);
 }
 
 const char *engine_proc_exit_text(EngineProc *p)
@@ -142,127 +550,57 @@ const char *engine_proc_exit_text(EngineProc *p)
     return p->exit_text;
 }
 
-/* Reads one line into line (at most n - 1 bytes; an over-long line is cut
- * there and its rest dropped).  1: a line; 0: deadline passed; -1: the
- * engine closed its end; -2: *abort_flag set. */
-static int read_line(EngineProc *p, char *line, size_t n, double deadline, volatile sig_atomic_t *abort_flag)
+/* Takes the stderr lines written so far, waiting up to wait_ms for its end
+ * (an engine that has ended has written them all). */
+static void collect_stderr(EngineProc *p, int wait_ms)
 {
-    for (;;) {
-        char *nl = memchr(p->buf, '\n', p->len);
-        if (nl || p->len >= UCI_LINE_MAX - 1) {
-            size_t end = nl ? (size_t)(nl - p->buf) : p->len;
-            bool was_discarding = p->discarding;
-            size_t k = end < n - 1 ? end : n - 1;
-            if (!was_discarding) {
-                memcpy(line, p->buf, k);
-                line[k] = 0;
-                if (k && line[k - 1] == '\r')
-                    line[k - 1] = 0;
-            }
-            size_t drop = nl ? end + 1 : p->len;
-            memmove(p->buf, p->buf + drop, p->len - drop);
-            p->len -= drop;
-            p->discarding = !nl;
-            if (was_discarding)
-                continue;
-            remember(p, line);
-            return 1;
-        }
-        if (abort_flag && *abort_flag)
-            return -2;
-        int timeout = -1;
-        if (deadline > 0) {
-            double left = deadline - tv_now_seconds();
-            if (left <= 0)
-                return 0;
-            timeout = (int)(left * 1000.0) + 1;
-        }
-        if (abort_flag && (timeout < 0 || timeout > 50))
-            timeout = 50; /* Ctrl-C is seen within 50 ms */
-        struct pollfd pfd = {p->fd, POLLIN, 0};
-        int r = poll(&pfd, 1, timeout);
-        if (r < 0 && errno != EINTR) {
-            p->dead = true;
-            return -1;
-        }
-        if (r <= 0)
-            continue;
-        ssize_t got = read(p->fd, p->buf + p->len, sizeof p->buf - p->len);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (got <= 0) {
-            p->dead = true;
-            return -1;
-        }
-        p->len += (size_t)got;
+    double until = tv_now_seconds() + wait_ms / 1000.0;
+    while (p->err.fd >= 0) {
+        take_stderr(p);
+        double left = until - tv_now_seconds();
+        if (p->err.fd < 0 || left <= 0)
+            break;
+        struct pollfd pfd = {p->err.fd, POLLIN, 0};
+        poll(&pfd, 1, (int)(left * 1000) + 1);
     }
-}
-
-/* Sends text and a newline; false (and the engine dead) when it cannot be
- * written within 2 s. */
-static bool send_line(EngineProc *p, const char *text)
-{
-    if (p->dead)
-        return false;
-    size_t n = strlen(text);
-    char *msg = malloc(n + 1);
-    if (!msg)
-        return false;
-    memcpy(msg, text, n);
-    msg[n++] = '\n';
-    size_t off = 0;
-    double deadline = tv_now_seconds() + 2.0;
-    while (off < n) {
-        ssize_t w = send(p->fd, msg + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w > 0) {
-            off += (size_t)w;
-            continue;
-        }
-        if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-            double left = deadline - tv_now_seconds();
-            struct pollfd pfd = {p->fd, POLLOUT, 0};
-            if (left > 0 && poll(&pfd, 1, (int)(left * 1000) + 1) >= 0)
-                continue;
-        }
-        p->dead = true;
-        break;
-    }
-    free(msg);
-    return !p->dead;
+    if (p->err.eof && p->err.len) /* an unfinished last line */
+        take_stderr(p);
 }
 
 /* ---- start, handshake, options ---------------------------------------------- */
 
 static TvStatus fail_engine(EngineProc *p, TvError *err, const char *what)
 {
-    char tail[TAIL_LINES * (TAIL_CHARS + 4) + 40];
+    collect_stderr(p, p->exited || p->out.eof ? 200 : 0);
+    char tail[2 * TAIL_LINES * (TAIL_CHARS + 4) + 80];
     tail_text(p, tail, sizeof tail);
+    log_line(p, '*', what, strlen(what));
     return tv_fail(err, TV_ERR_IO, "engine '%s' (%s): %s%s", p->label, p->command, what, tail);
 }
 
-/* Reads until a line whose verb is `want`, within ENGINE_PROC_HANDSHAKE_MS;
- * during `uci`, id and option lines are kept. */
-static TvStatus await(EngineProc *p, const char *want, const char *sent, TvError *err)
+/* Reads until a line whose verb is `want`, within ENGINE_PROC_HANDSHAKE_MS
+ * (or until *abort_flag, which may be NULL, is set: -2); during `uci`, id
+ * and option lines are kept, and every other line is passed over (a stray
+ * bestmove among them).  0: it came; -1: no answer in time, -2: aborted,
+ * -3: the engine ended. */
+static int await_line(EngineProc *p, const char *want, volatile sig_atomic_t *abort_flag)
 {
     char line[UCI_LINE_MAX];
     double deadline = tv_now_seconds() + ENGINE_PROC_HANDSHAKE_MS / 1000.0;
     for (;;) {
-        int r = read_line(p, line, sizeof line, deadline, NULL);
-        char what[200];
+        int r = read_line(p, line, sizeof line, deadline, abort_flag);
         if (r == 0) {
             p->dead = true;
-            snprintf(what, sizeof what, "no '%s' within %d s of '%s'", want, ENGINE_PROC_HANDSHAKE_MS / 1000, sent);
-            return fail_engine(p, err, what);
+            return -1;
         }
-        if (r < 0) {
-            snprintf(what, sizeof what, "it ended before answering '%s' with '%s' (%s)", sent, want,
-                     engine_proc_exit_text(p));
-            return fail_engine(p, err, what);
-        }
+        if (r == -2)
+            return -2;
+        if (r < 0)
+            return -3;
         char verb[32];
         const char *args = uci_verb(line, verb, sizeof verb);
         if (!strcmp(verb, want))
-            return TV_OK;
+            return 0;
         if (!strcmp(want, "uciok") && !strcmp(verb, "id")) {
             char w[16];
             const char *rest = uci_verb(args, w, sizeof w);
@@ -272,8 +610,26 @@ static TvStatus await(EngineProc *p, const char *want, const char *sent, TvError
             UciOption o;
             if (uci_option_parse(args, &o, NULL) == TV_OK)
                 p->options[p->noptions++] = o;
+        } else if (!strcmp(verb, "bestmove")) {
+            static const char note[] = "(a bestmove that answers no go: passed over)";
+            log_line(p, '*', note, sizeof note - 1);
         }
     }
+}
+
+/* await_line as an error: what was sent, and what went wrong. */
+static TvStatus await(EngineProc *p, const char *want, const char *sent, TvError *err)
+{
+    int r = await_line(p, want, NULL);
+    if (r == 0)
+        return TV_OK;
+    char what[200];
+    if (r == -1)
+        snprintf(what, sizeof what, "no '%s' within %d s of '%s'", want, ENGINE_PROC_HANDSHAKE_MS / 1000, sent);
+    else
+        snprintf(what, sizeof what, "it ended before answering '%s' with '%s' (%s)", sent, want,
+                 engine_proc_exit_text(p));
+    return fail_engine(p, err, what);
 }
 
 static const UciOption *find_option(const EngineProc *p, const char *name)
@@ -333,12 +689,41 @@ static TvStatus send_options(EngineProc *p, const EngineProcSpec *spec, TvError 
     return TV_OK;
 }
 
+/* Opens a file to append to, for the engine's stderr or the protocol log. */
+static TvStatus open_append(const EngineProcSpec *spec, const char *path, const char *what, int *fd, TvError *err)
+{
+    *fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (*fd < 0)
+        return tv_fail(err, TV_ERR_IO, "engine '%s': cannot open its %s '%s': %s", spec->label, what, path,
+                       strerror(errno));
+    return TV_OK;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Why the guard or the engine could not start, from its report. */
+static void start_error(const Report *r, const char *dir, const char *prog, char *what, size_t n)
+{
+    if (r->kind == REPORT_CHDIR)
+        snprintf(what, n, "cannot change to its directory '%s': %s (dir = in the tournament)", dir, strerror(r->value));
+    else if (r->kind == REPORT_EXEC)
+        snprintf(what, n, "cannot run '%s'%s%s: %s (a program without '/' is looked up in PATH)", prog,
+                 dir ? " from " : "", dir ? dir : "", strerror(r->value));
+    else
+        snprintf(what, n, "cannot start its guard process (/proc/self/exe): %s", strerror(r->value));
+}
+
 TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError *err)
 {
     *out = NULL;
     char words[2048];
-    char *argv[64];
-    int argc = engine_proc_split(spec->command, words, sizeof words, argv, 64);
+    char *argv[64 + 3];
+    int argc = engine_proc_split(spec->command, words, sizeof words, argv + 3, 64);
     if (argc <= 0)
         return tv_fail(err, TV_ERR_ARG, "engine '%s': command '%s' %s", spec->label, spec->command,
                        argc == 0 ? "is empty" : "has an unclosed quote or is too long (2047 bytes, 63 words)");
@@ -350,91 +735,105 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
             free(p);
         return tv_fail(err, TV_ERR_LIMIT, "out of memory for engine '%s'", spec->label);
     }
-    p->fd = -1;
+    p->in_fd = p->out.fd = p->err.fd = p->pidfd = p->stderr_fd = p->log_fd = -1;
     snprintf(p->label, sizeof p->label, "%s", spec->label);
     snprintf(p->command, sizeof p->command, "%s", spec->command);
+    const bool inherit = spec->stderr_path && !strcmp(spec->stderr_path, ENGINE_PROC_STDERR_INHERIT);
+    if (inherit) /* its lines pass through the harness, which keeps the last ones */
+        p->stderr_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if ((!inherit && spec->stderr_path && *spec->stderr_path &&
+         open_append(spec, spec->stderr_path, "stderr file", &p->stderr_fd, err) != TV_OK) ||
+        (spec->log_path && *spec->log_path &&
+         open_append(spec, spec->log_path, "protocol log", &p->log_fd, err) != TV_OK)) {
+        engine_proc_close(p);
+        return err ? err->status : TV_ERR_IO;
+    }
 
-    int sv[2] = {-1, -1}, ep[2] = {-1, -1}, errfd = -1;
-    const char *errpath = spec->stderr_path && *spec->stderr_path ? spec->stderr_path : "/dev/null";
-    errfd = open(errpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (errfd < 0) {
-        int e = errno;
-        engine_proc_close(p);
-        return tv_fail(err, TV_ERR_IO, "engine '%s': cannot open its stderr file '%s': %s", spec->label, errpath,
-                       strerror(e));
-    }
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(ep, O_CLOEXEC) != 0) {
-        int e = errno;
-        for (int i = 0; i < 2; i++) {
-            if (sv[i] >= 0)
-                close(sv[i]);
-            if (ep[i] >= 0)
-                close(ep[i]);
-        }
-        close(errfd);
-        engine_proc_close(p);
-        return tv_fail(err, TV_ERR_IO, "engine '%s': cannot make its pipes: %s", spec->label, strerror(e));
-    }
+    /* [0] the harness's end, [1] the child's: stdin, stdout, stderr, reports */
+    int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
+    bool made = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) == 0 && pipe2(outp, O_CLOEXEC) == 0 &&
+                pipe2(errp, O_CLOEXEC) == 0 && pipe2(rep, O_CLOEXEC) == 0;
+    int make_errno = errno;
+    /* the guard's arguments, made before fork (the child only calls
+     * async-signal-safe functions) */
     const pid_t parent = getpid();
+    char parent_text[24];
+    snprintf(parent_text, sizeof parent_text, "%d", (int)parent);
+    argv[0] = (char *)GUARD_ARGV0;
+    argv[1] = (char *)GUARD_MAGIC;
+    argv[2] = parent_text;
     const char *dir = spec->dir && *spec->dir ? spec->dir : NULL;
-    pid_t pid = fork();
+    pid_t pid = made ? fork() : -1;
     if (pid == 0) {
-        /* The child: only async-signal-safe calls until exec. */
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        setpgid(0, 0); /* a Ctrl-C on the terminal reaches the harness only */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
             _exit(127);
-        dup2(sv[1], 0);
-        dup2(sv[1], 1);
-        dup2(errfd, 2);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        int stage = 0;
-        if (dir && chdir(dir) != 0)
-            stage = 1;
+        /* in[1], outp[1], errp[1] and rep[1] are all above 2 (0-2 are open in
+         * the harness); dup2 clears close-on-exec on the copies */
+        dup2(in[1], 0);
+        dup2(outp[1], 1);
+        dup2(errp[1], 2);
+        if (rep[1] == REPORT_FD)
+            fcntl(REPORT_FD, F_SETFD, 0);
         else
-            execvp(argv[0], argv);
-        int msg[2] = {stage, errno};
-        ssize_t w = write(ep[1], msg, sizeof msg);
+            dup2(rep[1], REPORT_FD);
+        if (dir && chdir(dir) != 0) {
+            Report r = {REPORT_CHDIR, errno};
+            ssize_t w = write(REPORT_FD, &r, sizeof r);
+            (void)w;
+            _exit(127);
+        }
+        execv("/proc/self/exe", argv);
+        Report r = {REPORT_GUARD, errno};
+        ssize_t w = write(REPORT_FD, &r, sizeof r);
         (void)w;
         _exit(127);
     }
     int fork_errno = errno;
-    close(sv[1]);
-    close(ep[1]);
-    close(errfd);
-    if (pid < 0) {
-        close(sv[0]);
-        close(ep[0]);
+    close_fd(&in[1]);
+    close_fd(&outp[1]);
+    close_fd(&errp[1]);
+    close_fd(&rep[1]);
+    p->in_fd = in[0];
+    p->out.fd = outp[0];
+    p->err.fd = errp[0];
+    if (!made || pid < 0) {
+        close_fd(&rep[0]);
         engine_proc_close(p);
-        return tv_fail(err, TV_ERR_IO, "engine '%s': cannot start a process: %s", spec->label, strerror(fork_errno));
+        return tv_fail(err, TV_ERR_IO, "engine '%s': cannot %s: %s", spec->label,
+                       made ? "start a process" : "make its pipes", strerror(made ? fork_errno : make_errno));
     }
-    setpgid(pid, pid); /* also here: no race with the child's own call */
-    p->pid = p->pgid = pid;
-    p->fd = sv[0];
-    int msg[2];
+    setpgid(pid, pid);
+    p->pid = pid;
+#ifdef SYS_pidfd_open
+    p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+    fcntl(p->out.fd, F_SETFL, O_NONBLOCK);
+    fcntl(p->err.fd, F_SETFL, O_NONBLOCK);
+    /* the reports, until every writer has closed: the engine's pid, or why
+     * it could not start */
+    Report bad = {0, 0}, r;
     ssize_t got;
-    do
-        got = read(ep[0], msg, sizeof msg);
-    while (got < 0 && errno == EINTR);
-    close(ep[0]);
-    if (got == (ssize_t)sizeof msg) {
-        char what[700];
-        if (msg[0] == 1)
-            snprintf(what, sizeof what, "cannot change to its directory '%s': %s (dir = in the tournament)", dir,
-                     strerror(msg[1]));
+    while ((got = read(rep[0], &r, sizeof r)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != (ssize_t)sizeof r)
+            break;
+        if (r.kind == REPORT_PID)
+            p->engine = r.value;
         else
-            snprintf(what, sizeof what, "cannot run '%s'%s%s: %s (a program without '/' is looked up in PATH)",
-                     argv[0], dir ? " from " : "", dir ? dir : "", strerror(msg[1]));
-        reap(p, 1000);
+            bad = r;
+    }
+    close_fd(&rep[0]);
+    if (bad.kind) {
+        char what[700];
+        start_error(&bad, dir, argv[3], what, sizeof what);
         TvStatus s = tv_fail(err, TV_ERR_IO, "engine '%s': %s", spec->label, what);
         engine_proc_close(p);
         return s;
     }
+    log_line(p, '*', spec->command, strlen(spec->command));
     /* An engine that exits at once may be gone before `uci` is written: what
      * it printed and how it ended are still read (await) and told. */
     send_line(p, "uci");
@@ -476,8 +875,21 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
     uci_position_format(start_tfen, moves, nmoves, &b);
     bool ok = send_line(p, strbuf_str(&b));
     strbuf_free(&b);
+    /* Everything the engine said before its readyok answers something
+     * earlier (a late or repeated bestmove, one nobody asked for): it is
+     * passed over, never taken for the answer to this go. */
+    ok = ok && send_line(p, "isready");
+    if (!ok)
+        return ENGINE_MOVE_DIED;
+    int ready = await_line(p, "readyok", abort_flag);
+    if (ready == -2)
+        return ENGINE_MOVE_ABORTED;
+    if (ready == -1)
+        return ENGINE_MOVE_UNREADY;
+    if (ready < 0)
+        return ENGINE_MOVE_DIED;
     uci_go_format(go, &b);
-    ok = ok && send_line(p, strbuf_str(&b));
+    ok = send_line(p, strbuf_str(&b));
     strbuf_free(&b);
     const double t0 = tv_now_seconds();
     if (!ok)
@@ -532,18 +944,30 @@ void engine_proc_close(EngineProc *p)
     if (p->pid > 0 && !p->dead)
         send_line(p, "quit");
     reap(p, p->dead ? 0 : 100);
-    /* the whole group, also when the engine itself has ended: an engine
-     * started through a script leaves no child behind */
-    if (p->pgid > 0)
-        kill(-p->pgid, SIGKILL);
-    if (p->pid > 0) {
+    if (p->pid > 0) { /* the guard ends the engine and all it started, then itself */
+        kill(p->pid, SIGTERM);
+        reap(p, 2000);
+    }
+    if (p->pid > 0) { /* a guard that did not end: what it guards, then the guard */
+        if (p->engine > 0)
+            kill(-p->engine, SIGKILL);
         kill(p->pid, SIGKILL);
         while (waitpid(p->pid, &p->wait_status, 0) < 0 && errno == EINTR)
             ;
         p->pid = 0;
     }
-    if (p->fd >= 0)
-        close(p->fd);
+    collect_stderr(p, 0);
+    if (p->err.len) { /* an unfinished last line */
+        p->err.eof = true;
+        take_stderr(p);
+    }
+    log_line(p, '*', "closed", 6);
+    close_fd(&p->in_fd);
+    close_fd(&p->out.fd);
+    close_fd(&p->err.fd);
+    close_fd(&p->pidfd);
+    close_fd(&p->stderr_fd);
+    close_fd(&p->log_fd);
     free(p->options);
     free(p);
 }

@@ -1,22 +1,27 @@
 /* engine_proc.h: an engine that is a separate program, spoken to over the
  * engine protocol (docs/protocol.md) on its stdin and stdout.
  *
- * The harness side of the protocol: it starts the program in its own
- * process group (so that a Ctrl-C on the terminal reaches the harness only,
- * which then ends its engines), asks the kernel to kill it when the thread
- * that started it ends (PR_SET_PDEATHSIG: a harness killed by SIGKILL or by
- * an MPI abort leaves no engine behind), and reads its lines with deadlines,
- * so that an engine that hangs, floods or dies never blocks the harness.
+ * The harness side of the protocol.  Each program runs under a guard
+ * process of its own (engine_proc.c): the program and everything it starts
+ * (children, grandchildren, double-forked daemons) are killed when it
+ * ends, when it is closed, and when the harness dies, even by SIGKILL or an
+ * MPI abort; the program runs in its own process group (a Ctrl-C on the
+ * terminal reaches the harness only, which then ends its engines).  Its
+ * lines are read with deadlines, and its end is watched as well as its
+ * output, so that an engine that hangs, floods or dies never blocks the
+ * harness.  Its stderr lines are kept (the last ones in every error) and
+ * written to a file; a protocol log may record every line both ways.
  * Lines are read and written through core/uci.h, the one codec of the
  * protocol.
  *
  * An EngineProc belongs to one thread: the thread that starts it must close
- * it (PR_SET_PDEATHSIG follows the starting thread). */
+ * it (the guard's PR_SET_PDEATHSIG follows the starting thread). */
 #ifndef TAVRELI_ENGINE_PROC_H
 #define TAVRELI_ENGINE_PROC_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "record.h"
 #include "status.h"
@@ -29,12 +34,18 @@
 /* At most this many options are kept from an engine's `uci` answer. */
 #define ENGINE_PROC_MAX_OPTIONS 512
 
+/* stderr_path for an engine whose stderr is the harness's own. */
+#define ENGINE_PROC_STDERR_INHERIT "inherit"
+
 /* How to start an engine program. */
 typedef struct {
     const char *label;    /* the tournament's name for it (for messages) */
     const char *command;  /* program and arguments, split at blanks; quotes ' and " group words */
     const char *dir;      /* working directory ("" or NULL: the harness's) */
-    const char *stderr_path; /* append its stderr here ("" or NULL: discard) */
+    const char *stderr_path; /* append its stderr lines here ("" or NULL: keep only the last ones for
+                                errors; ENGINE_PROC_STDERR_INHERIT: passed on to the harness's own
+                                stderr, line by line) */
+    const char *log_path; /* the protocol log: every line both ways, with times ("" or NULL: none) */
     const Options *rules; /* rule options sent with setoption (non-default ones must be declared) */
     int noptions;         /* option.NAME = VALUE lines of the tournament, sent with setoption */
     const char (*option_names)[UCI_OPTION_NAME_MAX];
@@ -67,7 +78,8 @@ typedef enum {
     ENGINE_MOVE_LATE = 1,    /* no bestmove before the deadline */
     ENGINE_MOVE_DIED = 2,    /* the engine closed its output or its process ended */
     ENGINE_MOVE_ABORTED = 3, /* *abort_flag became non-zero while waiting */
-    ENGINE_MOVE_NOMOVE = 4   /* a bestmove line without a move */
+    ENGINE_MOVE_NOMOVE = 4,  /* a bestmove line without a move */
+    ENGINE_MOVE_UNREADY = 5  /* no readyok within ENGINE_PROC_HANDSHAKE_MS of the isready before go */
 } EngineMoveStatus;
 
 /* What the engine answered. */
@@ -78,9 +90,13 @@ typedef struct {
 } EngineMove;
 
 /* Sends `position` (start_tfen NULL = the start position, and the moves
- * played since) and `go` (go), then reads until `bestmove`.  Gives up at
- * deadline_s (tv_now_seconds() scale; <= 0: never) or when *abort_flag
- * (may be NULL) becomes non-zero. */
+ * played since) and `isready`, passes over everything the engine says
+ * before `readyok` (a late or repeated bestmove is never taken for the
+ * answer), then sends `go` (go) and reads until `bestmove`.  Gives up at
+ * deadline_s (tv_now_seconds() scale; <= 0: never; it counts from go) or
+ * when *abort_flag (may be NULL) becomes non-zero.  ENGINE_MOVE_DIED comes
+ * as soon as the engine's process ends or its stdout closes, whichever is
+ * first, after every line it wrote was read. */
 EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const char *const *moves, int nmoves,
                                 const UciGo *go, double deadline_s, volatile sig_atomic_t *abort_flag,
                                 EngineMove *out);
@@ -96,8 +112,8 @@ bool engine_proc_alive(const EngineProc *p);
  * "killed by signal 6 (Aborted)"), after ENGINE_MOVE_DIED. */
 const char *engine_proc_exit_text(EngineProc *p);
 
-/* Ends the engine: `quit`, a short wait, then SIGKILL to its whole process
- * group; reaps it.  NULL is ignored. */
+/* Ends the engine: `quit`, a short wait, then its guard kills it and
+ * everything it started; reaps the guard.  NULL is ignored. */
 void engine_proc_close(EngineProc *p);
 
 /* Splits a command line into words (blanks separate; '...' and "..." group,

@@ -1,6 +1,7 @@
 /* match.c: games between players.  See match.h. */
 #include "match.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,12 +82,32 @@ typedef struct {
     int moves;
 } SideClock;
 
-/* How to start the program of a tournament's [engine NAME] with command =. */
-static EngineProcSpec process_spec(const TournamentEngine *te, const Options *o)
+/* How to start the program of a tournament's [engine NAME] with command =;
+ * its stderr goes by default to STORE.ENGINE.log beside the store
+ * (results/NAME.h5: results/NAME.ENGINE.log; no store: only its last lines
+ * are kept, for errors).  stderr_buf holds that path. */
+static EngineProcSpec process_spec(const TournamentEngine *te, const Options *o, const char *store_path,
+                                   char *stderr_buf, size_t n)
 {
-    return (EngineProcSpec){te->engine.name, te->command, te->dir, te->stderr_path, o, te->noptions,
-                            (const char (*)[UCI_OPTION_NAME_MAX])te->option_names,
-                            (const char (*)[UCI_OPTION_VALUE_MAX])te->option_values};
+    const char *errpath = te->stderr_path;
+    if (!strcmp(errpath, TOURNAMENT_STDERR_DISCARD)) {
+        errpath = "";
+    } else if (!*errpath && store_path) {
+        size_t len = strlen(store_path);
+        if (len > 3 && !strcmp(store_path + len - 3, ".h5"))
+            len -= 3;
+        snprintf(stderr_buf, n, "%.*s.%s.log", (int)len, store_path, te->engine.name);
+        errpath = stderr_buf;
+    }
+    return (EngineProcSpec){.label = te->engine.name,
+                            .command = te->command,
+                            .dir = te->dir,
+                            .stderr_path = errpath,
+                            .log_path = te->log_path,
+                            .rules = o,
+                            .noptions = te->noptions,
+                            .option_names = (const char (*)[UCI_OPTION_NAME_MAX])te->option_names,
+                            .option_values = (const char (*)[UCI_OPTION_VALUE_MAX])te->option_values};
 }
 
 /* Starts (or restarts) a separate program and tells it a game begins. */
@@ -98,16 +119,18 @@ static TvStatus prepare_process(MatchPlayer *mp, const Options *o, TvError *err)
         mp->proc = NULL;
     }
     if (!mp->proc) {
-        EngineProcSpec spec = process_spec(te, o);
+        char errpath[TOURNAMENT_PATH_MAX + 128];
+        EngineProcSpec spec = process_spec(te, o, mp->store_path, errpath, sizeof errpath);
         if (engine_proc_start(&spec, &mp->proc, err) != TV_OK)
             return err ? err->status : TV_ERR_IO;
     }
     return engine_proc_new_game(mp->proc, err);
 }
 
-TvStatus match_check_process(const TournamentEngine *te, const Options *o, TvError *err)
+TvStatus match_check_process(const TournamentEngine *te, const Options *o, const char *store_path, TvError *err)
 {
-    EngineProcSpec spec = process_spec(te, o);
+    char errpath[TOURNAMENT_PATH_MAX + 128];
+    EngineProcSpec spec = process_spec(te, o, store_path, errpath, sizeof errpath);
     EngineProc *proc;
     TvStatus st = engine_proc_start(&spec, &proc, err);
     engine_proc_close(proc);
@@ -260,7 +283,11 @@ MatchEnd match_play(const Position *start, const Options *o, MatchPlayer *white,
                 end = MATCH_ABANDONED;
                 break;
             }
-            if (ms == ENGINE_MOVE_LATE) {
+            if (ms == ENGINE_MOVE_UNREADY) { /* no readyok before go: it cannot be asked for a move */
+                failed = TERM_ENGINE_STALLED;
+                engine_proc_close(mp->proc);
+                mp->proc = NULL;
+            } else if (ms == ENGINE_MOVE_LATE) {
                 const bool timed = clock->on || who->engine.limits.movetime_ms > 0;
                 failed = timed ? TERM_TIME_FORFEIT : TERM_ENGINE_STALLED;
                 if (!timed || !engine_proc_stop(mp->proc, 1000)) {
@@ -322,7 +349,7 @@ bool match_play_recorded(const Position *start, const Options *o, const PlayerSp
                          const PlayerSpec *black, SearchContext *ctx_black, uint64_t seed, const Adjudication *adj,
                          PlyRecord *rec, volatile sig_atomic_t *abort_flag, GameOutcome *out)
 {
-    MatchPlayer w = {white, ctx_white, NULL}, b = {black, ctx_black, NULL};
+    MatchPlayer w = {.spec = white, .ctx = ctx_white}, b = {.spec = black, .ctx = ctx_black};
     return match_play(start, o, &w, &b, seed, adj, rec, abort_flag, out, NULL) == MATCH_FINISHED;
 }
 

@@ -33,6 +33,7 @@ typedef struct {
     const PlayerSpec *spec;
     SearchContext *ctx;
     EngineProc *proc;
+    const char *store_path; /* the store (NULL: none): a program's stderr goes beside it by default */
 } MatchPlayer;
 
 /* How match_play ended. */
@@ -86,8 +87,9 @@ MatchEnd match_play(const Position *start, const Options *o, MatchPlayer *white,
 /* Starts the program of te (a PLAYER_PROCESS), does the handshake, sends
  * its options under the rule options o, and ends it: the check a
  * tournament makes of every separate program before its first game, so that
- * a program that cannot play fails at once with a clear error. */
-TvStatus match_check_process(const TournamentEngine *te, const Options *o, TvError *err);
+ * a program that cannot play fails at once with a clear error.  store_path
+ * (may be NULL): as MatchPlayer's. */
+TvStatus match_check_process(const TournamentEngine *te, const Options *o, const char *store_path, TvError *err);
 
 /* Plays one game from start.  ctx_white/ctx_black are search contexts for
  * engine players (NULL for random movers); they are cleared first so that

@@ -525,8 +525,9 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     /* Every separate program must start, answer and take the options and
      * rule options before any game is played. */
     for (int i = 0; i < t->nengines; i++) {
-        TvStatus st = t->engines[i].kind == PLAYER_PROCESS ? match_check_process(&t->engines[i], &t->rules, err)
-                                                            : TV_OK;
+        TvStatus st = t->engines[i].kind == PLAYER_PROCESS
+                          ? match_check_process(&t->engines[i], &t->rules, ro->out_path, err)
+                          : TV_OK;
         if (st != TV_OK)
             return st;
     }
@@ -543,7 +544,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             players[i].engine = t->engines[i].engine;
             players[i].te = &t->engines[i];
             snprintf(players[i].label, sizeof players[i].label, "%s", t->engines[i].engine.name);
-            mp[i] = (MatchPlayer){&players[i], NULL, NULL};
+            mp[i] = (MatchPlayer){.spec = &players[i], .store_path = ro->out_path};
             if (players[i].kind == PLAYER_ENGINE) {
                 mp[i].ctx = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
                 ok = ok && mp[i].ctx;

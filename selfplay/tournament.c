@@ -605,12 +605,15 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         es->command_line = r->line;
         return 1;
     }
-    if (!strcmp(name, "dir") || !strcmp(name, "stderr")) {
-        char *dst = name[0] == 'd' ? te->dir : te->stderr_path;
+    if (!strcmp(name, "dir") || !strcmp(name, "stderr") || !strcmp(name, "log")) {
+        char *dst = name[0] == 'd' ? te->dir : name[0] == 's' ? te->stderr_path : te->log_path;
         size_t n = name[0] == 'd' ? sizeof te->dir : sizeof te->stderr_path;
         if (!*value)
             return failf(r, r->line, TV_ERR_PARSE, "[%s] %s is empty", es->section, name);
-        if (!resolve_path(r->dir, value, dst, n))
+        if (name[0] == 's' &&
+            (!strcmp(value, TOURNAMENT_STDERR_DISCARD) || !strcmp(value, ENGINE_PROC_STDERR_INHERIT)))
+            copy_str(dst, n, value); /* words, not files */
+        else if (!resolve_path(r->dir, value, dst, n))
             return failf(r, r->line, TV_ERR_LIMIT, "[%s] %s '%s' is too long", es->section, name, value);
         return 1;
     }
@@ -655,7 +658,7 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
             return 1;
         }
     return failf(r, r->line, TV_ERR_PARSE,
-                 "unknown key '%s' in [%s] (known: path, command, dir, stderr, option.NAME, depth, nodes, "
+                 "unknown key '%s' in [%s] (known: path, command, dir, stderr, log, option.NAME, depth, nodes, "
                  "movetime, tc, timemargin, timeout)",
                  name, es->section);
 }
@@ -1130,8 +1133,8 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
         }
         if (te->kind == PLAYER_PROCESS && !te->dir[0])
             copy_str(te->dir, sizeof te->dir, r->dir[0] ? r->dir : ".");
-        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->noptions)) {
-            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr and option.NAME are for a command (a separate "
+        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->noptions)) {
+            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log and option.NAME are for a command (a separate "
                   "program); the built-in engine takes its settings from its path", es->section);
             break;
         }

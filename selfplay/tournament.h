@@ -47,6 +47,11 @@ bool time_control_parse(const char *text, TimeControl *tc);
 /* The stored form: "10+0.1" or "40/60+0" ("" when there is no clock). */
 void time_control_format(const TimeControl *tc, char *buf, size_t n);
 
+/* The size of the stderr and log paths of an [engine NAME]; `stderr =
+ * discard` keeps only an engine's last stderr lines (for its errors). */
+#define TOURNAMENT_PATH_MAX 512
+#define TOURNAMENT_STDERR_DISCARD "discard"
+
 /* The number of option.NAME lines an [engine NAME] section may hold. */
 #define TOURNAMENT_MAX_OPTIONS 64
 
@@ -62,7 +67,10 @@ typedef struct {
     /* PLAYER_PROCESS: */
     char command[1024];    /* command = PROGRAM ARGS (a program with '/' relative to the tournament file) */
     char dir[512];         /* dir: its working directory (default the tournament file's) */
-    char stderr_path[512]; /* stderr: a file its stderr is appended to ("" = discarded) */
+    char stderr_path[TOURNAMENT_PATH_MAX]; /* stderr: a file its stderr lines are appended to; "" = the
+                              default (STORE.NAME.log beside the store), TOURNAMENT_STDERR_DISCARD or
+                              ENGINE_PROC_STDERR_INHERIT (the harness's stderr) */
+    char log_path[TOURNAMENT_PATH_MAX];    /* log: its protocol log ("" = none) */
     int noptions;          /* option.NAME = VALUE lines, sent with setoption */
     char option_names[TOURNAMENT_MAX_OPTIONS][64];
     char option_values[TOURNAMENT_MAX_OPTIONS][256];

@@ -12,21 +12,35 @@
  *   slow-uciok  waits SECONDS (--seconds, default 12) before `uciok`
  *   slow-ready  waits SECONDS before answering `isready` after the handshake
  *   no-start    prints a line and exits at once (status 1)
+ *   no-start-stderr  prints a line on stderr only and exits at once (status 1)
  *   overtime    sleeps past its clock: wtime/btime + SECONDS on `go`
  *   huge        prints about 64 MiB of info lines and one line of 1 MiB
  *               before its answer to go number N + 1 only, then answers
  *               normally
+ *   double      answers go number N + 1 and later with its bestmove twice, the
+ *               second one 20 ms later (a late duplicate)
+ *   stray       on every `position` from go number N + 1 on, prints a
+ *               bestmove nobody asked for (one that is illegal there)
+ *   crash-child on go: starts a child that keeps stdout open and sleeps,
+ *               then dies (abort)
+ *   close-stdout on go: closes its stdout and runs on (reads, never answers)
+ *   daemon      at start, leaves a double-forked setsid daemon (stdio on
+ *               /dev/null) that sleeps; plays normally
+ *   grandchild  at start, leaves a child that ignores SIGTERM (stdio on
+ *               /dev/null) and sleeps; plays normally
  *
  * --no-rules: does not declare the rule options (slide_over_own, enpassant,
  * ending), so a tournament with a non-default rule option must refuse it.
  * --name NAME: its `id name`.  Every other line is ignored. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "movegen.h"
@@ -65,6 +79,16 @@ static void illegal_move(const Position *p, const Options *o, char *buf, size_t 
     snprintf(buf, n, "a1-a8");
 }
 
+/* A process that sleeps until killed, with its stdio on /dev/null. */
+static void sleeper(void)
+{
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3; fd++)
+        dup2(null, fd);
+    for (;;)
+        pause();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = "ok", *name = "fake";
@@ -89,6 +113,28 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "no-start")) {
         say("fake_engine: cannot start (this is on purpose)");
+        return 1;
+    }
+    if (!strcmp(mode, "daemon")) {
+        fflush(stdout);
+        pid_t mid = fork();
+        if (mid == 0) {
+            setsid();
+            if (fork() == 0)
+                sleeper();
+            _exit(0);
+        }
+        waitpid(mid, NULL, 0);
+    }
+    if (!strcmp(mode, "grandchild")) {
+        fflush(stdout);
+        if (fork() == 0) {
+            signal(SIGTERM, SIG_IGN);
+            sleeper();
+        }
+    }
+    if (!strcmp(mode, "no-start-stderr")) {
+        fputs("fake_engine: no weights file (this is on purpose)\n", stderr);
         return 1;
     }
     Options o = {0};
@@ -131,6 +177,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(verb, "position")) {
             if (uci_position_parse(args, &o, &pos, NULL, 0, NULL, NULL) != TV_OK)
                 say("info string fake_engine: cannot read that position");
+            if (played >= after && !strcmp(mode, "stray")) {
+                char l[96], mv[TV_MOVE_STR_MAX];
+                illegal_move(&pos, &o, mv, sizeof mv);
+                snprintf(l, sizeof l, "bestmove %s", mv);
+                say(l);
+            }
         } else if (!strcmp(verb, "go")) {
             UciGo go;
             uci_go_parse(args, &go, NULL);
@@ -152,6 +204,20 @@ int main(int argc, char **argv)
                 abort();
             if (bad && !strcmp(mode, "exit"))
                 exit(3);
+            if (bad && !strcmp(mode, "crash-child")) {
+                fflush(stdout);
+                if (fork() == 0)
+                    for (;;)
+                        pause();
+                abort();
+            }
+            if (bad && !strcmp(mode, "close-stdout")) {
+                fclose(stdout);
+                while (fgets(line, sizeof line, stdin))
+                    ;
+                for (;;)
+                    pause();
+            }
             if (bad && (!strcmp(mode, "hang") || !strcmp(mode, "hang-clock")))
                 for (;;)
                     pause();
@@ -174,6 +240,10 @@ int main(int argc, char **argv)
             say(l);
             snprintf(l, sizeof l, "bestmove %s", mv);
             say(l);
+            if (bad && !strcmp(mode, "double")) {
+                sleep_ms(20);
+                say(l);
+            }
         } else if (!strcmp(verb, "quit")) {
             return 0;
         }

@@ -19,8 +19,11 @@ sed 's/^top_value = .*/top_value = 900, 150, 100, 320, 100, 1150/' "$src/configs
 ln -s "$fake" "$tmp/fake"
 ln -s "$tv" "$tmp/tavreli"
 
-# engines whose command line names $tmp
+# processes whose command line names $tmp: engines, what they started, and
+# the guards of engines (tavreli-engine-guard ... ENGINE COMMAND)
 leftovers() { pgrep -f "$tmp/(fake|tavreli) " | grep -v "^$$\$" | wc -l; }
+# the engines themselves (and what they started)
+engines() { pgrep -f "^$tmp/(fake|tavreli) " | wc -l; }
 
 # tournament FILE ENGINE_A_LINES ENGINE_B_LINES [EXTRA_SECTIONS]: 2 pairs, short games
 tournament() {
@@ -51,7 +54,8 @@ EOI
 terminations() { "$tv" verify "$1" 2>&1 | sed -n 's/.*stored terminations://p'; }
 
 # ---- misbehaving engines: each mode's termination, the tournament goes on ----
-# mode, extra lines of its section, the termination expected
+# mode, extra lines of its section, the termination expected[, at most
+# this many seconds for the whole run]
 run_mode() {
   local mode=$1 extra=$2 want=$3 f="$tmp/m-$1"
   tournament "$f.ini" "command = $tmp/fake --mode ok --name good
@@ -59,9 +63,11 @@ depth = 1
 $extra" "command = $tmp/fake --mode $mode --after 3 --seconds 2
 depth = 1
 $extra"
+  local t0=$SECONDS
   "$tv" selfplay "$f.ini" --out "$f.h5" --quiet >"$f.out" 2>"$f.err"
-  local rc=$?
+  local rc=$? took=$((SECONDS - t0))
   check "$mode: the tournament finishes (exit 0)" [ $rc -eq 0 ]
+  [ -z "${4:-}" ] || check "$mode: within $4 s (took $took s)" [ $took -le "$4" ]
   check "$mode: all 4 games stored and verified" grep -q "4 games replayed, 0 with problems" \
     <("$tv" verify "$f.h5" 2>&1)
   check "$mode: its games end by $want" grep -q " $want 4" <(terminations "$f.h5")
@@ -79,6 +85,17 @@ timemargin = 50" time_forfeit
 
 run_mode hang-clock "tc = 1+0.01" time_forfeit
 run_mode huge "" max_plies
+# a late duplicate bestmove, or one nobody asked for, is never played in
+# another position: the games go on as with a well-behaved engine
+run_mode double "" max_plies
+run_mode stray "" max_plies
+# a death is seen at once (the process, not only its output): a timeout of
+# 30 s would make these runs take minutes
+run_mode crash-child "timeout = 30" engine_died 20
+run_mode close-stdout "timeout = 30" engine_died 20
+# processes that leave the engine's process group or ignore SIGTERM
+run_mode daemon "" max_plies
+run_mode grandchild "" max_plies
 
 # ---- engines that cannot play: a clear error before (or instead of) games ----
 # refuse NAME LINES_OF_B EXTRA_SECTIONS PATTERN: the run fails, naming the engine
@@ -96,6 +113,16 @@ depth = 1" "$2" "$3"
 }
 refuse no-start "command = $tmp/fake --mode no-start
 depth = 1" "" "engine 'b' (.*fake --mode no-start): it ended before answering 'uci' with 'uciok' (exited with status 1); its last line: 'fake_engine: cannot start (this is on purpose)'"
+refuse no-start-stderr "command = $tmp/fake --mode no-start-stderr
+depth = 1" "" "engine 'b' (.*): it ended before answering 'uci' with 'uciok' (exited with status 1); its last stderr line: 'fake_engine: no weights file (this is on purpose)'"
+check "no-start-stderr: its stderr is in the log beside the store" \
+  grep -qx "fake_engine: no weights file (this is on purpose)" "$tmp/r-no-start-stderr.b.log"
+refuse stderr-inherit "command = $tmp/fake --mode no-start-stderr
+stderr = inherit
+depth = 1" "" "its last stderr line: 'fake_engine: no weights file"
+check "stderr = inherit: the engine's stderr is the harness's" \
+  grep -qx "fake_engine: no weights file (this is on purpose)" "$tmp/r-stderr-inherit.err"
+check "... and no log beside the store" [ ! -e "$tmp/r-stderr-inherit.b.log" ]
 refuse slow-uciok "command = $tmp/fake --mode slow-uciok --seconds 12
 depth = 1" "" "engine 'b' (.*): no 'uciok' within 10 s of 'uci'"
 refuse slow-ready "command = $tmp/fake --mode slow-ready --seconds 12
@@ -113,6 +140,24 @@ option.Colour = blue
 depth = 1" "" "engine 'b' (.*) has no option 'Colour'"
 check "slow-ready: games before the failure were stored" \
   grep -q "games replayed" <("$tv" verify "$tmp/r-slow-ready.h5" 2>&1)
+
+# ---- the protocol log: every line both ways, with times, of two engines on
+# two threads in one file, whole lines only ----
+PAIRS=4 THREADS=2 tournament "$tmp/plog.ini" "command = $tmp/fake --mode ok
+depth = 1
+log = plog.txt" "command = $tmp/fake --mode double --after 2
+depth = 1
+log = plog.txt"
+"$tv" selfplay "$tmp/plog.ini" --out "$tmp/plog.h5" --quiet >/dev/null 2>&1
+line_re='^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\.[0-9]{3} [ab]#[0-9]+ [<>!*] '
+check "protocol log: every line has its time, engine and direction" \
+  [ "$(grep -cvE "$line_re" "$tmp/plog.txt")" -eq 0 ]
+for want in "a#[0-9]+ > uci\$" "b#[0-9]+ < uciok\$" "a#[0-9]+ > go depth 1\$" "b#[0-9]+ < bestmove " \
+  "b#[0-9]+ > isready\$" "b#[0-9]+ \\* \\(a bestmove that answers no go: passed over\\)"; do
+  check "protocol log: a line '$want'" grep -qE "$want" "$tmp/plog.txt"
+done
+check "protocol log: the first check of each, then both threads' engines (6 processes)" \
+  [ "$(grep -E ' > uci$' "$tmp/plog.txt" | sed 's/.* \([ab]#[0-9]*\) .*/\1/' | sort -u | wc -l)" -eq 6 ]
 
 # ---- tavreli uci plays the same games as the engine in-process ----
 # (depth and node limits: the games are reproducible)
@@ -161,14 +206,28 @@ for sig in INT TERM KILL; do
   rm -f "$tmp/slow.h5"
   "$tv" selfplay "$tmp/slow.ini" --out "$tmp/slow.h5" --quiet >/dev/null 2>&1 &
   pid=$!
-  for i in $(seq 1 100); do [ "$(leftovers)" -ge 4 ] && break; sleep 0.05; done
-  running=$(leftovers)
+  for i in $(seq 1 100); do [ "$(engines)" -ge 4 ] && break; sleep 0.05; done
+  running=$(engines)
   kill -$sig $pid
   wait $pid 2>/dev/null
   for i in $(seq 1 40); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
   check "SIG$sig: 4 engines were running (2 threads x 2)" [ "$running" -eq 4 ]
   check "SIG$sig of the harness: no engine process is left" [ "$(leftovers)" -eq 0 ]
 done
+# kill -9 of the harness while its engines have left a child that ignores
+# SIGTERM, and a double-forked daemon: none is left
+PAIRS=20 PLIES=200 tournament "$tmp/kids.ini" "command = $tmp/fake --mode grandchild
+depth = 1" "command = $tmp/fake --mode daemon
+depth = 1"
+"$tv" selfplay "$tmp/kids.ini" --out "$tmp/kids.h5" --quiet >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 1 100); do [ "$(engines)" -ge 4 ] && break; sleep 0.05; done
+running=$(engines)
+kill -KILL $pid
+wait $pid 2>/dev/null
+for i in $(seq 1 60); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
+check "SIGKILL with a grandchild and a daemon: they were running" [ "$running" -ge 4 ]
+check "SIGKILL of the harness: no grandchild or daemon is left" [ "$(leftovers)" -eq 0 ]
 # --resume after SIGTERM finishes the plan with separate programs
 PAIRS=3 PLIES=120 tournament "$tmp/res.ini" "command = $tmp/tavreli uci --engine engines/default.ini
 depth = 5" "command = $tmp/tavreli uci --engine engines/weak.ini
