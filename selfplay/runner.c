@@ -516,6 +516,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     const double batch_seconds = ro->batch_seconds > 0 ? ro->batch_seconds : 5;
     volatile int abort_games = 0;
     int64_t nplayed = 0, npositions = 0;
+    bool write_failed = false; /* a write failed: nothing more goes to the store */
     double last_flush = tv_now_seconds();
     TvStatus write_status = TV_OK;
     TvError write_err;
@@ -624,6 +625,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) !=
                         TV_OK) {
                         write_status = write_err.status ? write_err.status : TV_ERR_IO;
+                        write_failed = true;
                         abort_games = 1;
                     }
                     pd.ngames = 0;
@@ -644,10 +646,14 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         free(one.positions);
     }
 
-    /* The last batch. */
-    if (write_status == TV_OK && store && pd.ngames > 0 &&
-        h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK)
-        write_status = write_err.status ? write_err.status : TV_ERR_IO;
+    /* The last batch: whatever stopped the run (a signal, an engine that
+     * failed, a decided SPRT), its finished games are stored, unless writing
+     * itself failed. */
+    if (!write_failed && store && pd.ngames > 0) {
+        TvError e;
+        if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &e) != TV_OK)
+            keep_first_error(&write_status, &write_err, &e, TV_ERR_IO);
+    }
     pending_free(&pd);
     *played = nplayed;
     *positions = npositions;

@@ -16,6 +16,8 @@
  *   huge        prints about 64 MiB of info lines and one line of 1 MiB
  *               before its answer to go number N + 1 only, then answers
  *               normally
+ *   crash-newgame  dies (abort) on its Nth `ucinewgame` (--after N, counted
+ *               from 1; 0 counts as 1), between two games
  *
  * --no-rules: does not declare the rule options (slide_over_own, enpassant,
  * ending), so a tournament with a non-default rule option must refuse it.
@@ -94,7 +96,7 @@ int main(int argc, char **argv)
     Options o = {0};
     Position pos;
     tfen_read_arg("startpos", &pos, NULL);
-    int played = 0;
+    int played = 0, newgames = 0;
     bool handshake_done = false;
     static char line[1 << 20];
     while (fgets(line, sizeof line, stdin)) {
@@ -174,10 +176,14 @@ int main(int argc, char **argv)
             say(l);
             snprintf(l, sizeof l, "bestmove %s", mv);
             say(l);
+        } else if (!strcmp(verb, "ucinewgame")) {
+            newgames++;
+            if (!strcmp(mode, "crash-newgame") && newgames >= (after > 0 ? after : 1))
+                abort();
         } else if (!strcmp(verb, "quit")) {
             return 0;
         }
-        /* ucinewgame, stop and anything else: nothing to do */
+        /* stop and anything else: nothing to do */
     }
     return 0;
 }
