@@ -207,7 +207,15 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     if (st != TV_OK) {
         /* the error alone: no summary that would look like a success */
         cli_error("%s", err.msg);
-        if (stats.played > 0 && info.rank == 0)
+        /* what the store holds (read back by the runner), not what was played */
+        if (info.rank == 0 && stats.store_unread)
+            fprintf(stderr, "note: %s could not be read back to count its games (%s); 'tavreli repair %s' "
+                            "keeps its good games\n",
+                    out, stats.store_error.msg, out);
+        else if (info.rank == 0 && stats.store_removed)
+            fprintf(stderr, "note: no game was stored: %s was removed, so the run can start again as it is\n",
+                    out);
+        else if (stats.played > 0 && info.rank == 0)
             fprintf(stderr, "note: %lld games of this run are stored in %s; once the cause is fixed, --resume "
                             "continues from them\n",
                     (long long)stats.played, out);

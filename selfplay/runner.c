@@ -506,7 +506,32 @@ static void keep_first_error(TvStatus *status, TvError *dst, const TvError *e, T
     *dst = *e;
 }
 
+/* Every separate program must start, answer and take the options and rule
+ * options before any game is played (or any store is made). */
+static TvStatus check_processes(const Tournament *t, TvError *err)
+{
+    for (int i = 0; i < t->nengines; i++) {
+        TvStatus st = t->engines[i].kind == PLAYER_PROCESS ? match_check_process(&t->engines[i], &t->rules, err)
+                                                            : TV_OK;
+        if (st != TV_OK)
+            return st;
+    }
+    return TV_OK;
+}
+
+static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
+                     const Position *openings, int64_t *played, int64_t *positions, TvError *err);
+
 TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
+                     const Position *openings, int64_t *played, int64_t *positions, TvError *err)
+{
+    *played = *positions = 0;
+    TvStatus st = check_processes(ro->t, err);
+    return st == TV_OK ? play(ro, store, next, next_ctx, openings, played, positions, err) : st;
+}
+
+/* runner_play once the separate programs are checked. */
+static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err)
 {
     const Tournament *t = ro->t;
@@ -522,15 +547,6 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     TvError write_err;
     tv_error_clear(&write_err);
     Pending pd = {0};
-
-    /* Every separate program must start, answer and take the options and
-     * rule options before any game is played. */
-    for (int i = 0; i < t->nengines; i++) {
-        TvStatus st = t->engines[i].kind == PLAYER_PROCESS ? match_check_process(&t->engines[i], &t->rules, err)
-                                                            : TV_OK;
-        if (st != TV_OK)
-            return st;
-    }
 
 #pragma omp parallel num_threads(threads)
     {
@@ -612,8 +628,6 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);
                     pd.nmoves += n;
                     pd.npositions += n;
-                    nplayed++;
-                    npositions += n;
                     done = (GameDone){g.index, one.games[0].result, n};
                     last = &done;
                 } else if (write_status == TV_OK) {
@@ -627,6 +641,9 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                         write_status = write_err.status ? write_err.status : TV_ERR_IO;
                         write_failed = true;
                         abort_games = 1;
+                    } else { /* counted once stored */
+                        nplayed += pd.ngames;
+                        npositions += pd.npositions;
                     }
                     pd.ngames = 0;
                     pd.nmoves = pd.npositions = 0;
@@ -651,8 +668,12 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
      * itself failed. */
     if (!write_failed && store && pd.ngames > 0) {
         TvError e;
-        if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &e) != TV_OK)
+        if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &e) != TV_OK) {
             keep_first_error(&write_status, &write_err, &e, TV_ERR_IO);
+        } else {
+            nplayed += pd.ngames;
+            npositions += pd.npositions;
+        }
     }
     pending_free(&pd);
     *played = nplayed;
@@ -664,6 +685,24 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
 
 /* ---- the run of one process ------------------------------------------------------ */
 
+/* After an error: what the closed store holds, read back (a failed write
+ * can take earlier batches with it), into stats->played; a store this run
+ * created that holds no game is removed. */
+static void count_stored(const RunOptions *ro, bool created, RunStats *stats)
+{
+    StoreContents sc;
+    if (h5store_read(ro->out_path, false, false, &sc, &stats->store_error) != TV_OK) {
+        stats->store_unread = true;
+        return;
+    }
+    stats->played = sc.ngames > stats->already ? sc.ngames - stats->already : 0;
+    const bool empty = sc.ngames == 0 && sc.torn_rows == 0;
+    h5store_contents_free(&sc);
+    TvError e;
+    if (created && empty && h5store_remove(ro->out_path, &e) == TV_OK)
+        stats->store_removed = true;
+}
+
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
@@ -673,8 +712,11 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     Coordinator *c = NULL;
     Position *openings = NULL;
     unsigned char *have_opening = NULL;
+    bool created = false;
     if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK)
         return st;
+    if ((st = check_processes(t, err)) != TV_OK)
+        goto cleanup;
 
     /* The store: new, or the one to resume (none without a path). */
     if (!ro->out_path) {
@@ -688,6 +730,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
         st = se ? h5store_create(ro->out_path, ro->force, se, t->nengines, t->text, options_str, &store, err)
                 : tv_fail(err, TV_ERR_LIMIT, "out of memory");
         free(se);
+        created = st == TV_OK;
     }
     if (st != TV_OK)
         goto cleanup;
@@ -737,7 +780,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     }
 
     coordinator_start(c);
-    st = runner_play(ro, store, coordinator_next, c, openings, &stats->played, &stats->positions, err);
+    st = play(ro, store, coordinator_next, c, openings, &stats->played, &stats->positions, err);
     coordinator_finish(c, stats);
 
 cleanup:
@@ -750,6 +793,8 @@ cleanup:
             st = close_err.status;
         }
     }
+    if (st != TV_OK && store)
+        count_stored(ro, created, stats);
     if (st == TV_OK && ro->out_path)
         st = runner_store_sprt(ro, stats, err);
     stats->wall_seconds = tv_now_seconds() - t_start;

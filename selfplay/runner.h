@@ -54,11 +54,17 @@ typedef struct {
 typedef struct {
     int64_t planned;           /* games of the whole tournament */
     int64_t already;           /* found in the store at the start (resume) */
-    int64_t played;            /* finished and stored by this run */
+    int64_t played;            /* finished and stored by this run: after an error, what the store
+                                  holds beyond `already` (read back), not what was played */
     int64_t positions;         /* positions stored by this run */
     double wall_seconds;
     double store_seconds;      /* inside HDF5 writes */
     bool interrupted;
+    bool store_unread;         /* after an error: the store could not be read back (store_error says
+                                  why), so `played` counts only the batches whose writes succeeded */
+    TvError store_error;
+    bool store_removed;        /* after an error: the store this run created held no game and was
+                                  removed (a rerun needs no --force) */
     /* with an [sprt] section: the test on the pairs completed in plan order */
     int sprt_decision;         /* SprtDecision (ratings.h) */
     double sprt_llr, sprt_lower, sprt_upper;
@@ -74,8 +80,14 @@ void run_stats_free(RunStats *stats);
 
 /* Runs (or resumes) the tournament.  With ro->out_path NULL the games are
  * played but not stored (their results reach stats->games and the progress
- * reports only).  Errors: store errors, unreadable openings.  On interruption (*stop set) the games in flight are abandoned,
- * the finished ones flushed, and TV_OK is returned with interrupted set. */
+ * reports only).  Every separate program is started and checked before the
+ * store is created, so an engine that cannot start leaves no store.  Errors:
+ * store errors, unreadable openings, engines that fail; whatever stops the
+ * run, every finished game is stored unless writing failed, and stats->played
+ * is then what the store holds (read back after closing it); a store this
+ * run created that holds no game is removed.  On interruption (*stop set)
+ * the games in flight are abandoned, the finished ones flushed, and TV_OK is
+ * returned with interrupted set. */
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err);
 
 /* ---- the pieces of a run (runner_run uses them; so does the MPI runner) ---- */

@@ -14,6 +14,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT && echo "tmp: $tmp"
 source "$src/tests/selfplay_common.sh" # check
 
 # the number of games a store holds (0 when it cannot be read)
@@ -60,6 +61,85 @@ check "... every one of the 29 finished games is stored" [ "$stored" -eq 29 ]
 check "... the message counts what the store holds ($said said, $stored stored)" [ "${said:-x}" = "$stored" ]
 check "... and the store verifies" grep -q "29 games replayed, 0 with problems" <("$tv" verify "$tmp/crash.h5" 2>&1)
 [ "$stored" -eq 29 ] && [ "${said:-x}" = "$stored" ] || cat "$tmp/crash.err"
+
+# ---- a write failure: the message counts what the store holds ----
+# a small tmpfs fills up during the run (root only; skipped elsewhere)
+cp "$src/configs/engines/default.ini" "$tmp/default.ini"
+cat >"$tmp/full.ini" <<EOI
+[tournament]
+name = full
+pairs = 100
+seed = 3
+threads = 1
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 120
+[engine a]
+path = default.ini
+depth = 1
+[engine b]
+path = default.ini
+depth = 2
+EOI
+mkdir -p "$tmp/small"
+if mount -t tmpfs -o size=300k tmpfs "$tmp/small" 2>/dev/null; then
+  mnt="$tmp/small"
+  # a store on it; then one that a resume fills (the disk filled by another file)
+  "$tv" selfplay "$tmp/full.ini" --out "$mnt/s.h5" --quiet >/dev/null 2>"$tmp/full.err"
+  rc=$?
+  stored=$(count_games "$mnt/s.h5")
+  said=$(sed -n 's/^note: \([0-9]*\) games of this run are stored.*/\1/p' "$tmp/full.err")
+  check "a full disk: the run fails (exit 1)" [ $rc -eq 1 ]
+  check "... saying it is full" grep -q "errno = 28\|No space left" "$tmp/full.err"
+  check "... and counting what the store holds ($said said, $stored stored)" [ "${said:-x}" = "$stored" ]
+  check "... which verifies" grep -q "$stored games replayed, 0 with problems" <("$tv" verify "$mnt/s.h5" 2>&1)
+  [ "${said:-x}" = "$stored" ] || cat "$tmp/full.err"
+  rm -f "$mnt"/*
+  "$tv" selfplay "$tmp/full.ini" --out "$mnt/r.h5" --games 40 --quiet >/dev/null 2>&1
+  before=$(count_games "$mnt/r.h5")
+  head -c 100k /dev/zero >"$mnt/filler" 2>/dev/null
+  "$tv" selfplay "$tmp/full.ini" --out "$mnt/r.h5" --resume --quiet >/dev/null 2>"$tmp/resume.err"
+  rc=$?
+  after=$(count_games "$mnt/r.h5")
+  said=$(sed -n 's/^note: \([0-9]*\) games of this run are stored.*/\1/p' "$tmp/resume.err")
+  check "a resume that fills the disk: exit 1" [ $rc -eq 1 ]
+  check "... counting what it added to the store ($said said, $before before, $after now)" \
+    [ "${said:-0}" = $((after - before)) ]
+  [ "${said:-0}" = $((after - before)) ] || cat "$tmp/resume.err"
+  umount "$mnt" && mnt=""
+else
+  echo "skipped: the write-failure checks (cannot mount a small tmpfs here: they need root)"
+fi
+
+# ---- a failed engine start leaves no store; the fixed INI then runs ----
+tournament "$tmp/start.ini" 2 "command = $fake --mode ok
+depth = 1" "command = $tmp/no-such-engine
+depth = 1"
+"$tv" selfplay "$tmp/start.ini" --out "$tmp/start.h5" --quiet >/dev/null 2>"$tmp/start.err"
+rc=$?
+check "a missing program: exit 1" [ $rc -eq 1 ]
+check "... naming it" grep -q "engine 'b': cannot run '$tmp/no-such-engine'" "$tmp/start.err"
+check "... leaving no store" [ ! -e "$tmp/start.h5" ]
+tournament "$tmp/start.ini" 2 "command = $fake --mode ok
+depth = 1" "command = $fake --mode ok --name fixed
+depth = 1"
+"$tv" selfplay "$tmp/start.ini" --out "$tmp/start.h5" --games 2 --quiet >"$tmp/fixed.out" 2>&1
+check "the fixed INI runs without --force" grep -q "2 of 4 planned" "$tmp/fixed.out"
+"$tv" selfplay "$tmp/start.ini" --out "$tmp/start.h5" --resume --quiet >"$tmp/fixed.out" 2>&1
+check "... and --resume finishes it" grep -q "4 of 4 planned" "$tmp/fixed.out"
+# an engine that starts (the check passes) but fails at the first game: the
+# empty store the run made is removed
+tournament "$tmp/first.ini" 2 "command = $fake --mode ok
+depth = 1" "command = $fake --mode crash-newgame --after 1
+depth = 1"
+"$tv" selfplay "$tmp/first.ini" --out "$tmp/first.h5" --quiet >/dev/null 2>"$tmp/first.err"
+rc=$?
+check "a program dying at its first ucinewgame: exit 1" [ $rc -eq 1 ]
+check "... no empty store is left" [ ! -e "$tmp/first.h5" ]
+check "... and the message says so" grep -q "no game was stored: .*first.h5 was removed" "$tmp/first.err"
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
