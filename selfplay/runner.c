@@ -55,6 +55,7 @@ typedef struct {
     RatedGame *games; /* compact list of finished games */
     int64_t n;
     int8_t *result_of; /* per plan index: result, or -2 when not played */
+    RefereeCounts referee;
 } Finished;
 
 static void finished_add(Finished *f, int64_t index, int white, int black, int result)
@@ -99,14 +100,23 @@ static void sprt_advance(Sprt *sp, const Tournament *t, const Finished *f, int64
     }
 }
 
+/* Counts game g in rc when the referee ended it; returns whether it did. */
+static bool referee_count(RefereeCounts *rc, int white, int black, int result, int termination)
+{
+    if (!termination_is_failure(termination) || result == 0)
+        return false;
+    rc->lost[result > 0 ? black : white][termination - TERM_ILLEGAL_MOVE]++;
+    return true;
+}
+
 /* Reports where the run stands to ro->progress. */
 static void report_progress(const RunOptions *ro, const Finished *f, const Sprt *sp, int64_t done, int64_t todo,
                             int64_t total, double elapsed, bool final)
 {
     if (!ro->progress)
         return;
-    const RunProgress p = {ro->t,       total,         f->n,     done,     todo,     elapsed, f->games, f->n,
-                           ro->t->sprt, sp->llr, sp->lower, sp->upper, final};
+    const RunProgress p = {ro->t,       total,   f->n,      done,      todo,  elapsed,     f->games, f->n,
+                           ro->t->sprt, sp->llr, sp->lower, sp->upper, final, &f->referee};
     ro->progress(&p, ro->progress_user);
 }
 
@@ -227,6 +237,8 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **o
             if (gi >= 0 && gi < total && c->fin.result_of[gi] == -2) {
                 stats->already++;
                 finished_add(&c->fin, gi, sc.games[i].white, sc.games[i].black, sc.games[i].result);
+                referee_count(&c->fin.referee, sc.games[i].white, sc.games[i].black, sc.games[i].result,
+                              sc.games[i].termination);
             }
         }
         h5store_contents_free(&sc);
@@ -257,6 +269,17 @@ void coordinator_start(Coordinator *c)
     report_progress(c->ro, &c->fin, &c->sp, 0, c->nmissing, c->total, 0, false);
 }
 
+/* Counts a game the referee ended and reports it (inside c->lock). */
+static void referee_report(Coordinator *c, const PlannedGame *g, const GameDone *done)
+{
+    if (!referee_count(&c->fin.referee, g->white, g->black, done->result, done->termination) || !c->ro->referee)
+        return;
+    const bool white_lost = done->result < 0;
+    const RefereeEnd e = {c->t,         done->index, white_lost ? g->white : g->black, white_lost ? g->black : g->white,
+                          white_lost,   (Termination)done->termination, done->positions};
+    c->ro->referee(&e, c->ro->progress_user);
+}
+
 int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more)
 {
     Coordinator *c = coordinator;
@@ -268,6 +291,7 @@ int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more
         PlannedGame g;
         tournament_game(t, done->index, &g);
         finished_add(&c->fin, done->index, g.white, g.black, done->result);
+        referee_report(c, &g, done);
         c->finished++;
         c->positions += done->positions;
         if (t->sprt && c->sp.decision == SPRT_CONTINUE) {
@@ -299,6 +323,7 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     stats->ngames = stats->games ? c->fin.n : 0;
     if (stats->games)
         memcpy(stats->games, c->fin.games, sizeof *stats->games * (size_t)stats->ngames);
+    stats->referee = c->fin.referee;
     report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
     if (c->t->sprt) {
         const Sprt *sp = &c->sp;
@@ -616,7 +641,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (!store) { /* no store: only the result matters */
                 nplayed++;
                 npositions += one.games[0].plies;
-                done = (GameDone){g.index, one.games[0].result, one.games[0].plies};
+                done = (GameDone){g.index, one.games[0].result, one.games[0].plies, one.games[0].termination};
                 last = &done;
             } else {
                 int n = one.games[0].plies;
@@ -628,7 +653,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);
                     pd.nmoves += n;
                     pd.npositions += n;
-                    done = (GameDone){g.index, one.games[0].result, n};
+                    done = (GameDone){g.index, one.games[0].result, n, one.games[0].termination};
                     last = &done;
                 } else if (write_status == TV_OK) {
                     write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");

@@ -11,8 +11,30 @@
 #include <signal.h>
 
 #include "h5store.h"
+#include "outcome.h"
 #include "stats.h"
 #include "tournament.h"
+
+/* The referee's terminations (outcome.h: illegal move, time forfeit, engine
+ * died, engine stalled), counted per engine that lost by them. */
+#define RUN_REFEREE_KINDS (TERM_ENGINE_STALLED - TERM_ILLEGAL_MOVE + 1)
+typedef struct {
+    int64_t lost[TOURNAMENT_MAX_ENGINES][RUN_REFEREE_KINDS]; /* [engine][termination - TERM_ILLEGAL_MOVE] */
+} RefereeCounts;
+
+/* A game of this run the referee ended, reported as it happens. */
+typedef struct {
+    const Tournament *t;
+    int64_t index;           /* plan index */
+    int loser, winner;       /* engine indices */
+    bool loser_white;
+    Termination termination; /* TERM_ILLEGAL_MOVE ... TERM_ENGINE_STALLED */
+    int plies;               /* plies played before it */
+} RefereeEnd;
+
+/* Called by the run for each game the referee ended (calls never overlap,
+ * nor overlap those of the RunProgressFn). */
+typedef void (*RunRefereeFn)(const RefereeEnd *e, void *user);
 
 /* Where a run stands, for a progress display.  Pointers are valid only
  * during the callback. */
@@ -28,6 +50,7 @@ typedef struct {
     bool sprt;              /* the tournament runs an SPRT: */
     double llr, lower, upper; /* ... its LLR over the pairs completed in plan order, and its bounds */
     bool final;             /* the last report of the run */
+    const RefereeCounts *referee; /* the referee's terminations among the finished games, per loser */
 } RunProgress;
 
 /* Called by the run with its progress (from whichever thread finished a
@@ -49,6 +72,7 @@ typedef struct {
     void *progress_user;
     double progress_every;     /* seconds between progress reports (default 10); the first and the
                                   last are always made */
+    RunRefereeFn referee;      /* may be NULL: each game the referee ended (uses progress_user) */
 } RunOptions;
 
 typedef struct {
@@ -70,6 +94,7 @@ typedef struct {
     double sprt_llr, sprt_lower, sprt_upper;
     int64_t sprt_pairs;
     char sprt_result[256];     /* also stored as the store's "sprt_result" attribute */
+    RefereeCounts referee;     /* the referee's terminations among those games, per loser */
     RatedGame *games;          /* every finished game known at the end (stored before or now; heap,
                                   freed by run_stats_free): for the final standings */
     int64_t ngames;
@@ -97,6 +122,7 @@ typedef struct {
     int64_t index;     /* plan index */
     int32_t result;    /* 1 White won, 0 draw, -1 Black won */
     int32_t positions; /* positions stored */
+    int32_t termination; /* Termination (0 from a sender that does not say) */
 } GameDone;
 
 /* Hands out games: reports `done` (the game the calling thread just

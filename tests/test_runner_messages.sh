@@ -17,6 +17,9 @@ trap cleanup EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "tmp: $tmp"
 source "$src/tests/selfplay_common.sh" # check
 
+# same_text A B: A is not empty and equals B
+same_text() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+
 # the number of games a store holds (0 when it cannot be read)
 count_games() {
   "$tv" export "$1" --digest "$tmp/count.dig" >/dev/null 2>&1 && wc -l <"$tmp/count.dig" || echo 0
@@ -140,6 +143,49 @@ rc=$?
 check "a program dying at its first ucinewgame: exit 1" [ $rc -eq 1 ]
 check "... no empty store is left" [ ! -e "$tmp/first.h5" ]
 check "... and the message says so" grep -q "no game was stored: .*first.h5 was removed" "$tmp/first.err"
+
+# ---- two engines: the standings give the difference of the progress line ----
+sed 's/^pairs = 100/pairs = 10/; s/^name = full/name = two/' "$tmp/full.ini" >"$tmp/two.ini"
+"$tv" selfplay "$tmp/two.ini" --out "$tmp/two.h5" >"$tmp/two.out" 2>"$tmp/two.err"
+line_elo=$(grep '^games 20/20' "$tmp/two.err" | tail -1 | sed -n 's/.*| a-b +[0-9]*=[0-9]*-[0-9]* \([^|(]*[^|( ]\) .*/\1/p')
+table_elo=$(sed -n 's/^[0-9]  *a  *\(.*[^ ]\)  *[0-9][0-9]*  *[0-9.]*%$/\1/p' "$tmp/two.out")
+check "two engines: the standings give the progress line's difference ('$line_elo' and '$table_elo')" \
+  same_text "$line_elo" "$table_elo"
+
+# ---- referee terminations: a line each, counted on the progress line and in the summary ----
+tournament "$tmp/over.ini" 2 "command = $fake --mode ok --name good
+depth = 1" "command = $fake --mode overtime --after 1 --seconds 1
+depth = 1
+tc = 0.2+0.01
+timemargin = 50"
+sed -i 's/^threads = 1/threads = 2/' "$tmp/over.ini"
+"$tv" selfplay "$tmp/over.ini" --out "$tmp/over.h5" >"$tmp/over.out" 2>"$tmp/over.err"
+rc=$?
+check "an engine overstepping its clock: the tournament finishes" [ $rc -eq 0 ]
+check "... a line per game it lost on time" [ "$(grep -c '^game [0-3]: b loses on time (\(white\|black\), after [0-9]* plies, against a)$' "$tmp/over.err")" -eq 4 ]
+check "... counted on the progress line" grep -q "^games 4/4 .* | lost by referee: b 4 time$" "$tmp/over.err"
+check "... and in the summary" grep -qx "b lost 4 games by the referee: 4 time_forfeit" "$tmp/over.out"
+grep -q "lost by referee: b 4 time" "$tmp/over.err" || cat "$tmp/over.err"
+"$tv" selfplay "$tmp/over.ini" --out "$tmp/over.h5" --force --quiet >"$tmp/over.out" 2>"$tmp/over.err"
+check "--quiet: no line per game" [ "$(grep -c 'loses on time' "$tmp/over.err")" -eq 0 ]
+check "... the summary still counts them" grep -qx "b lost 4 games by the referee: 4 time_forfeit" "$tmp/over.out"
+# the referee's terminations of a store a run continues are counted too
+"$tv" selfplay "$tmp/over.ini" --out "$tmp/over2.h5" --games 2 --quiet >/dev/null 2>&1
+"$tv" selfplay "$tmp/over.ini" --out "$tmp/over2.h5" --resume --quiet >"$tmp/over.out" 2>&1
+check "... also those stored before a --resume" grep -qx "b lost 4 games by the referee: 4 time_forfeit" "$tmp/over.out"
+
+# ---- more threads than cores: a warning at the start ----
+cores=$(nproc)
+"$tv" selfplay "$tmp/two.ini" --out "$tmp/many.h5" --threads $((cores * 4)) --games 2 --quiet >/dev/null \
+  2>"$tmp/many.err"
+check "more game threads than cores: a warning" \
+  grep -q "warning: $((cores * 4)) game threads need $((cores * 4)) cores, this machine has $cores" "$tmp/many.err"
+tournament "$tmp/eth.ini" 1 "command = $fake --mode ok
+depth = 1
+option.Threads = $((cores + 1))" "command = $fake --mode ok
+depth = 1"
+"$tv" selfplay "$tmp/eth.ini" --out "$tmp/eth.h5" --quiet >/dev/null 2>"$tmp/eth.err"
+check "an engine's option.Threads counts: a warning" grep -q "warning: 1 game thread x $((cores + 1)) engine threads (engine 'a', option.Threads) need $((cores + 1)) cores" "$tmp/eth.err"
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
