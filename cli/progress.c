@@ -98,9 +98,13 @@ void cli_progress_referee(const RefereeEnd *e, void *user)
     CliProgress *cp = user;
     if (cp->tty) /* above the progress line, which the next report redraws */
         fputs("\r\033[K", stderr);
-    fprintf(stderr, "game %lld: %s %s (%s, after %d plies, against %s)\n", (long long)e->index,
+    char over[48] = "";
+    if (e->termination == TERM_TIME_FORFEIT)
+        snprintf(over, sizeof over, ", %d ms over the margin", e->over_ms);
+    fprintf(stderr, "game %lld: %s %s (%s%s, after %d pl%s, against %s)\n", (long long)e->index,
             e->t->engines[e->loser].engine.name, REFEREE_LOSES[e->termination - TERM_ILLEGAL_MOVE],
-            e->loser_white ? "white" : "black", e->plies, e->t->engines[e->winner].engine.name);
+            e->loser_white ? "white" : "black", over, e->plies, e->plies == 1 ? "y" : "ies",
+            e->t->engines[e->winner].engine.name);
     fflush(stderr);
 }
 

@@ -124,7 +124,8 @@ static void report_progress(const RunOptions *ro, const Finished *f, const Sprt 
 
 /* Plays planned game g and appends it to pd.  Returns false when abandoned. */
 static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, MatchPlayer *mp,
-                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game, TvError *err)
+                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game, int *over_ms,
+                         TvError *err)
 {
     double t0 = tv_now_seconds();
     GameOutcome oc;
@@ -132,6 +133,7 @@ static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Positi
                               abort_flag, &oc, err);
     if (end != MATCH_FINISHED)
         return end;
+    *over_ms = oc.over_ms;
     StoredGame *sg = &out_game->games[0];
     memset(sg, 0, sizeof *sg);
     sg->index = g->index;
@@ -275,8 +277,14 @@ static void referee_report(Coordinator *c, const PlannedGame *g, const GameDone 
     if (!referee_count(&c->fin.referee, g->white, g->black, done->result, done->termination) || !c->ro->referee)
         return;
     const bool white_lost = done->result < 0;
-    const RefereeEnd e = {c->t,         done->index, white_lost ? g->white : g->black, white_lost ? g->black : g->white,
-                          white_lost,   (Termination)done->termination, done->positions};
+    const RefereeEnd e = {c->t,
+                          done->index,
+                          white_lost ? g->white : g->black,
+                          white_lost ? g->black : g->white,
+                          white_lost,
+                          (Termination)done->termination,
+                          done->positions,
+                          done->over_ms};
     c->ro->referee(&e, c->ro->progress_user);
 }
 
@@ -627,8 +635,9 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             }
             TvError game_err;
             tv_error_clear(&game_err);
+            int over_ms = 0;
             MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, mp, rec, ro->stop, &one,
-                                    &game_err);
+                                    &over_ms, &game_err);
             if (end == MATCH_FAILED) {
 #pragma omp critical(store)
                 keep_first_error(&write_status, &write_err, &game_err, TV_ERR_IO);
@@ -641,7 +650,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (!store) { /* no store: only the result matters */
                 nplayed++;
                 npositions += one.games[0].plies;
-                done = (GameDone){g.index, one.games[0].result, one.games[0].plies, one.games[0].termination};
+                done = (GameDone){g.index, one.games[0].result, one.games[0].plies, one.games[0].termination, over_ms};
                 last = &done;
             } else {
                 int n = one.games[0].plies;
@@ -653,7 +662,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);
                     pd.nmoves += n;
                     pd.npositions += n;
-                    done = (GameDone){g.index, one.games[0].result, n, one.games[0].termination};
+                    done = (GameDone){g.index, one.games[0].result, n, one.games[0].termination, over_ms};
                     last = &done;
                 } else if (write_status == TV_OK) {
                     write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");

@@ -30,6 +30,7 @@ typedef struct {
     bool loser_white;
     Termination termination; /* TERM_ILLEGAL_MOVE ... TERM_ENGINE_STALLED */
     int plies;               /* plies played before it */
+    int over_ms;             /* TERM_TIME_FORFEIT: ms beyond the limit and timemargin */
 } RefereeEnd;
 
 /* Called by the run for each game the referee ended (calls never overlap,
@@ -123,6 +124,7 @@ typedef struct {
     int32_t result;    /* 1 White won, 0 draw, -1 Black won */
     int32_t positions; /* positions stored */
     int32_t termination; /* Termination (0 from a sender that does not say) */
+    int32_t over_ms;     /* TERM_TIME_FORFEIT: ms beyond the limit and timemargin (GameOutcome) */
 } GameDone;
 
 /* Hands out games: reports `done` (the game the calling thread just

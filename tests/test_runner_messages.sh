@@ -162,7 +162,7 @@ sed -i 's/^threads = 1/threads = 2/' "$tmp/over.ini"
 "$tv" selfplay "$tmp/over.ini" --out "$tmp/over.h5" >"$tmp/over.out" 2>"$tmp/over.err"
 rc=$?
 check "an engine overstepping its clock: the tournament finishes" [ $rc -eq 0 ]
-check "... a line per game it lost on time" [ "$(grep -c '^game [0-3]: b loses on time (\(white\|black\), after [0-9]* plies, against a)$' "$tmp/over.err")" -eq 4 ]
+check "... a line per game it lost on time" [ "$(grep -c '^game [0-3]: b loses on time (\(white\|black\), [0-9]* ms over the margin, after [0-9]* pl\(y\|ies\), against a)$' "$tmp/over.err")" -eq 4 ]
 check "... counted on the progress line" grep -q "^games 4/4 .* | lost by referee: b 4 time$" "$tmp/over.err"
 check "... and in the summary" grep -qx "b lost 4 games by the referee: 4 time_forfeit" "$tmp/over.out"
 grep -q "lost by referee: b 4 time" "$tmp/over.err" || cat "$tmp/over.err"
