@@ -97,9 +97,10 @@ static const CliFlag SELFPLAY_FLAGS[] = {
 
 /* Warns when the game threads times the threads of the engine that thinks
  * (one side at a time) exceed the cores: clocks then measure waiting for a
- * core, and games are lost on time that would not be (issue 21: 35 of 102
- * games of a 3-engine tournament at tc = 2+0.05 under a load of 15-25).  A separate program
- * counts its option.Threads (1 when not set); the built-in engine 1. */
+ * core, and games are lost on time that would not be (35 of 102 games of a
+ * 3-engine tournament at tc = 2+0.05 under a load average of 15-25).  A
+ * separate program counts its option.Threads (1 when not set); the built-in
+ * engine 1. */
 static void warn_oversubscribed(const Tournament *t, int threads)
 {
     int most = 1, which = -1;

@@ -20,8 +20,8 @@ typedef struct {
 void cli_progress_line(const RunProgress *p, void *user);
 
 /* A RunRefereeFn: one line on stderr per game the referee ended ("game 17:
- * new loses on time (white, after 40 plies, against old)"), above the
- * progress line.  user is a CliProgress. */
+ * new loses on time (white, 2 ms over the margin, after 40 plies, against
+ * old)"), above the progress line.  user is a CliProgress. */
 void cli_progress_referee(const RefereeEnd *e, void *user);
 
 /* After a run, on stdout: per engine that lost games by the referee, how many

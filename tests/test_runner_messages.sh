@@ -129,6 +129,9 @@ rc=$?
 check "a missing program: exit 1" [ $rc -eq 1 ]
 check "... naming it" grep -q "engine 'b': cannot run '$tmp/no-such-engine'" "$tmp/start.err"
 check "... leaving no store" [ ! -e "$tmp/start.h5" ]
+"$tv" selfplay "$tmp/start.ini" --out "$tmp/start.h5" --resume --quiet >/dev/null 2>"$tmp/start.err"
+check "... so --resume says there is nothing to resume" \
+  grep -q "nothing to resume: .*start.h5 does not exist (run without --resume to start it)" "$tmp/start.err"
 tournament "$tmp/start.ini" 2 "command = $fake --mode ok
 depth = 1" "command = $fake --mode ok --name fixed
 depth = 1"
