@@ -63,6 +63,71 @@ static void print_pairings(const RunProgress *p)
     }
 }
 
+/* The referee's terminations in a few words, for the progress line and the
+ * summary, in RefereeCounts order (illegal move, time forfeit, engine died,
+ * engine stalled). */
+static const char *const REFEREE_SHORT[RUN_REFEREE_KINDS] = {"illegal", "time", "died", "stalled"};
+static const char *const REFEREE_LOSES[RUN_REFEREE_KINDS] = {
+    "loses by an illegal or unreadable move", "loses on time", "loses: its process died",
+    "loses: no answer within its timeout"};
+
+/* " | lost by referee: b 3 time 1 died; c 1 illegal" into buf ("" when there
+ * are none). */
+static void referee_text(const Tournament *t, const RefereeCounts *rc, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int e = 0; rc && e < t->nengines; e++) {
+        bool named = false;
+        for (int k = 0; k < RUN_REFEREE_KINDS; k++) {
+            if (!rc->lost[e][k] || len >= n)
+                continue;
+            if (!named)
+                len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "; " : " | lost by referee: ",
+                                        t->engines[e].engine.name);
+            named = true;
+            if (len < n)
+                len += (size_t)snprintf(buf + len, n - len, " %lld %s", (long long)rc->lost[e][k],
+                                        REFEREE_SHORT[k]);
+        }
+    }
+}
+
+void cli_progress_referee(const RefereeEnd *e, void *user)
+{
+    CliProgress *cp = user;
+    if (cp->tty) /* above the progress line, which the next report redraws */
+        fputs("\r\033[K", stderr);
+    char over[48] = "";
+    if (e->termination == TERM_TIME_FORFEIT)
+        snprintf(over, sizeof over, ", %d ms over the margin", e->over_ms);
+    fprintf(stderr, "game %lld: %s %s (%s%s, after %d pl%s, against %s)\n", (long long)e->index,
+            e->t->engines[e->loser].engine.name, REFEREE_LOSES[e->termination - TERM_ILLEGAL_MOVE],
+            e->loser_white ? "white" : "black", over, e->plies, e->plies == 1 ? "y" : "ies",
+            e->t->engines[e->winner].engine.name);
+    fflush(stderr);
+}
+
+void cli_print_referee(const Tournament *t, const RefereeCounts *rc)
+{
+    for (int e = 0; e < t->nengines; e++) {
+        int64_t total = 0;
+        for (int k = 0; k < RUN_REFEREE_KINDS; k++)
+            total += rc->lost[e][k];
+        if (!total)
+            continue;
+        printf("%s lost %lld game%s by the referee:", t->engines[e].engine.name, (long long)total,
+               total > 1 ? "s" : "");
+        const char *sep = " ";
+        for (int k = 0; k < RUN_REFEREE_KINDS; k++)
+            if (rc->lost[e][k]) {
+                printf("%s%lld %s", sep, (long long)rc->lost[e][k], termination_name(k + TERM_ILLEGAL_MOVE));
+                sep = ", ";
+            }
+        printf("\n");
+    }
+}
+
 void cli_progress_line(const RunProgress *p, void *user)
 {
     CliProgress *cp = user;
@@ -85,12 +150,14 @@ void cli_progress_line(const RunProgress *p, void *user)
     int np = tournament_pairings(p->t);
     /* a terminal line must not wrap; a log line may be long but stays readable */
     const int width = cp->tty ? cli_terminal_width(STDERR_FILENO) - 1 : 200;
-    char tail[160];
+    char tail[640], referee[400];
+    referee_text(p->t, p->referee, referee, sizeof referee);
     int tl = snprintf(tail, sizeof tail, " | %.1f games/min | ETA %s", rate, eta);
     if (p->sprt)
         tl += snprintf(tail + tl, sizeof tail - (size_t)tl, " | LLR %.2f [%.2f, %.2f]", p->llr, p->lower, p->upper);
     if (!tournament_reproducible(p->t)) /* clocks or separate programs */
         tl += snprintf(tail + tl, sizeof tail - (size_t)tl, " | not reproducible");
+    tl += snprintf(tail + tl, sizeof tail - (size_t)tl, "%s", referee);
     /* pairings while they and the tail fit, else their count */
     char more[64];
     snprintf(more, sizeof more, " | %d pairings (table every %.0fs)", np, DETAIL_EVERY);
@@ -148,6 +215,10 @@ void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ng
             order[j] = order[j - 1];
             order[j - 1] = x;
         }
+    /* Two engines: the difference between them and its interval, the
+     * figure of the progress line (one engine's Elo against the other's,
+     * not each one's ± half of it around their mean). */
+    const bool two = t->nengines == 2;
     printf("%-4s %-32s %16s %7s %7s\n", "rank", "engine", "Elo (95%)", "games", "score");
     for (int k = 0; k < t->nengines; k++) {
         int i = order[k];
@@ -162,7 +233,11 @@ void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ng
         }
         char elo[48];
         double below = r.elo[i] - r.lo[i], above = r.hi[i] - r.elo[i];
-        if (fabs(below - above) < 0.5)
+        if (two) {
+            PairingStats ps;
+            pairing_stats(games, ngames, i, 1 - i, &ps);
+            stats_format_elo(&ps, elo, sizeof elo);
+        } else if (fabs(below - above) < 0.5)
             snprintf(elo, sizeof elo, "%+.0f ± %.0f", r.elo[i], above);
         else
             snprintf(elo, sizeof elo, "%+.0f -%.0f/+%.0f", r.elo[i], below, above);
@@ -171,5 +246,7 @@ void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ng
             snprintf(score, sizeof score, "%.1f%%", 100 * pts / (double)n);
         printf("%-4d %-32s %16s %7lld %7s\n", k + 1, t->engines[i].engine.name, elo, (long long)n, score);
     }
+    if (two)
+        printf("(two engines: Elo is each one's difference from the other, as on the progress line)\n");
     ratings_free(&r);
 }

@@ -19,9 +19,19 @@ typedef struct {
  * SPRT, games per minute and the ETA.  user is a CliProgress. */
 void cli_progress_line(const RunProgress *p, void *user);
 
+/* A RunRefereeFn: one line on stderr per game the referee ended ("game 17:
+ * new loses on time (white, 2 ms over the margin, after 40 plies, against
+ * old)"), above the progress line.  user is a CliProgress. */
+void cli_progress_referee(const RefereeEnd *e, void *user);
+
+/* After a run, on stdout: per engine that lost games by the referee, how many
+ * and by which termination (nothing when none did). */
+void cli_print_referee(const Tournament *t, const RefereeCounts *rc);
+
 /* The standings after a run, on stdout: every engine, best first, with its
  * Elo and 95% interval (BayesElo's model over all the games), games and
- * score. */
+ * score.  With two engines the Elo is the difference between them with its
+ * interval, as on the progress line (stats_format_elo). */
 void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ngames);
 
 /* A duration as "42s", "3m07s" or "2h05m" ("?" when unknown). */

@@ -175,6 +175,7 @@ MatchEnd match_play(const Position *start, const Options *o, MatchPlayer *white,
     out->result = RESULT_DRAW;
     out->termination = TERM_ADJ_MAX_PLIES;
     out->plies = 0;
+    out->over_ms = 0;
     uint64_t *hist = malloc(sizeof(uint64_t) * (size_t)(max_plies + 1));
     char(*played)[TV_MOVE_STR_MAX] = malloc(sizeof *played * (size_t)(max_plies + 1));
     const char **played_ptr = malloc(sizeof *played_ptr * (size_t)(max_plies + 1));
@@ -310,11 +311,13 @@ MatchEnd match_play(const Position *start, const Options *o, MatchPlayer *white,
         }
         const int used_ms = (int)(seconds * 1000.0 + 0.5);
         /* The referee's clock: the same rule for every kind of engine. */
+        const int allowed = clock->on ? clock->left_ms : who->engine.limits.movetime_ms;
         if (failed == TERM_ADJ_MAX_PLIES && who->kind != PLAYER_RANDOM) {
-            const int allowed = clock->on ? clock->left_ms : who->engine.limits.movetime_ms;
             if (allowed > 0 && used_ms > allowed + margin)
                 failed = TERM_TIME_FORFEIT;
         }
+        if (failed == TERM_TIME_FORFEIT)
+            out->over_ms = used_ms > allowed + margin ? used_ms - (allowed + margin) : 0;
         if (failed != TERM_ADJ_MAX_PLIES) {
             out->termination = failed;
             out->result = side == TV_WHITE ? RESULT_BLACK : RESULT_WHITE;

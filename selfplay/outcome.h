@@ -35,6 +35,7 @@ typedef struct {
     GameResult result;
     Termination termination;
     int plies;
+    int over_ms; /* TERM_TIME_FORFEIT: the loser's time beyond its limit and timemargin (ms); else 0 */
 } GameOutcome;
 
 /* The short name of a termination ("checkmate", "max_plies", ...; "unknown"

@@ -55,6 +55,7 @@ typedef struct {
     RatedGame *games; /* compact list of finished games */
     int64_t n;
     int8_t *result_of; /* per plan index: result, or -2 when not played */
+    RefereeCounts referee;
 } Finished;
 
 static void finished_add(Finished *f, int64_t index, int white, int black, int result)
@@ -99,14 +100,23 @@ static void sprt_advance(Sprt *sp, const Tournament *t, const Finished *f, int64
     }
 }
 
+/* Counts game g in rc when the referee ended it; returns whether it did. */
+static bool referee_count(RefereeCounts *rc, int white, int black, int result, int termination)
+{
+    if (!termination_is_failure(termination) || result == 0)
+        return false;
+    rc->lost[result > 0 ? black : white][termination - TERM_ILLEGAL_MOVE]++;
+    return true;
+}
+
 /* Reports where the run stands to ro->progress. */
 static void report_progress(const RunOptions *ro, const Finished *f, const Sprt *sp, int64_t done, int64_t todo,
                             int64_t total, double elapsed, bool final)
 {
     if (!ro->progress)
         return;
-    const RunProgress p = {ro->t,       total,         f->n,     done,     todo,     elapsed, f->games, f->n,
-                           ro->t->sprt, sp->llr, sp->lower, sp->upper, final};
+    const RunProgress p = {ro->t,       total,   f->n,      done,      todo,  elapsed,     f->games, f->n,
+                           ro->t->sprt, sp->llr, sp->lower, sp->upper, final, &f->referee};
     ro->progress(&p, ro->progress_user);
 }
 
@@ -114,7 +124,8 @@ static void report_progress(const RunOptions *ro, const Finished *f, const Sprt 
 
 /* Plays planned game g and appends it to pd.  Returns false when abandoned. */
 static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, MatchPlayer *mp,
-                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game, TvError *err)
+                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game, int *over_ms,
+                         TvError *err)
 {
     double t0 = tv_now_seconds();
     GameOutcome oc;
@@ -122,6 +133,7 @@ static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Positi
                               abort_flag, &oc, err);
     if (end != MATCH_FINISHED)
         return end;
+    *over_ms = oc.over_ms;
     StoredGame *sg = &out_game->games[0];
     memset(sg, 0, sizeof *sg);
     sg->index = g->index;
@@ -227,6 +239,8 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **o
             if (gi >= 0 && gi < total && c->fin.result_of[gi] == -2) {
                 stats->already++;
                 finished_add(&c->fin, gi, sc.games[i].white, sc.games[i].black, sc.games[i].result);
+                referee_count(&c->fin.referee, sc.games[i].white, sc.games[i].black, sc.games[i].result,
+                              sc.games[i].termination);
             }
         }
         h5store_contents_free(&sc);
@@ -257,6 +271,23 @@ void coordinator_start(Coordinator *c)
     report_progress(c->ro, &c->fin, &c->sp, 0, c->nmissing, c->total, 0, false);
 }
 
+/* Counts a game the referee ended and reports it (inside c->lock). */
+static void referee_report(Coordinator *c, const PlannedGame *g, const GameDone *done)
+{
+    if (!referee_count(&c->fin.referee, g->white, g->black, done->result, done->termination) || !c->ro->referee)
+        return;
+    const bool white_lost = done->result < 0;
+    const RefereeEnd e = {c->t,
+                          done->index,
+                          white_lost ? g->white : g->black,
+                          white_lost ? g->black : g->white,
+                          white_lost,
+                          (Termination)done->termination,
+                          done->positions,
+                          done->over_ms};
+    c->ro->referee(&e, c->ro->progress_user);
+}
+
 int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more)
 {
     Coordinator *c = coordinator;
@@ -268,6 +299,7 @@ int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more
         PlannedGame g;
         tournament_game(t, done->index, &g);
         finished_add(&c->fin, done->index, g.white, g.black, done->result);
+        referee_report(c, &g, done);
         c->finished++;
         c->positions += done->positions;
         if (t->sprt && c->sp.decision == SPRT_CONTINUE) {
@@ -299,6 +331,7 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     stats->ngames = stats->games ? c->fin.n : 0;
     if (stats->games)
         memcpy(stats->games, c->fin.games, sizeof *stats->games * (size_t)stats->ngames);
+    stats->referee = c->fin.referee;
     report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
     if (c->t->sprt) {
         const Sprt *sp = &c->sp;
@@ -506,7 +539,33 @@ static void keep_first_error(TvStatus *status, TvError *dst, const TvError *e, T
     *dst = *e;
 }
 
+/* Every separate program must start, answer and take the options and rule
+ * options before any game is played (or any store is made). */
+static TvStatus check_processes(const Tournament *t, const char *store_path, TvError *err)
+{
+    for (int i = 0; i < t->nengines; i++) {
+        TvStatus st = t->engines[i].kind == PLAYER_PROCESS
+                          ? match_check_process(&t->engines[i], &t->rules, store_path, err)
+                          : TV_OK;
+        if (st != TV_OK)
+            return st;
+    }
+    return TV_OK;
+}
+
+static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
+                     const Position *openings, int64_t *played, int64_t *positions, TvError *err);
+
 TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
+                     const Position *openings, int64_t *played, int64_t *positions, TvError *err)
+{
+    *played = *positions = 0;
+    TvStatus st = check_processes(ro->t, ro->out_path, err);
+    return st == TV_OK ? play(ro, store, next, next_ctx, openings, played, positions, err) : st;
+}
+
+/* runner_play once the separate programs are checked. */
+static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err)
 {
     const Tournament *t = ro->t;
@@ -516,21 +575,12 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     const double batch_seconds = ro->batch_seconds > 0 ? ro->batch_seconds : 5;
     volatile int abort_games = 0;
     int64_t nplayed = 0, npositions = 0;
+    bool write_failed = false; /* a write failed: nothing more goes to the store */
     double last_flush = tv_now_seconds();
     TvStatus write_status = TV_OK;
     TvError write_err;
     tv_error_clear(&write_err);
     Pending pd = {0};
-
-    /* Every separate program must start, answer and take the options and
-     * rule options before any game is played. */
-    for (int i = 0; i < t->nengines; i++) {
-        TvStatus st = t->engines[i].kind == PLAYER_PROCESS
-                          ? match_check_process(&t->engines[i], &t->rules, ro->out_path, err)
-                          : TV_OK;
-        if (st != TV_OK)
-            return st;
-    }
 
 #pragma omp parallel num_threads(threads)
     {
@@ -586,8 +636,9 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             }
             TvError game_err;
             tv_error_clear(&game_err);
+            int over_ms = 0;
             MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, mp, rec, ro->stop, &one,
-                                    &game_err);
+                                    &over_ms, &game_err);
             if (end == MATCH_FAILED) {
 #pragma omp critical(store)
                 keep_first_error(&write_status, &write_err, &game_err, TV_ERR_IO);
@@ -600,7 +651,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (!store) { /* no store: only the result matters */
                 nplayed++;
                 npositions += one.games[0].plies;
-                done = (GameDone){g.index, one.games[0].result, one.games[0].plies};
+                done = (GameDone){g.index, one.games[0].result, one.games[0].plies, one.games[0].termination, over_ms};
                 last = &done;
             } else {
                 int n = one.games[0].plies;
@@ -612,9 +663,7 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);
                     pd.nmoves += n;
                     pd.npositions += n;
-                    nplayed++;
-                    npositions += n;
-                    done = (GameDone){g.index, one.games[0].result, n};
+                    done = (GameDone){g.index, one.games[0].result, n, one.games[0].termination, over_ms};
                     last = &done;
                 } else if (write_status == TV_OK) {
                     write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");
@@ -625,7 +674,11 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) !=
                         TV_OK) {
                         write_status = write_err.status ? write_err.status : TV_ERR_IO;
+                        write_failed = true;
                         abort_games = 1;
+                    } else { /* counted once stored */
+                        nplayed += pd.ngames;
+                        npositions += pd.npositions;
                     }
                     pd.ngames = 0;
                     pd.nmoves = pd.npositions = 0;
@@ -645,10 +698,18 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         free(one.positions);
     }
 
-    /* The last batch. */
-    if (write_status == TV_OK && store && pd.ngames > 0 &&
-        h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &write_err) != TV_OK)
-        write_status = write_err.status ? write_err.status : TV_ERR_IO;
+    /* The last batch: whatever stopped the run (a signal, an engine that
+     * failed, a decided SPRT), its finished games are stored, unless writing
+     * itself failed. */
+    if (!write_failed && store && pd.ngames > 0) {
+        TvError e;
+        if (h5store_append(store, pd.games, (int)pd.ngames, pd.moves, pd.positions, &e) != TV_OK) {
+            keep_first_error(&write_status, &write_err, &e, TV_ERR_IO);
+        } else {
+            nplayed += pd.ngames;
+            npositions += pd.npositions;
+        }
+    }
     pending_free(&pd);
     *played = nplayed;
     *positions = npositions;
@@ -659,6 +720,24 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
 
 /* ---- the run of one process ------------------------------------------------------ */
 
+/* After an error: what the closed store holds, read back (a failed write
+ * can take earlier batches with it), into stats->played; a store this run
+ * created that holds no game is removed. */
+static void count_stored(const RunOptions *ro, bool created, RunStats *stats)
+{
+    StoreContents sc;
+    if (h5store_read(ro->out_path, false, false, &sc, &stats->store_error) != TV_OK) {
+        stats->store_unread = true;
+        return;
+    }
+    stats->played = sc.ngames > stats->already ? sc.ngames - stats->already : 0;
+    const bool empty = sc.ngames == 0 && sc.torn_rows == 0;
+    h5store_contents_free(&sc);
+    TvError e;
+    if (created && empty && h5store_remove(ro->out_path, &e) == TV_OK)
+        stats->store_removed = true;
+}
+
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
@@ -668,8 +747,11 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     Coordinator *c = NULL;
     Position *openings = NULL;
     unsigned char *have_opening = NULL;
+    bool created = false;
     if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK)
         return st;
+    if ((st = check_processes(t, ro->out_path, err)) != TV_OK)
+        goto cleanup;
 
     /* The store: new, or the one to resume (none without a path). */
     if (!ro->out_path) {
@@ -683,6 +765,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
         st = se ? h5store_create(ro->out_path, ro->force, se, t->nengines, t->text, options_str, &store, err)
                 : tv_fail(err, TV_ERR_LIMIT, "out of memory");
         free(se);
+        created = st == TV_OK;
     }
     if (st != TV_OK)
         goto cleanup;
@@ -732,7 +815,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     }
 
     coordinator_start(c);
-    st = runner_play(ro, store, coordinator_next, c, openings, &stats->played, &stats->positions, err);
+    st = play(ro, store, coordinator_next, c, openings, &stats->played, &stats->positions, err);
     coordinator_finish(c, stats);
 
 cleanup:
@@ -745,6 +828,8 @@ cleanup:
             st = close_err.status;
         }
     }
+    if (st != TV_OK && store)
+        count_stored(ro, created, stats);
     if (st == TV_OK && ro->out_path)
         st = runner_store_sprt(ro, stats, err);
     stats->wall_seconds = tv_now_seconds() - t_start;

@@ -11,8 +11,31 @@
 #include <signal.h>
 
 #include "h5store.h"
+#include "outcome.h"
 #include "stats.h"
 #include "tournament.h"
+
+/* The referee's terminations (outcome.h: illegal move, time forfeit, engine
+ * died, engine stalled), counted per engine that lost by them. */
+#define RUN_REFEREE_KINDS (TERM_ENGINE_STALLED - TERM_ILLEGAL_MOVE + 1)
+typedef struct {
+    int64_t lost[TOURNAMENT_MAX_ENGINES][RUN_REFEREE_KINDS]; /* [engine][termination - TERM_ILLEGAL_MOVE] */
+} RefereeCounts;
+
+/* A game of this run the referee ended, reported as it happens. */
+typedef struct {
+    const Tournament *t;
+    int64_t index;           /* plan index */
+    int loser, winner;       /* engine indices */
+    bool loser_white;
+    Termination termination; /* TERM_ILLEGAL_MOVE ... TERM_ENGINE_STALLED */
+    int plies;               /* plies played before it */
+    int over_ms;             /* TERM_TIME_FORFEIT: ms beyond the limit and timemargin */
+} RefereeEnd;
+
+/* Called by the run for each game the referee ended (calls never overlap,
+ * nor overlap those of the RunProgressFn). */
+typedef void (*RunRefereeFn)(const RefereeEnd *e, void *user);
 
 /* Where a run stands, for a progress display.  Pointers are valid only
  * during the callback. */
@@ -28,6 +51,7 @@ typedef struct {
     bool sprt;              /* the tournament runs an SPRT: */
     double llr, lower, upper; /* ... its LLR over the pairs completed in plan order, and its bounds */
     bool final;             /* the last report of the run */
+    const RefereeCounts *referee; /* the referee's terminations among the finished games, per loser */
 } RunProgress;
 
 /* Called by the run with its progress (from whichever thread finished a
@@ -49,21 +73,29 @@ typedef struct {
     void *progress_user;
     double progress_every;     /* seconds between progress reports (default 10); the first and the
                                   last are always made */
+    RunRefereeFn referee;      /* may be NULL: each game the referee ended (uses progress_user) */
 } RunOptions;
 
 typedef struct {
     int64_t planned;           /* games of the whole tournament */
     int64_t already;           /* found in the store at the start (resume) */
-    int64_t played;            /* finished and stored by this run */
+    int64_t played;            /* finished and stored by this run: after an error, what the store
+                                  holds beyond `already` (read back), not what was played */
     int64_t positions;         /* positions stored by this run */
     double wall_seconds;
     double store_seconds;      /* inside HDF5 writes */
     bool interrupted;
+    bool store_unread;         /* after an error: the store could not be read back (store_error says
+                                  why), so `played` counts only the batches whose writes succeeded */
+    TvError store_error;
+    bool store_removed;        /* after an error: the store this run created held no game and was
+                                  removed (a rerun needs no --force) */
     /* with an [sprt] section: the test on the pairs completed in plan order */
     int sprt_decision;         /* SprtDecision (ratings.h) */
     double sprt_llr, sprt_lower, sprt_upper;
     int64_t sprt_pairs;
     char sprt_result[256];     /* also stored as the store's "sprt_result" attribute */
+    RefereeCounts referee;     /* the referee's terminations among those games, per loser */
     RatedGame *games;          /* every finished game known at the end (stored before or now; heap,
                                   freed by run_stats_free): for the final standings */
     int64_t ngames;
@@ -74,8 +106,14 @@ void run_stats_free(RunStats *stats);
 
 /* Runs (or resumes) the tournament.  With ro->out_path NULL the games are
  * played but not stored (their results reach stats->games and the progress
- * reports only).  Errors: store errors, unreadable openings.  On interruption (*stop set) the games in flight are abandoned,
- * the finished ones flushed, and TV_OK is returned with interrupted set. */
+ * reports only).  Every separate program is started and checked before the
+ * store is created, so an engine that cannot start leaves no store.  Errors:
+ * store errors, unreadable openings, engines that fail; whatever stops the
+ * run, every finished game is stored unless writing failed, and stats->played
+ * is then what the store holds (read back after closing it); a store this
+ * run created that holds no game is removed.  On interruption (*stop set)
+ * the games in flight are abandoned, the finished ones flushed, and TV_OK is
+ * returned with interrupted set. */
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err);
 
 /* ---- the pieces of a run (runner_run uses them; so does the MPI runner) ---- */
@@ -85,6 +123,8 @@ typedef struct {
     int64_t index;     /* plan index */
     int32_t result;    /* 1 White won, 0 draw, -1 Black won */
     int32_t positions; /* positions stored */
+    int32_t termination; /* Termination (0 from a sender that does not say) */
+    int32_t over_ms;     /* TERM_TIME_FORFEIT: ms beyond the limit and timemargin (GameOutcome) */
 } GameDone;
 
 /* Hands out games: reports `done` (the game the calling thread just

@@ -28,6 +28,8 @@
  *               /dev/null) that sleeps; plays normally
  *   grandchild  at start, leaves a child that ignores SIGTERM (stdio on
  *               /dev/null) and sleeps; plays normally
+ *   crash-newgame  dies (abort) on its Nth `ucinewgame` (--after N, counted
+ *               from 1; 0 counts as 1), between two games
  *
  * --no-rules: does not declare the rule options (slide_over_own, enpassant,
  * ending), so a tournament with a non-default rule option must refuse it.
@@ -140,7 +142,7 @@ int main(int argc, char **argv)
     Options o = {0};
     Position pos;
     tfen_read_arg("startpos", &pos, NULL);
-    int played = 0;
+    int played = 0, newgames = 0;
     bool handshake_done = false;
     static char line[1 << 20];
     while (fgets(line, sizeof line, stdin)) {
@@ -244,10 +246,14 @@ int main(int argc, char **argv)
                 sleep_ms(20);
                 say(l);
             }
+        } else if (!strcmp(verb, "ucinewgame")) {
+            newgames++;
+            if (!strcmp(mode, "crash-newgame") && newgames >= (after > 0 ? after : 1))
+                abort();
         } else if (!strcmp(verb, "quit")) {
             return 0;
         }
-        /* ucinewgame, stop and anything else: nothing to do */
+        /* stop and anything else: nothing to do */
     }
     return 0;
 }

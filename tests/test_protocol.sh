@@ -138,8 +138,8 @@ depth = 1" "" "engine 'b' (.*): option.Hash = 99: option Hash takes a whole numb
 refuse unknown-option "command = $tmp/fake --mode ok
 option.Colour = blue
 depth = 1" "" "engine 'b' (.*) has no option 'Colour'"
-check "slow-ready: games before the failure were stored" \
-  grep -q "games replayed" <("$tv" verify "$tmp/r-slow-ready.h5" 2>&1)
+check "slow-ready: it failed at its first game: the empty store is removed (a rerun needs no --force)" \
+  [ ! -e "$tmp/r-slow-ready.h5" ]
 
 # ---- the protocol log: every line both ways, with times, of two engines on
 # two threads in one file, whole lines only ----
