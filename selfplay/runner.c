@@ -443,7 +443,7 @@ TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err)
         char *copy = strdup(c.tournament_ini);
         if (!copy)
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        else if (tournament_read_text(t->source, copy, strlen(copy), &stored, &e) != TV_OK) {
+        else if (tournament_read_stored_text(t->source, copy, strlen(copy), &stored, &e) != TV_OK) {
             ok = false;
             snprintf(why, sizeof why, "its stored INI no longer reads: %.200s", e.msg);
         } else {

@@ -241,6 +241,8 @@ typedef struct {
     int file_line;    /* line of [openings] file */
     int per_game_line; /* line of [openings] per_game */
     int cycle_line, order_line, start_line; /* lines of [openings] cycle, order, start */
+    bool stored; /* the text of a store's attribute: its games were played, so a short openings file (stores made
+                    before cycle existed) is read as cycled */
     /* [each]: its keys, given to every engine once the file is read */
     int neach;
     struct {
@@ -990,7 +992,7 @@ static TvStatus load_openings(Tournament *t, const Reader *r, TvError *err)
         st = fail_at(err, TV_ERR_PARSE, t->source, r->start_line,
                      "[openings] start %d is beyond the %d openings of '%s' (give 1 to %d)", t->openings.start, o.n,
                      path, o.n);
-    else if (st == TV_OK && needed > o.n && !t->openings.cycle)
+    else if (st == TV_OK && needed > o.n && !t->openings.cycle && !r->stored)
         st = fail_at(err, TV_ERR_PARSE, t->source, ini_line,
                      "the openings file '%s' has %d openings, but the plan needs %lld (%s = %lld), so the rest "
                      "would repeat them: give more openings, fewer pairs, or set [openings] cycle = yes to play "
@@ -1074,7 +1076,19 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
     return tournament_read_text(path, text, len, t, err);
 }
 
+static TvStatus read_text(const char *path, char *text, size_t len, bool stored, Tournament *t, TvError *err);
+
 TvStatus tournament_read_text(const char *path, char *text, size_t len, Tournament *t, TvError *err)
+{
+    return read_text(path, text, len, false, t, err);
+}
+
+TvStatus tournament_read_stored_text(const char *path, char *text, size_t len, Tournament *t, TvError *err)
+{
+    return read_text(path, text, len, true, t, err);
+}
+
+static TvStatus read_text(const char *path, char *text, size_t len, bool stored, Tournament *t, TvError *err)
 {
     tv_error_clear(err);
     set_defaults(t, path);
@@ -1096,6 +1110,7 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
     }
     r->t = t;
     r->name = path;
+    r->stored = stored;
     const char *slash = strrchr(path, '/');
     if (slash && (size_t)(slash - path + 1) < sizeof r->dir) {
         memcpy(r->dir, path, (size_t)(slash - path + 1));

@@ -161,6 +161,10 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err);
  * it, also on error), as if read from `path` (messages name it; engine and
  * openings paths are relative to its directory). */
 TvStatus tournament_read_text(const char *path, char *text, size_t len, Tournament *t, TvError *err);
+/* tournament_read_text for the INI stored in a store (what --resume compares with): the same reader, except that
+ * an openings file shorter than the plan is read as cycled, since the stored games were played that way (stores
+ * made before [openings] cycle existed). */
+TvStatus tournament_read_stored_text(const char *path, char *text, size_t len, Tournament *t, TvError *err);
 
 /* Whether a store made by tournament `stored` can be continued by `now`:
  * every setting that decides a game is the same (format, seed, rules,
