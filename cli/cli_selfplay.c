@@ -164,6 +164,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     ro.threads = threads < 0 ? 0 : threads == 0 ? omp_get_max_threads() : (int)threads; /* 0: all cores */
     ro.max_games = games;
     ro.stop = &g_stop;
+    t.stop = &g_stop; /* the openings of a big plan take seconds */
     CliProgress progress = {isatty(STDERR_FILENO), 0};
     ro.progress = quiet ? NULL : cli_progress_line;
     ro.progress_user = &progress;

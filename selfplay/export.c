@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "notation.h"
 #include "outcome.h"
 #include "record.h"
@@ -33,27 +34,26 @@ static const StoredGame **index_order(const StoreContents *c)
 
 /* Opens path for writing and puts the games of c in index order: both or
  * neither (an error then). */
-static TvStatus open_export(const StoreContents *c, const char *path, const StoredGame ***order, FILE **f,
-                            TvError *err)
+static TvStatus open_export(const StoreContents *c, const char *path, const char *what, const StoredGame ***order,
+                            TvAtomicFile *f, TvError *err)
 {
     *order = index_order(c);
     if (!*order)
         return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
-    *f = fopen(path, "w");
-    if (!*f) {
+    TvStatus st = tv_atomic_open(f, path, what, err);
+    if (st != TV_OK)
         free(*order);
-        return tv_fail(err, TV_ERR_IO, "export: cannot write %s: %s", path, strerror(errno));
-    }
-    return TV_OK;
+    return st;
 }
 
 TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
 {
     const StoredGame **order;
-    FILE *f;
-    TvStatus st = open_export(c, path, &order, &f, err);
+    TvAtomicFile af;
+    TvStatus st = open_export(c, path, "digest file", &order, &af, err);
     if (st != TV_OK)
         return st;
+    FILE *f = af.f;
     for (int64_t i = 0; i < c->ngames; i++) {
         const StoredGame *g = order[i];
         uint64_t h = tv_hash_bytes(TV_HASH_START, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
@@ -79,9 +79,7 @@ TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
                 g->position_count, (unsigned long long)h);
     }
     free(order);
-    if (fclose(f) != 0)
-        return tv_fail(err, TV_ERR_IO, "export: writing %s failed: %s", path, strerror(errno));
-    return TV_OK;
+    return tv_atomic_commit(&af, err);
 }
 
 typedef struct {
@@ -133,10 +131,11 @@ static void move_comment(const StoredMove *m, char *buf, size_t n)
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err)
 {
     const StoredGame **order;
-    FILE *f;
-    TvStatus st = open_export(c, path, &order, &f, err);
+    TvAtomicFile af;
+    TvStatus st = open_export(c, path, "TGN file", &order, &af, err);
     if (st != TV_OK)
         return st;
+    FILE *f = af.f;
     Move *moves = NULL;
     char(*comments)[48] = NULL;
     const char **comment_ptrs = NULL;
@@ -215,7 +214,9 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     free(comments);
     free(comment_ptrs);
     free(order);
-    if (fclose(f) != 0 && st == TV_OK)
-        st = tv_fail(err, TV_ERR_IO, "export: writing %s failed: %s", path, strerror(errno));
-    return st;
+    if (st != TV_OK) {
+        tv_atomic_abort(&af); /* the old file (or none), not half an export */
+        return st;
+    }
+    return tv_atomic_commit(&af, err);
 }

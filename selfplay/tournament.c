@@ -1235,6 +1235,10 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
             return tv_fail(err, TV_ERR_LIMIT, "opening %d: out of memory for the balance search", opening);
     }
     for (int attempt = 0; attempt < OPENING_ATTEMPTS; attempt++) {
+        if (t->stop && *t->stop) { /* a signal: each attempt takes about a millisecond */
+            search_free(ctx);
+            return tv_fail(err, TV_ERR_ARG, "stopped by a signal while making opening %d", opening);
+        }
         uint64_t rng = opening_rng_seed(t->seed, opening, attempt);
         pos_set_start(out);
         bool ok = true;

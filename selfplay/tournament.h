@@ -7,6 +7,7 @@
 #ifndef TAVRELI_TOURNAMENT_H
 #define TAVRELI_TOURNAMENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,6 +105,9 @@ typedef struct {
     int sprt_line;         /* line of the first [sprt] key (for messages) */
     char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used */
     int nopening_tfens;
+    /* set by a front end (not the reader): a signal's stop flag, polled by
+     * tournament_opening (making a big plan's openings takes seconds) */
+    volatile sig_atomic_t *stop;
 } Tournament;
 
 /* Fills t with every default of a tournament INI (documented in
@@ -192,7 +196,8 @@ void tournament_game(const Tournament *t, int64_t i, PlannedGame *g);
 /* The start position of opening `opening` (random and balanced from the
  * seed, or line `opening` of the openings file, cycling).  Deterministic.
  * Random openings need a search: a fresh context with default weights is
- * used for the balance check. */
+ * used for the balance check.  Fails (TV_ERR_ARG, "stopped by a signal")
+ * once *t->stop is set. */
 TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvError *err);
 
 #endif
