@@ -208,10 +208,11 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     if (st != TV_OK) {
         /* the error alone: no summary that would look like a success */
         cli_error("%s", err.msg);
+        char shown[1024];
         if (stats.played > 0 && info.rank == 0)
             fprintf(stderr, "note: %lld games of this run are stored in %s; once the cause is fixed, --resume "
                             "continues from them\n",
-                    (long long)stats.played, out);
+                    (long long)stats.played, tv_escape(out, shown, sizeof shown));
         run_stats_free(&stats);
         tournament_free(&t);
         return g_signal ? interrupted_status() : CLI_FAIL;

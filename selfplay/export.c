@@ -128,6 +128,23 @@ static void move_comment(const StoredMove *m, char *buf, size_t n)
     snprintf(buf, n, "%s/%d%s", score, m->depth, time);
 }
 
+/* A player's name as a tag value: the store's text, which may lack its
+ * terminating NUL or hold a line break (a hand-made store): read within its
+ * field and escaped (tv_escape: "\x0A"), so the record reads back. */
+static void engine_tag(const StoreContents *c, int i, char *buf, size_t n)
+{
+    if (i < 0 || i >= c->nengines) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    const char *name = c->engines[i].name;
+    char raw[sizeof c->engines[0].name + 1];
+    size_t len = strnlen(name, sizeof c->engines[0].name);
+    memcpy(raw, name, len);
+    raw[len] = 0;
+    tv_escape(raw, buf, n);
+}
+
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err)
 {
     const StoredGame **order;
@@ -150,7 +167,9 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     size_t sl = strlen(stem);
     if (sl > 3 && strcmp(stem + sl - 3, ".h5") == 0)
         stem[sl - 3] = 0;
-    export_tournament_name(c->tournament_ini, stem, event, sizeof event);
+    char name[sizeof event];
+    export_tournament_name(c->tournament_ini, stem, name, sizeof name);
+    tv_escape(name, event, sizeof event); /* the store's text: no control byte in a tag */
     for (int64_t gi = 0; gi < c->ngames && st == TV_OK; gi++) {
         const StoredGame *g = order[gi];
         Position start, p;
@@ -186,11 +205,11 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         }
         if (st != TV_OK)
             break;
-        char round[32], index[32], white[80], black[80];
+        char round[32], index[32], white[4 * sizeof c->engines[0].name + 1], black[sizeof white];
         snprintf(round, sizeof round, "%lld", (long long)g->index + 1); /* 1-based, as PGN counts */
         snprintf(index, sizeof index, "%lld", (long long)g->index);
-        snprintf(white, sizeof white, "%s", g->white >= 0 && g->white < c->nengines ? c->engines[g->white].name : "?");
-        snprintf(black, sizeof black, "%s", g->black >= 0 && g->black < c->nengines ? c->engines[g->black].name : "?");
+        engine_tag(c, g->white, white, sizeof white);
+        engine_tag(c, g->black, black, sizeof black);
         RecordTag tags[6] = {{"Event", event},
                              {"Round", round},
                              {"GameIndex", index},
