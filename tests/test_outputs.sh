@@ -194,9 +194,19 @@ check "... its INI has no line longer than the INI reader's 198 characters" \
   awk 'length($0) > 198 { bad = 1 } END { exit bad }' "$tmp/one.ini"
 "$tv" analyse --engine "$tmp/one.ini" --depth 1 startpos >"$tmp/out" 2>"$tmp/err"
 check "... and analyse --engine reads it" [ $? = 0 ]
-"$tv" tune --data "$tmp/s.h5" --engine "$tmp/engines/default.ini" --out "$tmp/four.ini" >"$tmp/out" 2>"$tmp/err"
+# four games, half held out: NO IMPROVEMENT (once a 240-character line)
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/four.h5" --quiet >/dev/null 2>&1
+"$tv" tune --data "$tmp/four.h5" --engine "$tmp/engines/default.ini" --out "$tmp/four.ini" --holdout 0.5 \
+  >"$tmp/out" 2>"$tmp/err"
+check "tune with half the games held out: exit 0" [ $? = 0 ]
+check "... NO IMPROVEMENT" grep -q "NO IMPROVEMENT" "$tmp/four.ini"
+check "... no line of its INI longer than 198 characters" \
+  awk 'length($0) > 198 { bad = 1 } END { exit bad }' "$tmp/four.ini"
 "$tv" analyse --engine "$tmp/four.ini" --depth 1 startpos >"$tmp/out" 2>"$tmp/err"
-check "tune with a hold-out: analyse --engine reads its INI" [ $? = 0 ]
+check "... and analyse --engine reads it" [ $? = 0 ]
+"$tv" weights --ini "$tmp/w.ini" >/dev/null 2>"$tmp/err"
+"$tv" analyse --engine "$tmp/w.ini" --depth 1 startpos >"$tmp/out" 2>"$tmp/err"
+check "weights --ini: analyse --engine reads its INI" [ $? = 0 ]
 
 # ---- the [train] INI reader refuses what the tournament reader refuses -----------------
 # Each row: a file, the exit status wanted (non-zero) and a word of the message.
