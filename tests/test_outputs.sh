@@ -179,7 +179,7 @@ for i in 1 2 3; do
   [ $ok = 1 ] && won=$((won + 1))
   loser=$tmp/r1.err
   [ $rc1 = 0 ] && loser=$tmp/r2.err
-  check "race $i: the other says the store exists" grep -q "already exists" "$loser"
+  check "race $i: the other says the store exists" grep -q "exists" "$loser"
   "$tv" verify "$tmp/race$i.h5" >/dev/null 2>&1
   check "race $i: the store holds the winner's games" [ $? = 0 ]
   check "race $i: no temporary file is left" [ -z "$(ls "$tmp" | grep "race$i.h5.tmp")" ]
@@ -252,6 +252,27 @@ row "a directory" "is a directory"
 rmdir "$tmp/bad.ini"
 mkfifo "$tmp/bad.ini"
 row "a FIFO" "not a regular file"
+rm -f "$tmp/bad.ini"
+
+# the engine INI's reader shares the prologue: the same refusals from a file
+erow() { # erow NAME WORD (the file is $tmp/bad.ini)
+  "$tv" analyse --engine "$tmp/bad.ini" --depth 1 startpos >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  check "engine INI: $1 is refused (exit $rc)" [ $rc != 0 ]
+  check "engine INI: $1: the message says '$2'" grep -q -- "$2" "$tmp/err"
+}
+printf '[engine]\nname = x\0\n[weights]\ntempo = 99\n' >"$tmp/bad.ini"
+erow "a NUL byte" "bad.ini:2: a NUL byte"
+{ printf '[engine]\n'; printf '# %0250d\n' 0; } >"$tmp/bad.ini"
+erow "a 252-character line" "bad.ini:2: line is longer"
+printf '[engine]\n[serch]\n' >"$tmp/bad.ini"
+erow "a misspelt section without keys" "bad.ini:2: unknown section \[serch\]"
+rm -f "$tmp/bad.ini"
+mkdir "$tmp/bad.ini"
+erow "a directory" "is a directory"
+rmdir "$tmp/bad.ini"
+mkfifo "$tmp/bad.ini"
+erow "a FIFO" "not a regular file"
 rm -f "$tmp/bad.ini"
 
 # ---- a signal while a big plan's openings are made -------------------------------------
