@@ -870,12 +870,10 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
     tv_error_clear(err);
     char *text;
     size_t len;
-    TvError e;
-    if (tv_read_file(path, "tournament file", &text, &len, &e) != TV_OK) {
+    TvStatus st = tv_ini_load(path, "tournament file", &text, &len, err); /* the INI readers' one prologue */
+    if (st != TV_OK) {
         set_defaults(t, path);
-        if (err)
-            copy_str(err->file, sizeof err->file, path);
-        return tv_fail(err, e.status, "%s", e.msg);
+        return st;
     }
     return tournament_read_text(path, text, len, t, err);
 }

@@ -288,7 +288,7 @@ static int result_handler(void *user, const char *section, const char *name, con
     } else if (!strcmp(name, "llr")) {
         char *end;
         r->llr = strtod(value, &end);
-        if (end == value || *end || !isfinite(r->llr))
+        if (end == value || *end) /* as written: "%.6f" (inf when an SPRT's LLR was) */
             return 0;
     } else if (!strcmp(name, "pairs")) {
         if (!tv_parse_long(value, 0, LONG_MAX, &r->pairs))
