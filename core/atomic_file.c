@@ -1,10 +1,11 @@
 /* atomic_file.c: outputs written whole or not at all (see atomic_file.h). */
-#define _GNU_SOURCE /* renameat2 (RENAME_NOREPLACE) */
+#define _GNU_SOURCE /* renameat2 (RENAME_NOREPLACE), realpath */
 #include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,7 +56,14 @@ TvStatus tv_atomic_open(TvAtomicFile *a, const char *path, const char *what, TvE
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return open_fail(path, what, EISDIR, err);
-    int fd = create_temp(path, a->tmp, sizeof a->tmp);
+    /* a symbolic link: the file it names is replaced, the link stays */
+    char *real = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) ? realpath(path, NULL) : NULL;
+    if (real && snprintf(a->target, sizeof a->target, "%s", real) >= (int)sizeof a->target)
+        a->target[0] = 0;
+    free(real);
+    if (!a->target[0])
+        snprintf(a->target, sizeof a->target, "%s", path);
+    int fd = create_temp(a->target, a->tmp, sizeof a->tmp);
     if (fd < 0)
         return open_fail(path, what, errno, err);
     a->f = fdopen(fd, "w");
@@ -94,7 +102,7 @@ TvStatus tv_atomic_commit(TvAtomicFile *a, TvError *err)
     if (fclose(a->f) != 0 && !e)
         e = errno;
     a->f = NULL;
-    if (!e && rename(a->tmp, a->path) != 0)
+    if (!e && rename(a->tmp, a->target) != 0)
         e = errno;
     if (e) {
         unlink(a->tmp);

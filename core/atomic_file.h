@@ -13,7 +13,8 @@
  *
  * The temporary file is PATH.tmp-PID-N (N counts attempts), created with
  * O_EXCL, so two writers of one path (two processes, or two threads) never
- * share one. */
+ * share one.  When PATH is a symbolic link, the file it names is replaced
+ * (the link stays). */
 #ifndef TAVRELI_ATOMIC_FILE_H
 #define TAVRELI_ATOMIC_FILE_H
 
@@ -27,7 +28,8 @@
 typedef struct {
     FILE *f;                    /* write here; NULL once committed or aborted */
     char path[TV_PATH_MAX];     /* the user's path */
-    char tmp[TV_PATH_MAX + 32]; /* the temporary file beside it */
+    char target[TV_PATH_MAX];   /* the file replaced: path, or the file a symbolic link at path names */
+    char tmp[TV_PATH_MAX + 32]; /* the temporary file beside the target */
     const char *what;           /* "tuning log": names the file in messages */
 } TvAtomicFile;
 

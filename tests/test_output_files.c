@@ -100,6 +100,18 @@ static void test_atomic_commit_and_abort(void **state)
     assert_string_equal(t, "new\n");
     free(t);
     assert_int_equal(temp_files(), 0);
+    /* a symbolic link: the file it names gets the new text, the link stays */
+    char link_path[128];
+    snprintf(link_path, sizeof link_path, "%s/link.txt", tmpdir);
+    assert_int_equal(symlink("a.txt", link_path), 0);
+    assert_int_equal(tv_atomic_write(link_path, "test file", "via link\n", 9, &err), TV_OK);
+    struct stat lsb;
+    assert_int_equal(lstat(link_path, &lsb), 0);
+    assert_true(S_ISLNK(lsb.st_mode));
+    t = slurp(path);
+    assert_string_equal(t, "via link\n");
+    free(t);
+    assert_int_equal(temp_files(), 0);
     /* a directory at the path: the error names the path, no temporary file */
     snprintf(path, sizeof path, "%s/adir", tmpdir);
     assert_int_equal(mkdir(path, 0777), 0);
