@@ -252,6 +252,7 @@ static void test_tgn_names_escaped(void **state)
         assert_string_equal(e1, xs);
         ReplayResult res;
         assert_int_equal(replay_record(g, TV_PARSE_STRICT, &res, &err), TV_OK);
+        replay_result_free(&res);
     }
     records_free(&list);
     h5store_contents_free(&c);
