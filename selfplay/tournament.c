@@ -1221,6 +1221,8 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
         return TV_OK;
     }
     const OpeningSettings *os = &t->openings;
+    if (t->stop && *t->stop) /* a signal: before the search's table is made (a megabyte to clear) */
+        return tv_fail(err, TV_ERR_ARG, "stopped by a signal while making opening %d", opening);
     SearchContext *ctx = NULL;
     if (os->balance_depth > 0 || os->sample_plies > 0) {
         EvalParams params;
