@@ -97,14 +97,15 @@ const char *cli_one_arg(const CliCommand *cmd, char **pos, int npos, const char 
  * words); stops at the last word that fits. */
 void cli_join_words(char **words, int n, char *buf, size_t size);
 
-/* Prints "error: <msg>" on stderr. */
+/* Prints "error: <msg>" on stderr, the message escaped (tv_escape: control
+ * bytes and bytes that are not UTF-8, in a file name for example, as \xNN). */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
 
-/* Prints "warning: <msg>" on stderr. */
+/* Prints "warning: <msg>" on stderr, escaped as cli_error does. */
 void cli_warning(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

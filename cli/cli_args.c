@@ -19,24 +19,30 @@
 
 const CliFlag CLI_NO_FLAGS[] = {{NULL, 0, 0, 0, 0, 0}};
 
+/* Prints "LEAD: MESSAGE" with the message escaped (tv_escape): a file name
+ * or a value echoed from the command line that is not UTF-8, or holds
+ * control bytes, is shown as \xNN, never sent raw to the terminal. */
+static void print_escaped(const char *lead, const char *fmt, va_list ap)
+{
+    char raw[2048], shown[4 * 2048];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    fprintf(stderr, "%s: %s\n", lead, tv_escape(raw, shown, sizeof shown));
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_escaped("error", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_warning(const char *fmt, ...)
 {
     va_list ap;
-    fputs("warning: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_escaped("warning", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_join_words(char **words, int n, char *buf, size_t size)

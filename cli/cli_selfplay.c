@@ -200,6 +200,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     ro.threads = threads < 0 ? 0 : threads == 0 ? omp_get_max_threads() : (int)threads; /* 0: all cores */
     ro.max_games = games;
     ro.stop = &g_stop;
+    t.stop = &g_stop; /* the openings of a big plan take seconds */
     CliProgress progress = {isatty(STDERR_FILENO), 0};
     ro.progress = quiet ? NULL : cli_progress_line;
     ro.referee = quiet ? NULL : cli_progress_referee;
@@ -246,17 +247,18 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         /* the error alone: no summary that would look like a success */
         cli_error("%s", err.msg);
         /* what the store holds (read back by the runner), not what was played */
+        char shown[1024];
         if (info.rank == 0 && stats.store_unread)
             fprintf(stderr, "note: %s could not be read back to count its games (%s); 'tavreli repair %s' "
                             "keeps its good games\n",
-                    out, stats.store_error.msg, out);
+                    tv_escape(out, shown, sizeof shown), stats.store_error.msg, tv_escape(out, shown, sizeof shown));
         else if (info.rank == 0 && stats.store_removed)
             fprintf(stderr, "note: no game was stored: %s was removed, so the run can start again as it is\n",
-                    out);
+                    tv_escape(out, shown, sizeof shown));
         else if (stats.played > 0 && info.rank == 0)
             fprintf(stderr, "note: %lld games of this run are stored in %s; once the cause is fixed, --resume "
                             "continues from them\n",
-                    (long long)stats.played, out);
+                    (long long)stats.played, tv_escape(out, shown, sizeof shown));
         run_stats_free(&stats);
         tournament_free(&t);
         return g_signal ? interrupted_status() : CLI_FAIL;

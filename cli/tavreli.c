@@ -1,7 +1,10 @@
 /* tavreli.c: the `tavreli` program: one command family for the rules, the
  * engine, self-play and the tuner.  Dispatches to the front ends. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "status.h"
@@ -92,7 +95,44 @@ static void print_usage(FILE *out)
           out);
 }
 
-int main(int argc, char **argv)
+/* A closed descriptor 0, 1 or 2 (`2>&-`, as some cron wrappers and
+ * daemonisers start programs) would be the next file opened: the store's
+ * HDF5 file would receive the progress lines.  Each closed one is opened on
+ * /dev/null first: 0 and 2 as usual (no input; messages go nowhere, there
+ * is nowhere to report), 1 read-only, so that a command whose answer is
+ * written to a closed stdout fails in finish_stdout instead of losing it.
+ * False when /dev/null cannot be opened. */
+static bool open_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY); /* the lowest free descriptor: fd */
+        if (got != fd) {
+            if (got >= 0)
+                close(got);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The answer must reach stdout: a write that failed (a closed stdout, a
+ * full disk: `>/dev/full`) turns the exit code into a failure with a
+ * message on stderr. */
+static int finish_stdout(int rc)
+{
+    bool failed = ferror(stdout);
+    int e = fflush(stdout) != 0 ? errno : 0;
+    if (fclose(stdout) != 0 && !e)
+        e = errno;
+    if (!e && !failed)
+        return rc;
+    cli_error("cannot write the output to stdout: %s", e ? strerror(e) : "a write failed");
+    return rc != CLI_OK ? rc : CLI_FAIL;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         print_usage(stderr);
@@ -114,4 +154,11 @@ int main(int argc, char **argv)
     char shown[160];
     cli_error("unknown command '%s' (run 'tavreli --help' for the list)", tv_escape(argv[1], shown, sizeof shown));
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (!open_standard_fds())
+        return CLI_FAIL; /* no /dev/null: nowhere safe to write, not even a message */
+    return finish_stdout(run(argc, argv));
 }

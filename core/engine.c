@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
+
 void engine_default(EngineVersion *e)
 {
     memset(e, 0, sizeof *e);
@@ -180,60 +182,18 @@ static TvStatus finish(int rc, Reader *r, const char *name, TvError *err)
 
 TvStatus engine_read(const char *path, EngineVersion *e, TvError *err)
 {
-    tv_error_clear(err);
     char *text;
-    size_t len;
-    TvError e2;
-    if (tv_read_file(path, "engine file", &text, &len, &e2) != TV_OK) {
-        if (err)
-            snprintf(err->file, sizeof err->file, "%s", path);
-        return tv_fail(err, e2.status, "%s", e2.msg);
+    TvStatus s = tv_ini_load(path, "engine file", &text, NULL, err);
+    if (s != TV_OK) {
+        engine_default(e);
+        return s;
     }
-    char why[200];
-    int bad = tv_ini_check_text(text, len, why, sizeof why);
-    TvStatus s;
-    if (bad) {
-        if (err) {
-            snprintf(err->file, sizeof err->file, "%s", path);
-            err->line = bad;
-        }
-        s = tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, bad, why);
-    } else
-        s = engine_read_string(text, path, e, err);
+    s = engine_read_string(text, path, e, err);
     free(text);
     return s;
 }
 
-/* inih reports keys, not section headers: an unknown section with no keys
- * would pass silently, so headers are checked here first.  Returns the line
- * of the first bad header, or 0. */
-static int check_sections(const char *text, Reader *r)
-{
-    int line = 1;
-    for (const char *s = text; *s; line++) {
-        const char *eol = strchr(s, '\n');
-        size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        const char *p = s;
-        while (p < s + len && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < s + len && *p == '[') {
-            const char *close = memchr(p, ']', len - (size_t)(p - s));
-            char name[64] = "";
-            if (close && (size_t)(close - p - 1) < sizeof name) {
-                memcpy(name, p + 1, (size_t)(close - p - 1));
-                name[close - p - 1] = 0;
-            }
-            if (strcmp(name, "engine") && strcmp(name, "search") && strcmp(name, "weights")) {
-                char shown[80];
-                snprintf(shown, sizeof shown, "%.*s", (int)(len - (size_t)(p - s) < 60 ? len - (size_t)(p - s) : 60), p);
-                fail(r, "unknown section %s%s (known: [engine], [search], [weights])", shown, "");
-                return line;
-            }
-        }
-        s += len + (eol ? 1 : 0);
-    }
-    return 0;
-}
+static const char *const ENGINE_SECTIONS[] = {"engine", "search", "weights", NULL};
 
 TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e, TvError *err)
 {
@@ -249,28 +209,63 @@ TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e
         return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", name, bad, why);
     }
     Reader r = {e, "", false, 0, {{0}}};
-    int rc = check_sections(text, &r);
+    int rc = tv_ini_check_sections(text, ENGINE_SECTIONS, r.msg, sizeof r.msg);
+    r.failed = rc != 0;
     if (rc == 0)
         rc = ini_parse_string(text, handler, &r);
     return finish(rc, &r, name, err);
 }
 
+/* Comment lines are wrapped at this width: readable in an editor, and far
+ * below the INI reader's TV_INI_LINE_MAX (a tuner comment once made a
+ * 240-character line that the reader refused). */
+#define COMMENT_WIDTH 78
+
+/* Writes text as "# " comment lines, each of its lines wrapped at blanks to
+ * COMMENT_WIDTH; a word longer than that (a path) stands alone, cut into
+ * pieces only beyond what a line can hold. */
+static void write_comment(FILE *f, const char *text)
+{
+    const size_t hard = TV_INI_LINE_MAX - 2;
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        const char *p = s, *end = s + len;
+        do {
+            size_t take = (size_t)(end - p);
+            if (take > COMMENT_WIDTH) {
+                size_t cut = COMMENT_WIDTH;
+                while (cut > 0 && p[cut] != ' ')
+                    cut--;
+                if (cut == 0) { /* one long word: to its end, or what a line holds */
+                    cut = strcspn(p, " \n");
+                    if (cut > (size_t)(end - p))
+                        cut = (size_t)(end - p);
+                    if (cut > hard)
+                        cut = hard;
+                }
+                take = cut;
+            }
+            fprintf(f, "# %.*s\n", (int)take, p);
+            p += take;
+            while (p < end && *p == ' ')
+                p++;
+        } while (p < end);
+        s += len + (nl ? 1 : 0);
+    }
+}
+
 TvStatus engine_write(const char *path, const EngineVersion *e, const char *extra_comment, TvError *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write the engine file: %s", path, strerror(errno));
+    TvAtomicFile a;
+    TvStatus st = tv_atomic_open(&a, path, "engine file", err);
+    if (st != TV_OK)
+        return st;
+    FILE *f = a.f;
     fprintf(f, "# tavreli engine version. Every weight is listed; a file may give any subset\n"
                "# (the rest take their defaults). Units: centi-combatants.\n");
-    if (extra_comment && *extra_comment) {
-        const char *s = extra_comment;
-        while (*s) {
-            const char *nl = strchr(s, '\n');
-            size_t len = nl ? (size_t)(nl - s) : strlen(s);
-            fprintf(f, "# %.*s\n", (int)len, s);
-            s += len + (nl ? 1 : 0);
-        }
-    }
+    if (extra_comment && *extra_comment)
+        write_comment(f, extra_comment);
     fprintf(f, "\n[engine]\nname = %s\n", e->name);
     fprintf(f, "\n[search]\n");
     fprintf(f, "# default limits (0 = none); a tournament may set its own\n");
@@ -292,7 +287,5 @@ TvStatus engine_write(const char *path, const EngineVersion *e, const char *extr
             fprintf(f, "%s%d", i ? ", " : "", e->params.w[w->offset + i]);
         fprintf(f, "\n");
     }
-    if (fclose(f) != 0)
-        return tv_fail(err, TV_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-    return TV_OK;
+    return tv_atomic_commit(&a, err);
 }

@@ -29,7 +29,8 @@ TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e
 
 /* Writes e as a complete INI (every weight, with its meaning and bounds as
  * comments).  extra_comment (may be NULL) is written as comment lines after
- * the header. */
+ * the header, wrapped so that every line stays readable by engine_read.
+ * Atomic (core/atomic_file.h): the file is there whole or not at all. */
 TvStatus engine_write(const char *path, const EngineVersion *e, const char *extra_comment, TvError *err);
 
 #endif

@@ -165,6 +165,62 @@ int tv_ini_check_text(const char *text, size_t len, char *why, size_t n)
     return 0;
 }
 
+TvStatus tv_ini_load(const char *path, const char *what, char **text, size_t *len, TvError *err)
+{
+    tv_error_clear(err);
+    size_t n;
+    TvStatus st = tv_read_file(path, what, text, &n, err);
+    if (st != TV_OK) {
+        if (err)
+            snprintf(err->file, sizeof err->file, "%s", path);
+        return st;
+    }
+    char why[200];
+    int bad = tv_ini_check_text(*text, n, why, sizeof why);
+    if (bad) {
+        free(*text);
+        *text = NULL;
+        if (err) {
+            snprintf(err->file, sizeof err->file, "%s", path);
+            err->line = bad;
+        }
+        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, bad, why);
+    }
+    if (len)
+        *len = n;
+    return TV_OK;
+}
+
+int tv_ini_check_sections(const char *text, const char *const *known, char *why, size_t n)
+{
+    int line = 1;
+    for (const char *s = text; *s; line++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        const char *p = s;
+        while (p < s + len && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < s + len && *p == '[') {
+            const char *close = memchr(p, ']', len - (size_t)(p - s));
+            size_t nl = close ? (size_t)(close - p - 1) : 0;
+            bool ok = false;
+            for (int k = 0; close && known[k] && !ok; k++)
+                ok = strlen(known[k]) == nl && !strncmp(p + 1, known[k], nl);
+            if (!ok) {
+                size_t shown = len - (size_t)(p - s);
+                size_t at = (size_t)snprintf(why, n, "unknown section %.*s (known:", (int)(shown < 60 ? shown : 60), p);
+                for (int k = 0; known[k] && at < n; k++)
+                    at += (size_t)snprintf(why + at, n - at, "%s[%s]", k ? ", " : " ", known[k]);
+                if (at < n)
+                    snprintf(why + at, n - at, ")");
+                return line;
+            }
+        }
+        s += len + (eol ? 1 : 0);
+    }
+    return 0;
+}
+
 double tv_now_seconds(void)
 {
     struct timespec ts;

@@ -71,6 +71,20 @@ TvStatus tv_read_file(const char *path, const char *what, char **text, size_t *l
  * with the reason in why. */
 int tv_ini_check_text(const char *text, size_t len, char *why, size_t n);
 
+/* The one prologue of every INI reader: reads the whole file
+ * (tv_read_file: a directory, FIFO or device is refused, at most 16 MiB)
+ * and checks its text (tv_ini_check_text: NUL and other control bytes,
+ * lines too long for inih, text after a section header).  Errors name the
+ * file and, for the text, the line ("PATH:LINE: WHY"; err->file and
+ * err->line set).  On success *text is the heap text (free it). */
+TvStatus tv_ini_load(const char *path, const char *what, char **text, size_t *len, TvError *err);
+
+/* The section headers of an INI text that are not among known (a NULL-ended
+ * list of names without brackets): inih reports keys only, so a misspelt
+ * section without keys would pass unseen.  Returns 0, or the first bad
+ * header's line with "unknown section [X] (known: [a], [b])" in why. */
+int tv_ini_check_sections(const char *text, const char *const *known, char *why, size_t n);
+
 /* Clears an error record. */
 void tv_error_clear(TvError *err);
 

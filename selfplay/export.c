@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "notation.h"
 #include "outcome.h"
 #include "record.h"
@@ -33,27 +34,26 @@ static const StoredGame **index_order(const StoreContents *c)
 
 /* Opens path for writing and puts the games of c in index order: both or
  * neither (an error then). */
-static TvStatus open_export(const StoreContents *c, const char *path, const StoredGame ***order, FILE **f,
-                            TvError *err)
+static TvStatus open_export(const StoreContents *c, const char *path, const char *what, const StoredGame ***order,
+                            TvAtomicFile *f, TvError *err)
 {
     *order = index_order(c);
     if (!*order)
         return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
-    *f = fopen(path, "w");
-    if (!*f) {
+    TvStatus st = tv_atomic_open(f, path, what, err);
+    if (st != TV_OK)
         free(*order);
-        return tv_fail(err, TV_ERR_IO, "export: cannot write %s: %s", path, strerror(errno));
-    }
-    return TV_OK;
+    return st;
 }
 
 TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
 {
     const StoredGame **order;
-    FILE *f;
-    TvStatus st = open_export(c, path, &order, &f, err);
+    TvAtomicFile af;
+    TvStatus st = open_export(c, path, "digest file", &order, &af, err);
     if (st != TV_OK)
         return st;
+    FILE *f = af.f;
     for (int64_t i = 0; i < c->ngames; i++) {
         const StoredGame *g = order[i];
         uint64_t h = tv_hash_bytes(TV_HASH_START, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen));
@@ -79,9 +79,7 @@ TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
                 g->position_count, (unsigned long long)h);
     }
     free(order);
-    if (fclose(f) != 0)
-        return tv_fail(err, TV_ERR_IO, "export: writing %s failed: %s", path, strerror(errno));
-    return TV_OK;
+    return tv_atomic_commit(&af, err);
 }
 
 typedef struct {
@@ -130,13 +128,31 @@ static void move_comment(const StoredMove *m, char *buf, size_t n)
     snprintf(buf, n, "%s/%d%s", score, m->depth, time);
 }
 
+/* A player's name as a tag value: the store's text, which may lack its
+ * terminating NUL or hold a line break (a hand-made store): read within its
+ * field and escaped (tv_escape: "\x0A"), so the record reads back. */
+static void engine_tag(const StoreContents *c, int i, char *buf, size_t n)
+{
+    if (i < 0 || i >= c->nengines) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    const char *name = c->engines[i].name;
+    char raw[sizeof c->engines[0].name + 1];
+    size_t len = strnlen(name, sizeof c->engines[0].name);
+    memcpy(raw, name, len);
+    raw[len] = 0;
+    tv_escape(raw, buf, n);
+}
+
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err)
 {
     const StoredGame **order;
-    FILE *f;
-    TvStatus st = open_export(c, path, &order, &f, err);
+    TvAtomicFile af;
+    TvStatus st = open_export(c, path, "TGN file", &order, &af, err);
     if (st != TV_OK)
         return st;
+    FILE *f = af.f;
     Move *moves = NULL;
     char(*comments)[48] = NULL;
     const char **comment_ptrs = NULL;
@@ -151,7 +167,9 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     size_t sl = strlen(stem);
     if (sl > 3 && strcmp(stem + sl - 3, ".h5") == 0)
         stem[sl - 3] = 0;
-    export_tournament_name(c->tournament_ini, stem, event, sizeof event);
+    char name[sizeof event];
+    export_tournament_name(c->tournament_ini, stem, name, sizeof name);
+    tv_escape(name, event, sizeof event); /* the store's text: no control byte in a tag */
     for (int64_t gi = 0; gi < c->ngames && st == TV_OK; gi++) {
         const StoredGame *g = order[gi];
         Position start, p;
@@ -187,11 +205,11 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         }
         if (st != TV_OK)
             break;
-        char round[32], index[32], white[80], black[80];
+        char round[32], index[32], white[4 * sizeof c->engines[0].name + 1], black[sizeof white];
         snprintf(round, sizeof round, "%lld", (long long)g->index + 1); /* 1-based, as PGN counts */
         snprintf(index, sizeof index, "%lld", (long long)g->index);
-        snprintf(white, sizeof white, "%s", g->white >= 0 && g->white < c->nengines ? c->engines[g->white].name : "?");
-        snprintf(black, sizeof black, "%s", g->black >= 0 && g->black < c->nengines ? c->engines[g->black].name : "?");
+        engine_tag(c, g->white, white, sizeof white);
+        engine_tag(c, g->black, black, sizeof black);
         RecordTag tags[6] = {{"Event", event},
                              {"Round", round},
                              {"GameIndex", index},
@@ -215,7 +233,9 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     free(comments);
     free(comment_ptrs);
     free(order);
-    if (fclose(f) != 0 && st == TV_OK)
-        st = tv_fail(err, TV_ERR_IO, "export: writing %s failed: %s", path, strerror(errno));
-    return st;
+    if (st != TV_OK) {
+        tv_atomic_abort(&af); /* the old file (or none), not half an export */
+        return st;
+    }
+    return tv_atomic_commit(&af, err);
 }

@@ -4,9 +4,11 @@
  * and opening a store again to append to it (repairing one left by a crash).
  *
  * Crash safety:
- *  - a store is built under PATH.tmp (all datasets and attributes, flushed,
- *    SWMR writing started) and only then renamed to PATH, so PATH is never a
- *    half-made store;
+ *  - a store is built under a temporary name beside PATH (PATH.tmp-PID-N:
+ *    all datasets and attributes, flushed, SWMR writing started) and only
+ *    then given the name PATH, so PATH is never a half-made store.  A new
+ *    store is linked to PATH (never renamed over it): of two runs creating
+ *    one --out at once exactly one succeeds, the other is told PATH exists;
  *  - an append writes /moves and /positions and flushes them (H5Dflush)
  *    before it writes /games and flushes the file: /games is the commit
  *    point.  Fill values mark rows never written (game index -1);
@@ -15,6 +17,8 @@
  *    rewrites it (PATH.tmp, renamed over PATH) from what it holds (a merge
  *    of one input, store_merge.c). */
 #include "store_internal.h"
+
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -149,6 +153,26 @@ char *store_tmp_path(const char *path)
     return tmp;
 }
 
+/* HDF5's error details name the file it was given: the temporary one,
+ * removed by then.  Messages name the user's file (display) instead. */
+static void name_user_file(TvError *err, const char *tmp, const char *display)
+{
+    if (!err || !tmp[0] || !strcmp(tmp, display))
+        return;
+    char out[sizeof err->msg];
+    size_t n = 0, tl = strlen(tmp), dl = strlen(display);
+    for (const char *m = err->msg; *m && n + 1 < sizeof out;) {
+        if (!strncmp(m, tmp, tl) && n + dl + 1 < sizeof out) {
+            memcpy(out + n, display, dl);
+            n += dl;
+            m += tl;
+        } else
+            out[n++] = *m++;
+    }
+    out[n] = 0;
+    memcpy(err->msg, out, n + 1);
+}
+
 /* Builds a complete store at `tmp` (truncating it) with SWMR writing
  * started.  `display` names the store in messages. */
 TvStatus store_build(const char *tmp, const char *display, const StoredEngine *engines, int nengines,
@@ -183,7 +207,7 @@ TvStatus store_build(const char *tmp, const char *display, const StoredEngine *e
         goto done;
     }
     if ((s->file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0) {
-        store_h5_fail(err, TV_ERR_IO, tmp, "cannot create the HDF5 file");
+        store_h5_fail(err, TV_ERR_IO, display, "cannot create the HDF5 file");
         goto done;
     }
     for (int i = 0; i < DS_COUNT; i++) {
@@ -226,6 +250,7 @@ done:
         store_release(s);
         if (s)
             remove(tmp);
+        name_user_file(err, tmp, display);
     } else {
         *out = s;
     }
@@ -245,20 +270,23 @@ static TvStatus check_regular_or_absent(const char *path, TvError *err)
     return tv_fail(err, TV_ERR_IO, "%s is not a regular file: it is not a store and is not replaced", path);
 }
 
-/* Builds the store under PATH.tmp, renames it to PATH and locks it. */
+/* Builds the store under a temporary name beside PATH, locks it and gives
+ * it the name PATH: linked (a new store: exactly one of two runs creating
+ * PATH at once succeeds) or, with force, renamed over the old file. */
 TvStatus h5store_create(const char *path, bool force, const StoredEngine *engines, int nengines,
                         const char *tournament_ini, const char *options_str, H5Store **out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
-    char *tmp = NULL;
+    char tmp[TV_PATH_MAX + 32] = "";
     H5Store *s = NULL;
+    int lock_fd = -1;
     store_quiet_hdf5();
     *out = NULL;
     if (nengines < 0 || (nengines > 0 && !engines)) {
         st = tv_fail(err, TV_ERR_ARG, "%s: bad engine list", path);
         goto done;
     }
-    if (!force && access(path, F_OK) == 0) {
+    if (!force && access(path, F_OK) == 0) { /* early and clear; the link below is the guard */
         st = tv_fail(err, TV_ERR_IO, "%s already exists: use --resume to continue it or --force to overwrite it",
                      path);
         goto done;
@@ -268,28 +296,39 @@ TvStatus h5store_create(const char *path, bool force, const StoredEngine *engine
         goto done;
     if (force && access(path, F_OK) == 0 && (st = h5store_check_not_live(path, err)) != TV_OK)
         goto done;
-    if (!(tmp = store_tmp_path(path))) {
-        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+    if ((st = tv_temp_beside(path, "store", tmp, sizeof tmp, err)) != TV_OK)
         goto done;
-    }
     st = store_build(tmp, path, engines, nengines, tournament_ini, options_str, H5STORE_PROGRAM_VERSION, &s, err);
-    if (st != TV_OK)
-        goto done;
-    if (rename(tmp, path) != 0) {
-        st = tv_fail(err, TV_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        store_release(s);
-        s = NULL;
-        remove(tmp);
+    if (st != TV_OK) {
+        tmp[0] = 0; /* removed there */
         goto done;
     }
-    if ((s->lock_fd = lock_file(path)) < 0) {
+    /* locked before it has its name: no other writer can come in between */
+    if ((lock_fd = lock_file(tmp)) < 0) {
         st = lock_fail(path, err);
-        store_release(s);
         goto done;
     }
+    int why = 0;
+    if ((st = tv_publish(tmp, path, force, &why, err)) != TV_OK) {
+        if (why == EEXIST)
+            st = tv_fail(err, TV_ERR_IO,
+                         "%s already exists (another run created it while this one started): use --resume to "
+                         "continue it, or another --out",
+                         path);
+        goto done;
+    }
+    tmp[0] = 0;
+    s->lock_fd = lock_fd;
+    lock_fd = -1;
     *out = s;
+    s = NULL;
 done:
-    free(tmp);
+    if (lock_fd >= 0)
+        close(lock_fd);
+    if (s)
+        store_release(s);
+    if (tmp[0])
+        remove(tmp);
     return st;
 }
 

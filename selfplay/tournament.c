@@ -1066,12 +1066,10 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
     tv_error_clear(err);
     char *text;
     size_t len;
-    TvError e;
-    if (tv_read_file(path, "tournament file", &text, &len, &e) != TV_OK) {
+    TvStatus st = tv_ini_load(path, "tournament file", &text, &len, err); /* the INI readers' one prologue */
+    if (st != TV_OK) {
         set_defaults(t, path);
-        if (err)
-            copy_str(err->file, sizeof err->file, path);
-        return tv_fail(err, e.status, "%s", e.msg);
+        return st;
     }
     return tournament_read_text(path, text, len, t, err);
 }
@@ -1449,6 +1447,8 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
         return TV_OK;
     }
     const OpeningSettings *os = &t->openings;
+    if (t->stop && *t->stop) /* a signal: before the search's table is made (a megabyte to clear) */
+        return tv_fail(err, TV_ERR_ARG, "stopped by a signal while making opening %d", opening);
     SearchContext *ctx = NULL;
     if (os->balance_depth > 0 || os->sample_plies > 0) {
         EvalParams params;
@@ -1461,6 +1461,10 @@ TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvE
             return tv_fail(err, TV_ERR_LIMIT, "opening %d: out of memory for the balance search", opening);
     }
     for (int attempt = 0; attempt < OPENING_ATTEMPTS; attempt++) {
+        if (t->stop && *t->stop) { /* a signal: each attempt takes about a millisecond */
+            search_free(ctx);
+            return tv_fail(err, TV_ERR_ARG, "stopped by a signal while making opening %d", opening);
+        }
         uint64_t rng = opening_rng_seed(t->seed, opening, attempt);
         pos_set_start(out);
         bool ok = true;

@@ -7,6 +7,7 @@
 #ifndef TAVRELI_TOURNAMENT_H
 #define TAVRELI_TOURNAMENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -122,6 +123,9 @@ typedef struct {
     char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used, in the
                                            order they are played (order and start applied) */
     int nopening_tfens;
+    /* set by a front end (not the reader): a signal's stop flag, polled by
+     * tournament_opening (making a big plan's openings takes seconds) */
+    volatile sig_atomic_t *stop;
 } Tournament;
 
 /* Fills t with every default of a tournament INI (documented in
@@ -226,7 +230,8 @@ void tournament_game(const Tournament *t, int64_t i, PlannedGame *g);
  * seed, or entry `opening` of opening_tfens, cycling: the file's positions
  * in the order of [openings] order and start).  Deterministic.
  * Random openings need a search: a fresh context with default weights is
- * used for the balance check. */
+ * used for the balance check.  Fails (TV_ERR_ARG, "stopped by a signal")
+ * once *t->stop is set. */
 TvStatus tournament_opening(const Tournament *t, int opening, Position *out, TvError *err);
 
 #endif

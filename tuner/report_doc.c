@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "atomic_file.h"
+
 /* ---- building -------------------------------------------------------------------- */
 
 static DocBlock *doc_add(Doc *d, DocBlockKind kind)
@@ -111,15 +113,20 @@ void doc_free(Doc *d)
 
 /* ---- Markdown ------------------------------------------------------------------- */
 
-static void md_cell(StrBuf *o, const char *s)
+/* Text in Markdown, which passes HTML through: < > & are written as
+ * entities, as the HTML page escapes them (an engine name is the store's
+ * text, "<script>" included); in a table cell also | and line breaks. */
+static void md_text(StrBuf *o, const char *s, bool cell)
 {
     for (; *s; s++) {
-        if (*s == '|')
-            strbuf_addf(o, "\\|");
-        else if (*s == '\n')
-            strbuf_addf(o, " ");
-        else
-            strbuf_addf(o, "%c", *s);
+        switch (*s) {
+        case '<': strbuf_addf(o, "&lt;"); break;
+        case '>': strbuf_addf(o, "&gt;"); break;
+        case '&': strbuf_addf(o, "&amp;"); break;
+        case '|': strbuf_addf(o, cell ? "\\|" : "|"); break;
+        case '\n': strbuf_addf(o, cell ? " " : "\n"); break;
+        default: strbuf_add_n(o, s, 1);
+        }
     }
 }
 
@@ -128,15 +135,23 @@ void doc_render_md(const Doc *d, StrBuf *o)
     for (int i = 0; i < d->n; i++) {
         const DocBlock *b = &d->b[i];
         switch (b->kind) {
-        case DOC_H1: strbuf_addf(o, "# %s\n\n", b->text); break;
-        case DOC_H2: strbuf_addf(o, "## %s\n\n", b->text); break;
-        case DOC_PARA: strbuf_addf(o, "%s\n\n", b->text); break;
-        case DOC_IMG: strbuf_addf(o, "![%s](%s)\n\n", b->text, b->file); break;
+        case DOC_H1:
+        case DOC_H2:
+        case DOC_PARA:
+            strbuf_addf(o, "%s", b->kind == DOC_H1 ? "# " : b->kind == DOC_H2 ? "## " : "");
+            md_text(o, b->text, false);
+            strbuf_addf(o, "\n\n");
+            break;
+        case DOC_IMG:
+            strbuf_addf(o, "![");
+            md_text(o, b->text, false);
+            strbuf_addf(o, "](%s)\n\n", b->file);
+            break;
         case DOC_TABLE:
             for (int k = 0; k < b->ncells; k++) {
                 int col = k % b->ncols;
                 strbuf_addf(o, col ? " | " : "| ");
-                md_cell(o, b->cells[k]);
+                md_text(o, b->cells[k], true);
                 if (col == b->ncols - 1) {
                     strbuf_addf(o, " |\n");
                     if (k == b->ncols - 1) {
@@ -299,19 +314,7 @@ TvStatus doc_write_file(const char *outdir, const char *name, const char *text, 
     char *path = doc_path(outdir, name);
     if (!path)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-        free(path);
-        return st;
-    }
-    size_t w = fwrite(text, 1, len, f);
-    int e = ferror(f) ? errno : 0;
-    if (fclose(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    TvStatus st = TV_OK;
-    if (w != len || e)
-        st = tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(e ? e : EIO));
+    TvStatus st = tv_atomic_write(path, "report file", text, len, err);
     free(path);
     return st;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,6 +186,22 @@ TvStatus plot_tuning_weights(PlotSet *p, const PlotBar *bars, int k, int nweight
     return data_end(p, "tuning_weights.dat", PLOT_TUNING_WEIGHTS_PNG, err);
 }
 
+/* Free space below which a plot that gnuplot could not write is put down
+ * to a full disk: a report's plots take 20 to 60 KB each. */
+#define PLOT_ROOM_BYTES (64 * 1024)
+
+/* True when the file system holding dir has less than PLOT_ROOM_BYTES free
+ * (for the user; the bytes free in *free_kib). */
+static bool disk_full(const char *dir, unsigned long long *free_kib)
+{
+    struct statvfs sv;
+    if (statvfs(dir, &sv) != 0)
+        return false;
+    unsigned long long room = (unsigned long long)sv.f_bavail * sv.f_frsize;
+    *free_kib = room / 1024;
+    return room < PLOT_ROOM_BYTES;
+}
+
 /* ---- gnuplot ------------------------------------------------------------------------- */
 
 /* Runs `gnuplot plots.gp` in outdir, its output going to outdir/gnuplot.log
@@ -243,7 +260,11 @@ static TvStatus run_gnuplot(const char *outdir, TvError *err)
             }
             fclose(f);
         }
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 126 && !line[0])
+        unsigned long long kib;
+        if (disk_full(outdir, &kib))
+            st = tv_fail(err, TV_ERR_IO, "gnuplot failed on %s/plots.gp: the disk holding %s is full (%llu KiB free)",
+                         outdir, outdir, kib);
+        else if (WIFEXITED(status) && WEXITSTATUS(status) == 126 && !line[0])
             st = tv_fail(err, TV_ERR_IO, "cannot run gnuplot in %s (is gnuplot installed and executable?)", outdir);
         else
             st = tv_fail(err, TV_ERR_IO, "gnuplot failed on %s/plots.gp: %s (see %s)", outdir,
@@ -267,7 +288,11 @@ static TvStatus check_png(const char *outdir, const char *name, TvError *err)
     if (f)
         fclose(f);
     TvStatus st = TV_OK;
-    if (n != 8 || memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0)
+    unsigned long long kib;
+    if ((n != 8 || memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0) && disk_full(outdir, &kib))
+        st = tv_fail(err, TV_ERR_IO, "gnuplot could not write the plot %s: the disk holding %s is full (%llu KiB free)",
+                     path, outdir, kib);
+    else if (n != 8 || memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0)
         st = tv_fail(err, TV_ERR_IO, "gnuplot did not write the plot %s (is its png or pngcairo terminal available?)",
                      path);
     free(path);

@@ -4,6 +4,7 @@
 #include "train.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include <ini.h>
 
+#include "atomic_file.h"
 #include "h5store.h"
 #include "ratings.h"
 #include "report_doc.h"
@@ -41,7 +43,10 @@ typedef struct {
 static const TrainKey TRAIN_KEYS[] = {
     {"name", KEY_NAME, offsetof(TrainConfig, name), 0, 0, 0},
     {"engine", KEY_PATH, offsetof(TrainConfig, engine), 0, 0, 0},
-    {"generations", KEY_LONG, offsetof(TrainConfig, generations), 1, 999, 3},
+    /* generation G tunes on the self-play of generations 1..G: at 100 the
+     * last fit reads 100 stores (20,000 games at the default 200), hours
+     * per generation at any depth worth training */
+    {"generations", KEY_LONG, offsetof(TrainConfig, generations), 1, 100, 3},
     {"games", KEY_LONG, offsetof(TrainConfig, games), 2, 1000000, 200},
     {"depth", KEY_LONG, offsetof(TrainConfig, depth), 1, 20, 2},
     {"sprt_pairs", KEY_LONG, offsetof(TrainConfig, sprt_pairs), 1, 1000000, 200},
@@ -116,8 +121,8 @@ static int train_handler(void *user, const char *section, const char *name, cons
             }
             return 1;
         case KEY_LONG: {
-            long v = strtol(value, &end, 10);
-            if (errno || end == value || *end || v < key->lo || v > key->hi) {
+            long v;
+            if (!tv_parse_long(value, (long)key->lo, (long)key->hi, &v)) {
                 snprintf(r->msg, sizeof r->msg, "[train] %s '%.40s' must be a whole number from %.0f to %.0f", name,
                          value, key->lo, key->hi);
                 return 0;
@@ -176,8 +181,7 @@ TvStatus train_read(const char *path, TrainConfig *c, TvError *err)
     if (!name_ok(c->name))
         snprintf(c->name, sizeof c->name, "train");
     char *text;
-    size_t len;
-    TvStatus st = tv_read_file(path, "training file", &text, &len, err);
+    TvStatus st = tv_ini_load(path, "training file", &text, NULL, err);
     if (st != TV_OK)
         return st;
     TrainReader r;
@@ -186,7 +190,10 @@ TvStatus train_read(const char *path, TrainConfig *c, TvError *err)
     const char *slash = strrchr(path, '/');
     if (slash && (size_t)(slash - path + 1) < sizeof r.dir)
         snprintf(r.dir, sizeof r.dir, "%.*s", (int)(slash - path + 1), path);
-    int rc = ini_parse_string(text, train_handler, &r);
+    static const char *const sections[] = {"train", NULL};
+    int rc = tv_ini_check_sections(text, sections, r.msg, sizeof r.msg);
+    if (rc == 0)
+        rc = ini_parse_string(text, train_handler, &r);
     free(text);
     if (rc != 0) {
         if (err) {
@@ -222,23 +229,10 @@ static TvStatus make_dir(const char *path, TvError *err)
     return TV_OK;
 }
 
-/* Writes text to path through path.tmp and a rename: the file is there
- * whole or not at all. */
+/* The file is there whole or not at all (core/atomic_file.h). */
 static TvStatus write_atomic(const char *path, const char *text, TvError *err)
 {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
-    fputs(text, f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    return TV_OK;
+    return tv_atomic_write(path, "training file", text, strlen(text), err);
 }
 
 static TvStatus copy_file(const char *from, const char *to, TvError *err)
@@ -282,16 +276,24 @@ static int result_handler(void *user, const char *section, const char *name, con
     if (strcmp(section, "result") != 0)
         return 0;
     if (!strcmp(name, "outcome")) {
+        if (strcmp(value, "accepted") && strcmp(value, "rejected") && strcmp(value, "inconclusive") &&
+            strcmp(value, "no-change"))
+            return 0;
         snprintf(r->outcome, sizeof r->outcome, "%s", value);
         r->have_outcome = true;
     } else if (!strcmp(name, "best")) {
-        r->best = strtol(value, NULL, 10);
+        if (!tv_parse_long(value, 0, 100000, &r->best))
+            return 0;
         r->have_best = true;
-    } else if (!strcmp(name, "llr"))
-        r->llr = strtod(value, NULL);
-    else if (!strcmp(name, "pairs"))
-        r->pairs = strtol(value, NULL, 10);
-    else
+    } else if (!strcmp(name, "llr")) {
+        char *end;
+        r->llr = strtod(value, &end);
+        if (end == value || *end) /* as written: "%.6f" (inf when an SPRT's LLR was) */
+            return 0;
+    } else if (!strcmp(name, "pairs")) {
+        if (!tv_parse_long(value, 0, LONG_MAX, &r->pairs))
+            return 0;
+    } else
         return 0;
     return 1;
 }
@@ -307,8 +309,7 @@ static TvStatus read_result(const char *dir, int g, GenResult *r, bool *have, Tv
     if (!*have)
         return TV_OK;
     char *text;
-    size_t len;
-    TvStatus st = tv_read_file(path, "generation result", &text, &len, err);
+    TvStatus st = tv_ini_load(path, "generation result", &text, NULL, err);
     if (st != TV_OK)
         return st;
     int rc = ini_parse_string(text, result_handler, r);
@@ -356,6 +357,7 @@ static TvStatus play(const char *ini_path, const char *text, const char *store, 
     ro.resume = exists(store);
     ro.threads = (int)c->threads;
     ro.stop = cb ? cb->stop : NULL;
+    t.stop = ro.stop; /* the openings of a big plan take seconds */
     memset(stats, 0, sizeof *stats);
     st = runner_run(&ro, stats, err);
     if (st == TV_OK && t.sprt)

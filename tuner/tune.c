@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "atomic_file.h"
 #include "gsl_util.h"
 #include "rng.h"
 #include "strbuf.h"
@@ -69,13 +70,13 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
         snprintf(logpath, sizeof out->log_path, "%s", a->log);
     else
         tune_default_log_path(a->out, logpath, sizeof out->log_path);
-    /* check the outputs can be written before the long part */
+    /* check the outputs can be written before the long part (without
+     * creating them: a run stopped before its end leaves no empty file) */
     for (int k = 0; k < 2; k++) {
-        const char *path = k ? logpath : a->out;
-        FILE *f = fopen(path, "a");
-        if (!f)
-            return tv_fail(err, TV_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        fclose(f);
+        TvAtomicFile probe;
+        if ((st = tv_atomic_open(&probe, k ? logpath : a->out, k ? "tuning log" : "engine file", err)) != TV_OK)
+            return st;
+        tv_atomic_abort(&probe);
     }
     TuneSet all, fit, hold;
     TuneLoadCounts lc;

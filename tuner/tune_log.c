@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "eval.h"
 #include "strbuf.h"
 
@@ -20,9 +21,11 @@ static double reported_se(const TuneResult *r, int i) { return r->boot_done > 1 
 
 TvStatus tune_write_log(const char *path, const TuneResult *r, const char *header, TvError *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write the tuning log: %s", path, strerror(errno));
+    TvAtomicFile a;
+    TvStatus st = tv_atomic_open(&a, path, "tuning log", err);
+    if (st != TV_OK)
+        return st;
+    FILE *f = a.f;
     fprintf(f, "# tavreli tuning log (format: tuner/report.h)\n");
     if (header)
         for (const char *s = header; *s;) {
@@ -62,9 +65,7 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
         for (int k = 0; k < r->ncv; k++)
             fprintf(f, "cv %.6g %.10g %.4g\n", r->cv_l2[k], r->cv_loss[k], r->cv_se[k]);
     }
-    if (fclose(f) != 0)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot write the tuning log: %s", path, strerror(errno));
-    return TV_OK;
+    return tv_atomic_commit(&a, err);
 }
 
 /* ---- the reader ------------------------------------------------------------------ */

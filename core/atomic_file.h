@@ -1,0 +1,68 @@
+/* atomic_file.h: files the project writes appear whole or not at all.
+ *
+ * Every output (tuned engine INIs, TGN exports, digests, reports, tuning
+ * logs, training files) is written to a new temporary file beside its path
+ * and renamed over it only once everything is written, flushed and synced:
+ * a full disk, an I/O error or a kill leaves the old file (or none), never
+ * half of one.  Messages name the user's path, never the temporary one.
+ *
+ *     TvAtomicFile a;
+ *     if (tv_atomic_open(&a, path, "tuning log", err) != TV_OK) return ...;
+ *     fprintf(a.f, ...);
+ *     return tv_atomic_commit(&a, err);   (or tv_atomic_abort(&a) on an error)
+ *
+ * The temporary file is PATH.tmp-PID-N (N counts attempts), created with
+ * O_EXCL, so two writers of one path (two processes, or two threads) never
+ * share one.  When PATH is a symbolic link, the file it names is replaced
+ * (the link stays). */
+#ifndef TAVRELI_ATOMIC_FILE_H
+#define TAVRELI_ATOMIC_FILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "status.h"
+
+#define TV_PATH_MAX 4096
+
+typedef struct {
+    FILE *f;                    /* write here; NULL once committed or aborted */
+    char path[TV_PATH_MAX];     /* the user's path */
+    char target[TV_PATH_MAX];   /* the file replaced: path, or the file a symbolic link at path names */
+    char tmp[TV_PATH_MAX + 32]; /* the temporary file beside the target */
+    const char *what;           /* "tuning log": names the file in messages */
+} TvAtomicFile;
+
+/* Creates the temporary file for path.  Errors (TV_ERR_IO) name path:
+ * "PATH: cannot write the WHAT: REASON" (no such folder, permission, a
+ * directory at PATH). */
+TvStatus tv_atomic_open(TvAtomicFile *a, const char *path, const char *what, TvError *err);
+
+/* Flushes, syncs and closes the temporary file and renames it over path.
+ * On any failure (a write that failed earlier included: a full disk) the
+ * temporary file is removed, path is left as it was, and the error names
+ * path with the reason ("No space left on device"). */
+TvStatus tv_atomic_commit(TvAtomicFile *a, TvError *err);
+
+/* Closes and removes the temporary file; path is left as it was.  Safe
+ * after a commit or an abort. */
+void tv_atomic_abort(TvAtomicFile *a);
+
+/* The whole of text (len bytes) to path, atomically. */
+TvStatus tv_atomic_write(const char *path, const char *what, const char *text, size_t len, TvError *err);
+
+/* For files that another library opens by name (HDF5): creates an empty
+ * new temporary file beside path (PATH.tmp-PID-N, O_EXCL) and puts its name
+ * in tmp (n bytes). */
+TvStatus tv_temp_beside(const char *path, const char *what, char *tmp, size_t n, TvError *err);
+
+/* Gives the finished file tmp the name path.  With replace, an existing
+ * path is replaced (rename).  Without, path must not exist: it is created
+ * by link() (or renameat2 RENAME_NOREPLACE where the file system has no
+ * hard links), so that of two processes creating one path exactly one
+ * succeeds; the other gets "PATH already exists" (TV_ERR_IO, errno EEXIST
+ * in *why_errno when not NULL) and its tmp is left for the caller to
+ * remove.  On success tmp no longer exists. */
+TvStatus tv_publish(const char *tmp, const char *path, bool replace, int *why_errno, TvError *err);
+
+#endif

@@ -1,0 +1,294 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_output_files.c: the files the project writes (issue 22).
+ *
+ *  - core/atomic_file: a commit replaces the file whole; an abort leaves the
+ *    old one and no temporary file; publishing without replace refuses an
+ *    existing path (the store creation race) and keeps the old file;
+ *  - engine_write wraps long comments (the tuner's NO IMPROVEMENT line
+ *    was 240 characters): every line within the INI reader's limit, and
+ *    engine_read reads the file back;
+ *  - a TGN export of a store whose engine names hold a line break, or fill
+ *    their field without a terminating NUL, reads back, the names escaped;
+ *  - report.md escapes HTML as report.html does. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "atomic_file.h"
+#include "engine.h"
+#include "export.h"
+#include "record.h"
+#include "report_doc.h"
+#include "runner.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/tavreli-outputs-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    return system(cmd);
+}
+
+static char *slurp(const char *path)
+{
+    char *text;
+    TvError err;
+    assert_int_equal(tv_read_file(path, "file", &text, NULL, &err), TV_OK);
+    return text;
+}
+
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Files in tmpdir whose name holds ".tmp". */
+static int temp_files(void)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "ls -a %s | grep -c '\\.tmp' >%s.count", tmpdir, tmpdir);
+    if (system(cmd) < 0)
+        return -1;
+    snprintf(cmd, sizeof cmd, "%s.count", tmpdir);
+    char *t = slurp(cmd);
+    int n = atoi(t);
+    free(t);
+    remove(cmd);
+    return n;
+}
+
+static void test_atomic_commit_and_abort(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.txt", tmpdir);
+    spit(path, "old\n");
+    TvAtomicFile a;
+    TvError err;
+    assert_int_equal(tv_atomic_open(&a, path, "test file", &err), TV_OK);
+    fputs("half of a new", a.f);
+    tv_atomic_abort(&a);
+    char *t = slurp(path);
+    assert_string_equal(t, "old\n");
+    free(t);
+    assert_int_equal(temp_files(), 0);
+    assert_int_equal(tv_atomic_open(&a, path, "test file", &err), TV_OK);
+    fputs("new\n", a.f);
+    assert_int_equal(tv_atomic_commit(&a, &err), TV_OK);
+    t = slurp(path);
+    assert_string_equal(t, "new\n");
+    free(t);
+    assert_int_equal(temp_files(), 0);
+    /* a symbolic link: the file it names gets the new text, the link stays */
+    char link_path[128];
+    snprintf(link_path, sizeof link_path, "%s/link.txt", tmpdir);
+    assert_int_equal(symlink("a.txt", link_path), 0);
+    assert_int_equal(tv_atomic_write(link_path, "test file", "via link\n", 9, &err), TV_OK);
+    struct stat lsb;
+    assert_int_equal(lstat(link_path, &lsb), 0);
+    assert_true(S_ISLNK(lsb.st_mode));
+    t = slurp(path);
+    assert_string_equal(t, "via link\n");
+    free(t);
+    assert_int_equal(temp_files(), 0);
+    /* a directory at the path: the error names the path, no temporary file */
+    snprintf(path, sizeof path, "%s/adir", tmpdir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    assert_int_equal(tv_atomic_open(&a, path, "test file", &err), TV_ERR_IO);
+    assert_non_null(strstr(err.msg, "adir: cannot write the test file"));
+    assert_null(strstr(err.msg, ".tmp"));
+    assert_int_equal(temp_files(), 0);
+}
+
+static void test_publish_no_replace(void **state)
+{
+    (void)state;
+    char path[128], tmp[TV_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/p.h5", tmpdir);
+    TvError err;
+    assert_int_equal(tv_temp_beside(path, "store", tmp, sizeof tmp, &err), TV_OK);
+    spit(tmp, "first\n");
+    int why;
+    assert_int_equal(tv_publish(tmp, path, false, &why, &err), TV_OK);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    /* a second creator of the same path loses and is told so */
+    assert_int_equal(tv_temp_beside(path, "store", tmp, sizeof tmp, &err), TV_OK);
+    spit(tmp, "second\n");
+    assert_int_equal(tv_publish(tmp, path, false, &why, &err), TV_ERR_IO);
+    assert_int_equal(why, EEXIST);
+    assert_non_null(strstr(err.msg, "already exists"));
+    char *t = slurp(path);
+    assert_string_equal(t, "first\n");
+    free(t);
+    /* with replace it takes the place */
+    assert_int_equal(tv_publish(tmp, path, true, &why, &err), TV_OK);
+    t = slurp(path);
+    assert_string_equal(t, "second\n");
+    free(t);
+    assert_int_equal(temp_files(), 0);
+}
+
+static void test_engine_comment_wrapped(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/e.ini", tmpdir);
+    /* a 240-character sentence (the tuner's NO IMPROVEMENT comment), a
+     * 230-character word (a path) and an empty line */
+    char comment[1024];
+    int n = snprintf(comment, sizeof comment, "NO IMPROVEMENT:");
+    for (int i = 0; n < 240; i++)
+        n += snprintf(comment + n, sizeof comment - (size_t)n, " word%d", i);
+    n += snprintf(comment + n, sizeof comment - (size_t)n, "\n\n/");
+    for (int i = 0; i < 230; i++)
+        comment[n++] = 'p';
+    comment[n] = 0;
+    EngineVersion e, back;
+    engine_default(&e);
+    TvError err;
+    assert_int_equal(engine_write(path, &e, comment, &err), TV_OK);
+    char *text = slurp(path);
+    int line = 1;
+    for (char *s = text; *s; line++) {
+        size_t len = strcspn(s, "\n");
+        if (len > TV_INI_LINE_MAX)
+            fail_msg("line %d has %zu characters", line, len);
+        s += len + (s[len] == '\n');
+    }
+    /* the words are all there, in order */
+    assert_non_null(strstr(text, "# NO IMPROVEMENT: word0 word1"));
+    free(text);
+    if (engine_read(path, &back, &err) != TV_OK)
+        fail_msg("engine_read of engine_write's file: %s", err.msg);
+    assert_memory_equal(&back.params, &e.params, sizeof e.params);
+}
+
+/* Plays 4 games at depth 1 into tmpdir/t.h5 and reads them. */
+static void play_small(StoreContents *c)
+{
+    Tournament t;
+    tournament_defaults(&t, "outputs");
+    t.text = "[tournament]\nname = outputs\n";
+    t.nengines = 2;
+    t.pairs = 2;
+    t.seed = 3;
+    t.threads = 1;
+    t.adjudication.max_plies = 30;
+    for (int i = 0; i < 2; i++) {
+        engine_default(&t.engines[i].engine);
+        t.engines[i].engine.limits = (SearchLimits){1, 0, 0};
+        snprintf(t.engines[i].engine.name, sizeof t.engines[i].engine.name, "e%d", i);
+        snprintf(t.engines[i].path, sizeof t.engines[i].path, "(built in)");
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/t.h5", tmpdir);
+    RunOptions ro;
+    memset(&ro, 0, sizeof ro);
+    ro.t = &t;
+    ro.out_path = path;
+    ro.force = true;
+    RunStats rs;
+    TvError err;
+    assert_int_equal(runner_run(&ro, &rs, &err), TV_OK);
+    run_stats_free(&rs);
+    assert_int_equal(h5store_read(path, true, true, c, &err), TV_OK);
+}
+
+static const char *tag(const GameRecord *g, const char *key)
+{
+    for (int k = 0; k < g->ntags; k++)
+        if (!strcmp(g->tags[k].key, key))
+            return g->tags[k].value;
+    return NULL;
+}
+
+static void test_tgn_names_escaped(void **state)
+{
+    (void)state;
+    StoreContents c;
+    play_small(&c);
+    assert_true(c.nengines == 2 && c.ngames == 4);
+    snprintf(c.engines[0].name, sizeof c.engines[0].name, "evil\n[Result \"0-1\"]");
+    memset(c.engines[1].name, 'x', sizeof c.engines[1].name); /* no terminating NUL */
+    char path[128];
+    snprintf(path, sizeof path, "%s/names.tgn", tmpdir);
+    TvError err;
+    assert_int_equal(export_tgn(&c, "t.h5", path, &err), TV_OK);
+    RecordList list;
+    if (records_read_file(path, &list, &err) != TV_OK)
+        fail_msg("the export does not read back: %s", err.msg);
+    assert_int_equal(list.count, 4);
+    char xs[sizeof c.engines[1].name + 1];
+    memset(xs, 'x', sizeof c.engines[1].name);
+    xs[sizeof c.engines[1].name] = 0;
+    for (int i = 0; i < list.count; i++) {
+        const GameRecord *g = &list.games[i];
+        const char *w = tag(g, "White"), *b = tag(g, "Black");
+        assert_non_null(w);
+        assert_non_null(b);
+        const char *e0 = !strcmp(w, xs) ? b : w, *e1 = e0 == w ? b : w;
+        assert_string_equal(e0, "evil\\x0A[Result \"0-1\"]");
+        assert_string_equal(e1, xs);
+        ReplayResult res;
+        assert_int_equal(replay_record(g, TV_PARSE_STRICT, &res, &err), TV_OK);
+        replay_result_free(&res);
+    }
+    records_free(&list);
+    h5store_contents_free(&c);
+}
+
+static void test_report_md_escapes_html(void **state)
+{
+    (void)state;
+    Doc d = {0};
+    doc_h1(&d, "Report on <b>");
+    doc_para(&d, "engine <script>alert(1)</script> & co");
+    doc_table(&d, "lr");
+    doc_cell(&d, "engine");
+    doc_cell(&d, "elo");
+    doc_cell(&d, "<img src=x onerror=y>|x");
+    doc_cell(&d, "1");
+    assert_false(d.oom);
+    StrBuf md = {0};
+    doc_render_md(&d, &md);
+    const char *s = strbuf_str(&md);
+    assert_null(strchr(s, '<'));
+    assert_non_null(strstr(s, "# Report on &lt;b&gt;"));
+    assert_non_null(strstr(s, "engine &lt;script&gt;alert(1)&lt;/script&gt; &amp; co"));
+    assert_non_null(strstr(s, "| &lt;img src=x onerror=y&gt;\\|x | 1 |"));
+    strbuf_free(&md);
+    doc_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_atomic_commit_and_abort),
+        cmocka_unit_test(test_publish_no_replace),
+        cmocka_unit_test(test_engine_comment_wrapped),
+        cmocka_unit_test(test_tgn_names_escaped),
+        cmocka_unit_test(test_report_md_escapes_html),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
