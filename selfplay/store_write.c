@@ -24,11 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef TAVRELI_VERSION
+#include "tavreli_version.h" /* TAVRELI_VERSION: git describe of the build (CMakeLists.txt) */
+
 #define H5STORE_PROGRAM_VERSION TAVRELI_VERSION
-#else
-#define H5STORE_PROGRAM_VERSION "0.1.0"
-#endif
 
 /* ---- the store handle ------------------------------------------------------------------ */
 
