@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ini.h>
+
 #include "h5store.h"
 #include "outcome.h"
 #include "ratings.h"
@@ -37,25 +39,53 @@
 
 /* ---- formatting ------------------------------------------------------------------ */
 
-static void fmt_signed(char *buf, size_t n, double x)
+/* The one way the report writes an Elo value (ratings, their intervals,
+ * differences, pairings' Elo and nElo): whole Elo with its sign, and 0
+ * without one (never "-0" or "+0.0": a value under half an Elo is 0).  Whole
+ * Elo because no interval a run reaches is that narrow: +-1 Elo needs about
+ * 200,000 games. */
+static void fmt_elo(char *buf, size_t n, double x)
 {
     if (isnan(x))
         snprintf(buf, n, "n/a");
     else if (isinf(x))
         snprintf(buf, n, "%s", x > 0 ? "+inf" : "-inf");
+    else if (fabs(x) < 0.5)
+        snprintf(buf, n, "0");
     else
-        snprintf(buf, n, "%+.1f", fabs(x) < 0.05 ? 0.0 : x);
+        snprintf(buf, n, "%+.0f", x);
 }
 
-static void fmt_pm(char *buf, size_t n, double x, double e)
+/* An Elo value with its 95% half-width: "+12 ± 30" ("n/a" or "inf" for a
+ * half-width that is not finite). */
+static void fmt_elo_pm(char *buf, size_t n, double x, double e)
 {
     char a[32], b[32];
-    fmt_signed(a, sizeof a, x);
+    fmt_elo(a, sizeof a, x);
     if (isfinite(e))
-        snprintf(b, sizeof b, "%.1f", e);
+        snprintf(b, sizeof b, "%.0f", e);
     else
         snprintf(b, sizeof b, "%s", isnan(e) ? "n/a" : "inf");
     snprintf(buf, n, "%.24s ± %.24s", a, b);
+}
+
+/* A pairing's Elo from its score: fmt_elo_pm, or for a perfect score (no
+ * finite Elo) the bound the games support at 95%: "> +X" or "< -X". */
+static void fmt_pairing_elo(char *buf, size_t n, const PairingStats *s)
+{
+    int64_t games = s->wins + s->draws + s->losses;
+    char a[32];
+    if (games == 0) {
+        snprintf(buf, n, "-");
+    } else if (s->losses == 0 && s->draws == 0) {
+        fmt_elo(a, sizeof a, stats_perfect_score_bound(games));
+        snprintf(buf, n, "> %s", a);
+    } else if (s->wins == 0 && s->draws == 0) {
+        fmt_elo(a, sizeof a, -stats_perfect_score_bound(games));
+        snprintf(buf, n, "< %s", a);
+    } else {
+        fmt_elo_pm(buf, n, s->elo, s->elo_err95);
+    }
 }
 
 static void fmt_pct(char *buf, size_t n, double x)
@@ -175,6 +205,7 @@ static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
 typedef struct {
     char name[64];
     const StoredEngine *eng; /* in the first store that has it */
+    const char *options;     /* its option.NAME lines there ("NAME=VALUE ...", "" when none) */
     int file;                /* that store */
     int64_t games;
     double points;
@@ -194,6 +225,7 @@ typedef struct {
     const char *const *files;
     int nfiles;
     StoreContents *c; /* nfiles */
+    char ***options;  /* nfiles x c[f].nengines: each engine's option.NAME lines (engine_options) */
     int nplayers;
     Player *players;
     int64_t ngames;       /* all games, each once */
@@ -231,6 +263,12 @@ static void report_free(Report *R)
     if (R->c)
         for (int f = 0; f < R->nfiles; f++)
             h5store_contents_free(&R->c[f]);
+    for (int f = 0; R->options && f < R->nfiles; f++) {
+        for (int e = 0; R->options[f] && e < R->c[f].nengines; e++)
+            free(R->options[f][e]);
+        free(R->options[f]);
+    }
+    free(R->options);
     free(R->c);
     free(R->players);
     free(R->kept);
@@ -259,23 +297,160 @@ static void report_free(Report *R)
     free(R->tl_rank);
 }
 
-/* Why x and y are not the same engine version (a name stands for one
- * version: the same kind, program, weights and limits), or NULL. */
-static const char *engine_difference(const StoredEngine *x, const StoredEngine *y, char *why, size_t n)
+/* ---- what an engine is: its /engines row and its option.NAME lines ------------------ */
+
+/* A separate program's options are not in /engines: they are the
+ * option.NAME = VALUE lines of its [engine NAME] section (and of an [each]
+ * section, which holds keys for every engine) in the store's tournament_ini,
+ * read here with inih as the tournament reader reads them. */
+typedef struct {
+    const StoreContents *c;
+    StrBuf *own;  /* c->nengines: "NAME=VALUE ..." of each engine's section */
+    StrBuf each;  /* of [each] */
+} OptionLines;
+
+static int option_line(void *user, const char *section, const char *name, const char *value)
 {
-    if (x->kind != y->kind || strncmp(x->command, y->command, sizeof x->command))
-        return "a different program";
-    if (x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms ||
-        strncmp(x->tc, y->tc, sizeof x->tc))
+    OptionLines *o = user;
+    if (strncmp(name, "option.", 7) != 0)
+        return 1;
+    StrBuf *dst = NULL;
+    if (!strcmp(section, "each")) {
+        dst = &o->each;
+    } else if (!strncmp(section, "engine", 6) && (section[6] == ' ' || section[6] == '\t')) {
+        const char *n = section + 6;
+        while (*n == ' ' || *n == '\t')
+            n++;
+        size_t len = strlen(n);
+        while (len > 0 && (n[len - 1] == ' ' || n[len - 1] == '\t'))
+            len--;
+        for (int e = 0; e < o->c->nengines && !dst; e++)
+            if (strlen(o->c->engines[e].name) == len && !strncmp(o->c->engines[e].name, n, len))
+                dst = &o->own[e];
+    }
+    if (dst)
+        strbuf_addf(dst, "%s%s=%s", dst->len ? " " : "", name + 7, value);
+    return 1;
+}
+
+/* Each engine's options in store c, "NAME=VALUE ..." ([each] first, then
+ * its own section; "" when none), as c->nengines heap strings in *out.
+ * A tournament_ini that does not read (a store written by hand) gives none. */
+static TvStatus engine_options(const StoreContents *c, char ***out, TvError *err)
+{
+    OptionLines o = {c, calloc((size_t)(c->nengines ? c->nengines : 1), sizeof(StrBuf)), {0}};
+    char **opts = calloc((size_t)(c->nengines ? c->nengines : 1), sizeof *opts);
+    TvStatus st = TV_OK;
+    if (!o.own || !opts) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        goto done;
+    }
+    ini_parse_string(c->tournament_ini ? c->tournament_ini : "", option_line, &o);
+    for (int e = 0; e < c->nengines && st == TV_OK; e++) {
+        StrBuf all = {0};
+        strbuf_addf(&all, "%s%s%s", o.each.s ? o.each.s : "", o.each.len && o.own[e].len ? " " : "",
+                    o.own[e].s ? o.own[e].s : "");
+        if (all.failed || o.own[e].failed || o.each.failed || !(opts[e] = all.s ? strbuf_take(&all) : strdup("")))
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        free(all.s);
+    }
+done:
+    for (int e = 0; o.own && e < c->nengines; e++)
+        free(o.own[e].s);
+    free(o.own);
+    free(o.each.s);
+    if (st != TV_OK && opts) {
+        for (int e = 0; e < c->nengines; e++)
+            free(opts[e]);
+        free(opts);
+        opts = NULL;
+    }
+    *out = opts;
+    return st;
+}
+
+/* The first word (space-separated "name=value") where a and b differ, as
+ * "WORD_OF_B, there WORD_OF_A". */
+static void first_word_difference(const char *a, const char *b, char *out, size_t n)
+{
+    while (*a || *b) {
+        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+        if (la != lb || strncmp(a, b, la)) {
+            snprintf(out, n, "%.*s, there %.*s", lb ? (int)(lb > 60 ? 60 : lb) : 4, lb ? b : "none",
+                     la ? (int)(la > 60 ? 60 : la) : 4, la ? a : "none");
+            return;
+        }
+        a += la + (a[la] == ' ');
+        b += lb + (b[lb] == ' ');
+    }
+    snprintf(out, n, "the same words");
+}
+
+/* An engine of a store as the report compares it: its /engines row and its
+ * option.NAME lines. */
+typedef struct {
+    const StoredEngine *e;
+    const char *options; /* "NAME=VALUE ..." or "" */
+} EngineId;
+
+static const char *KIND_NAMES[] = {"in-process engine", "random mover", "separate program"};
+
+static const char *kind_name(int kind)
+{
+    return kind >= 0 && kind < 3 ? KIND_NAMES[kind] : "unknown kind";
+}
+
+/* Why x and y are not the same engine version (a name stands for one
+ * version: the same kind, program and options, limits and clock, weights
+ * and search settings), or NULL.  y is said first ("B, there A").  Search
+ * settings are compared when both stores hold them (a store made before they
+ * were stored has ""). */
+static const char *engine_difference(EngineId x, EngineId y, char *why, size_t n)
+{
+    const StoredEngine *a = x.e, *b = y.e;
+    char w[160];
+    if (a->kind != b->kind) {
+        snprintf(why, n, "another kind of player (%s, there %s)", kind_name(b->kind), kind_name(a->kind));
+        return why;
+    }
+    if (strncmp(a->command, b->command, sizeof a->command)) {
+        snprintf(why, n, "a different program (command '%.80s', there '%.80s')", b->command, a->command);
+        return why;
+    }
+    if (strcmp(x.options, y.options)) {
+        first_word_difference(x.options, y.options, w, sizeof w);
+        snprintf(why, n, "other options (%s)", w);
+        return why;
+    }
+    if (a->depth != b->depth || a->nodes != b->nodes || a->movetime_ms != b->movetime_ms ||
+        strncmp(a->tc, b->tc, sizeof a->tc))
         return "other limits";
+    if (a->timemargin_ms != b->timemargin_ms) {
+        snprintf(why, n, "another timemargin (%d ms, there %d ms)", (int)b->timemargin_ms, (int)a->timemargin_ms);
+        return why;
+    }
     for (int i = 0; i < EVAL_NWEIGHTS; i++)
-        if (x->weights[i] != y->weights[i]) {
+        if (a->weights[i] != b->weights[i]) {
             char name[96];
             eval_weight_element_name(i, name, sizeof name);
-            snprintf(why, n, "other weights (%s %d, there %d)", name, y->weights[i], x->weights[i]);
+            snprintf(why, n, "other weights (%s %d, there %d)", name, b->weights[i], a->weights[i]);
             return why;
         }
+    if (a->settings[0] && b->settings[0] && strncmp(a->settings, b->settings, sizeof a->settings)) {
+        first_word_difference(a->settings, b->settings, w, sizeof w);
+        snprintf(why, n, "other search settings (%s)", w);
+        return why;
+    }
     return NULL;
+}
+
+/* Whether x and y are known to play alike: no difference, and for the
+ * built-in engine search settings stored for both. */
+static bool engines_identical(EngineId x, EngineId y)
+{
+    char why[8];
+    return !engine_difference(x, y, why, sizeof why) &&
+           (x.e->kind != 0 || (x.e->settings[0] && y.e->settings[0]));
 }
 
 /* Adds key to the open-addressing set (cap a power of two, at least twice
@@ -299,7 +474,8 @@ static bool set_add(uint64_t *set, size_t cap, uint64_t key)
 static TvStatus collect(Report *R, TvError *err)
 {
     R->c = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->c);
-    if (!R->c)
+    R->options = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->options);
+    if (!R->c || !R->options)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     int64_t all = 0;
     for (int f = 0; f < R->nfiles; f++) {
@@ -308,6 +484,8 @@ static TvStatus collect(Report *R, TvError *err)
             return st;
         if (R->c[f].ngames == 0)
             return tv_fail(err, TV_ERR_ARG, "%s: no games", R->files[f]);
+        if ((st = engine_options(&R->c[f], &R->options[f], err)) != TV_OK)
+            return st;
         if (!R->mix_rules && strcmp(R->c[f].options, R->c[0].options) != 0)
             return tv_fail(err, TV_ERR_ARG,
                            "%s was played under other rules (%s) than %s (%s): rating them together needs "
@@ -342,9 +520,12 @@ static TvStatus collect(Report *R, TvError *err)
             for (int p = 0; p < R->nplayers && map[e] < 0; p++)
                 if (!strncmp(c->engines[e].name, R->players[p].name, sizeof c->engines[e].name))
                     map[e] = p;
-            char why[160];
+            char why[400];
             const char *d;
-            if (map[e] >= 0 && (d = engine_difference(R->players[map[e]].eng, &c->engines[e], why, sizeof why)))
+            const EngineId here = {&c->engines[e], R->options[f][e]};
+            if (map[e] >= 0 &&
+                (d = engine_difference((EngineId){R->players[map[e]].eng, R->players[map[e]].options}, here, why,
+                                       sizeof why)))
                 st = tv_fail(err, TV_ERR_ARG,
                              "%s: engine '%.64s' has %s than in %s: one name must be one version (rename one of "
                              "them)",
@@ -353,6 +534,7 @@ static TvStatus collect(Report *R, TvError *err)
                 Player *p = &R->players[R->nplayers];
                 snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof c->engines[e].name - 1, c->engines[e].name);
                 p->eng = &c->engines[e];
+                p->options = R->options[f][e];
                 p->file = f;
                 p->rated = -1;
                 map[e] = R->nplayers++;
@@ -512,8 +694,8 @@ static TvStatus compute(Report *R, TvError *err)
                 p->b = b;
                 p->games = met_games[a * n + b];
                 pairing_stats(cg, R->nrg, R->players[a].rated, R->players[b].rated, &p->ps);
-                char why[8];
-                p->identical = !engine_difference(R->players[a].eng, R->players[b].eng, why, sizeof why);
+                p->identical = engines_identical((EngineId){R->players[a].eng, R->players[a].options},
+                                                 (EngineId){R->players[b].eng, R->players[b].options});
                 p->elo = malloc(sizeof *p->elo * (size_t)p->games);
                 p->err95 = malloc(sizeof *p->err95 * (size_t)p->games);
                 if (!p->elo || !p->err95)
@@ -724,10 +906,10 @@ static void build_doc(const Report *R, Doc *D)
         const Player *p = &R->players[R->rated_player[ri]];
         doc_cell(D, "%d", i + 1);
         doc_cell(D, "%s", p->name);
-        fmt_signed(a, sizeof a, R->r.elo[ri]);
+        fmt_elo(a, sizeof a, R->r.elo[ri]);
         doc_cell(D, "%s", a);
-        fmt_signed(a, sizeof a, R->r.lo[ri]);
-        fmt_signed(b, sizeof b, R->r.hi[ri]);
+        fmt_elo(a, sizeof a, R->r.lo[ri]);
+        fmt_elo(b, sizeof b, R->r.hi[ri]);
         doc_cell(D, "[%s, %s]", a, b);
         doc_cell(D, "%lld", (long long)p->games);
         fmt_pct(a, sizeof a, p->games ? p->points / (double)p->games : NAN);
@@ -754,8 +936,9 @@ static void build_doc(const Report *R, Doc *D)
                      (long long)p->adjudicated, (long long)p->games, R->players[p->a].name, R->players[p->b].name);
         if (p->identical)
             doc_para(D,
-                     "Note: %s and %s are the same engine version (weights and limits) under two names: both games "
-                     "of each opening pair are the same game, so their results say nothing about strength.",
+                     "Note: %s and %s are the same engine version (program, options, limits, weights and search "
+                     "settings) under two names: both games of each opening pair are the same game, so their results "
+                     "say nothing about strength.",
                      R->players[p->a].name, R->players[p->b].name);
     }
 
@@ -813,9 +996,9 @@ static void build_doc(const Report *R, Doc *D)
         doc_cell(D, "%s", a);
         fmt_pct(a, sizeof a, s->draw_rate);
         doc_cell(D, "%s", a);
-        stats_format_elo(s, a, sizeof a);
+        fmt_pairing_elo(a, sizeof a, s);
         doc_cell(D, "%s", a);
-        fmt_pm(a, sizeof a, s->nelo, s->nelo_err95);
+        fmt_elo_pm(a, sizeof a, s->nelo, s->nelo_err95);
         doc_cell(D, "%s", a);
         int ra = R->players[p->a].rated, rb = R->players[p->b].rated;
         fmt_pct(a, sizeof a, R->r.los[ra * R->r.n + rb]);
