@@ -12,12 +12,16 @@
 
 static const char REPORT_HELP[] =
     "usage: tavreli report FILE.h5 [FILE.h5 ...] [--tuning-log LOG] [--simulations N] [--mix-rules]\n"
-    "                      -o|--out DIR\n"
+    "                      [--baseline NAME] -o|--out DIR\n"
     "       tavreli report TRAINING-DIR [-o|--out DIR]\n"
     "\n"
     "Writes DIR/report.md and DIR/report.html (open it in a browser; the plots are\n"
     "PNG files next to it, drawn by gnuplot) from the games of one or more\n"
-    "self-play stores: ratings with 95% intervals, likelihood of superiority,\n"
+    "self-play stores: what was played (engines, commands and options, limits and\n"
+    "clocks, openings, rules, the program version, dates, reproducibility), a\n"
+    "headline table of every engine's Elo difference against a baseline (--baseline\n"
+    "NAME, default the first engine) with its interval and LOS, ratings with 95%\n"
+    "intervals, likelihood of superiority,\n"
     "per-pairing results, how games ended, game lengths, the SPRT decision and\n"
     "LLR path when the tournament ran one, and with --tuning-log the loss curve\n"
     "and the weights that moved most. --simulations N takes the rating intervals\n"
@@ -34,7 +38,7 @@ static const char REPORT_HELP[] =
     "report.html, elo.png) into DIR (default TRAINING-DIR/report).\n";
 
 typedef struct {
-    const char *out, *tuning_log;
+    const char *out, *tuning_log, *baseline;
     long simulations;
     bool mix_rules;
 } ReportArgs;
@@ -44,6 +48,7 @@ static const CliFlag REPORT_FLAGS[] = {
     {"tuning-log", 0, CLI_STRING, offsetof(ReportArgs, tuning_log), 0, 0},
     {"simulations", 0, CLI_LONG, offsetof(ReportArgs, simulations), 1, 100000},
     {"mix-rules", 0, CLI_BOOL, offsetof(ReportArgs, mix_rules), 0, 0},
+    {"baseline", 0, CLI_STRING, offsetof(ReportArgs, baseline), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -90,7 +95,7 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         goto done;
     }
     TvError err;
-    const ReportOptions opt = {simulations, a.mix_rules};
+    const ReportOptions opt = {.simulations = simulations, .mix_rules = a.mix_rules, .baseline = a.baseline};
     ReportSummary sum;
     if (report_write_opts(files, nfiles, log, outdir, &opt, &sum, &err) != TV_OK) {
         cli_error("%s", err.msg);

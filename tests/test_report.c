@@ -610,7 +610,7 @@ static void test_any_stores_together(void **state)
     assert_int_not_equal(report_write(rules, 2, NULL, tmp_path(t, "out3"), &err), TV_OK);
     assert_contains(err.msg, "was played under other rules", "error");
     assert_contains(err.msg, "--mix-rules", "error");
-    ReportOptions mix = {0, true};
+    ReportOptions mix = {.mix_rules = true};
     if (report_write_opts(rules, 2, NULL, tmp_path(t, "out3"), &mix, NULL, &err) != TV_OK)
         fail_msg("report with --mix-rules: %s", err.msg);
 }
@@ -681,6 +681,110 @@ static void test_engine_versions(void **state)
         fail_msg("two programs named 'beta' rated as one player");
     assert_contains(err.msg, "engine 'beta' has a different program (command '/opt/beta2 --uci', there '/opt/beta "
                              "--uci')", "error");
+}
+
+/* ---- the headline table and the referee's decisions ----------------------------------------- */
+
+/* Cell k (0-based) of the Markdown table row that starts with "| first |"
+ * in text, copied into buf (fails the test when there is none). */
+static char *row_cell(const char *text, const char *first, int k, char *buf, size_t n)
+{
+    char head[96];
+    snprintf(head, sizeof head, "\n| %s |", first);
+    const char *r = strstr(text, head);
+    if (!r)
+        fail_msg("no row '%s' in:\n%s", first, text);
+    r += 2; /* at "| first |" */
+    for (int i = 0; i <= k; i++) {
+        r = strchr(r + 1, '|');
+        if (!r || r[1] == '\n')
+            fail_msg("row '%s' has no cell %d", first, k);
+    }
+    const char *e = strchr(r + 1, '|');
+    size_t len = (size_t)(e - r - 1);
+    snprintf(buf, n, "%.*s", (int)len, r + 1);
+    /* trim the padding spaces */
+    char *b = buf;
+    while (*b == ' ')
+        memmove(b, b + 1, strlen(b));
+    for (size_t m = strlen(b); m > 0 && b[m - 1] == ' '; m--)
+        b[m - 1] = 0;
+    return buf;
+}
+
+/* The synthetic round robin with every game gamma lost to beta lost on
+ * time: the report counts each engine's referee losses, notes gamma's (above
+ * REFEREE_NOTE_SHARE), and heads with every engine against the baseline. */
+static void test_referee_and_baseline(void **state)
+{
+    Tmp *t = *state;
+    StoredGame games[NGAMES];
+    int n = select_games(games, NULL);
+    long forfeits = 0;
+    for (int i = 0; i < n; i++) {
+        StoredGame *g = &games[i];
+        int gamma_white = g->white == 2, beta_there = g->white == 1 || g->black == 1;
+        if (beta_there && (g->white == 2 || g->black == 2) && g->result == (gamma_white ? -1 : 1)) {
+            g->termination = TERM_TIME_FORFEIT;
+            forfeits++;
+        }
+    }
+    assert_true(forfeits > 2);
+    write_store(tmp_path(t, "rr.h5"), NAMES, 3, games, n);
+    char *md = report_md(tmp_path(t, "rr.h5"), NULL, tmp_path(t, "out"));
+    char c[64], want[300];
+
+    /* each engine's referee losses, and the note */
+    char *te = section(md, "How games ended");
+    assert_string_equal(row_cell(te, "alpha", 2, c, sizeof c), "0"); /* cells: games, illegal_move, time_forfeit */
+    assert_string_equal(row_cell(te, "beta", 2, c, sizeof c), "0");
+    snprintf(want, sizeof want, "%ld", forfeits);
+    assert_string_equal(row_cell(te, "gamma", 2, c, sizeof c), want);
+    assert_string_equal(row_cell(te, "gamma", 0, c, sizeof c), "80");
+    free(te);
+    snprintf(want, sizeof want, "Note: gamma lost %ld of its 80 games (%.1f%%) by the referee's decision, not by "
+                                "play: %ld by time_forfeit.", forfeits, 100.0 * forfeits / 80, forfeits);
+    char *rt = section(md, "Ratings");
+    assert_contains(rt, want, "ratings");
+    assert_null(strstr(rt, "Note: alpha lost"));
+    assert_null(strstr(rt, "Note: beta lost"));
+
+    /* the headline: against the first engine */
+    char *hd = section(md, "Differences against alpha");
+    assert_contains(hd, "| engine | Elo difference | LOS | games | games against alpha |", "headline");
+    assert_contains(hd, "\n| beta | -", "headline");
+    assert_contains(hd, "\n| gamma | -", "headline");
+    assert_null(strstr(hd, "\n| alpha |"));
+    free(hd);
+    free(md);
+
+    /* --baseline beta: alpha ahead, gamma behind; LOS as in the matrix; games */
+    const char *files[1] = {tmp_path(t, "rr.h5")};
+    ReportOptions o = {.baseline = "beta"};
+    TvError err;
+    if (report_write_opts(files, 1, NULL, tmp_path(t, "beta"), &o, NULL, &err) != TV_OK)
+        fail_msg("report --baseline beta: %s", err.msg);
+    md = slurp(tmp_path(t, "beta/report.md"));
+    assert_non_null(md);
+    hd = section(md, "Differences against beta");
+    char *los = section(md, "Likelihood of superiority");
+    char m[64];
+    assert_true(row_cell(hd, "alpha", 0, c, sizeof c)[0] == '+');
+    assert_non_null(strstr(c, " ± "));
+    assert_true(row_cell(hd, "gamma", 0, c, sizeof c)[0] == '-');
+    assert_string_equal(row_cell(hd, "alpha", 1, c, sizeof c), row_cell(los, "alpha", 1, m, sizeof m));
+    assert_string_equal(row_cell(hd, "alpha", 2, c, sizeof c), "80");
+    assert_string_equal(row_cell(hd, "alpha", 3, c, sizeof c), "40");
+    free(hd);
+    free(los);
+    free(rt);
+    free(md);
+
+    /* an unknown baseline */
+    o.baseline = "delta";
+    assert_int_not_equal(report_write_opts(files, 1, NULL, tmp_path(t, "delta"), &o, NULL, &err), TV_OK);
+    assert_contains(err.msg, "--baseline delta: no engine of that name in the stores (engines: alpha, beta, gamma)",
+                    "error");
 }
 
 /* ---- one way to write Elo ------------------------------------------------------------ */
@@ -820,6 +924,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_any_stores_together, setup, teardown),
         cmocka_unit_test_setup_teardown(test_engine_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elo_format, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_referee_and_baseline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,19 @@
 #include "tune_log.h"
 
 #define TOP_WEIGHTS 15
+/* The referee's terminations (outcome.h: illegal_move, time_forfeit,
+ * engine_died, engine_stalled), each a game its engine lost without playing
+ * it out. */
+#define NREFEREE (TERM_ENGINE_STALLED - TERM_ILLEGAL_MOVE + 1)
+/* A note says so when an engine lost more than this share of its games by
+ * the referee's decision.  Each such game can move its score by a whole
+ * point, so a share s can move it by s: 2% is up to 14 Elo near an even
+ * score (about 7 Elo per percentage point), more than the 0..5 nElo SPRT
+ * bounds of docs/engines.md and about the 95% interval of a 2,000-game run.
+ * (A 3-engine tournament at tc = 2+0.05 under load lost 35 of its 102 games
+ * on time, and its report claimed LOS 98.2% where the same tournament
+ * without forfeits gave 57.4%.) */
+#define REFEREE_NOTE_SHARE 0.02
 #define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
 
 
@@ -209,6 +222,7 @@ typedef struct {
     int file;                /* that store */
     int64_t games;
     double points;
+    int64_t referee_lost[NREFEREE]; /* games it lost by each referee termination */
     int rated; /* index in the ratings (-1: no games against another player) */
 } Player;
 
@@ -256,6 +270,8 @@ typedef struct {
     RankedWeight *tl_rank; /* tl.nweights, the biggest movers first */
     const char *tuning_path;
     int simulations; /* > 0: intervals from simulated replays */
+    const char *baseline_name; /* --baseline (NULL: the first engine) */
+    int baseline;    /* its player */
 } Report;
 
 static void report_free(Report *R)
@@ -565,6 +581,8 @@ static TvStatus collect(Report *R, TvError *err)
             R->players[b].games++;
             R->players[w].points += pw;
             R->players[b].points += 1.0 - pw;
+            if (termination_is_failure(g->termination) && g->result != 0)
+                R->players[g->result > 0 ? b : w].referee_lost[g->termination - TERM_ILLEGAL_MOVE]++;
             if (w == b) {
                 R->nself++;
                 continue;
@@ -656,6 +674,31 @@ static TvStatus compute(Report *R, TvError *err)
         return st;
     }
     R->have_r = true;
+
+    /* The baseline: --baseline NAME, or the first engine (of the first store). */
+    R->baseline = 0;
+    if (R->baseline_name) {
+        R->baseline = -1;
+        for (int p = 0; p < R->nplayers; p++)
+            if (!strcmp(R->players[p].name, R->baseline_name))
+                R->baseline = p;
+        if (R->baseline < 0) {
+            StrBuf names = {0};
+            for (int p = 0; p < R->nplayers; p++)
+                strbuf_addf(&names, "%s%s", p ? ", " : "", R->players[p].name);
+            st = tv_fail(err, TV_ERR_ARG, "--baseline %.64s: no engine of that name in the stores (engines: %.300s)",
+                         R->baseline_name, names.s ? names.s : "");
+            free(names.s);
+            free(cg);
+            return st;
+        }
+    }
+    if (R->players[R->baseline].rated < 0) {
+        free(cg);
+        return tv_fail(err, TV_ERR_ARG,
+                       "the baseline %s played no other engine: choose another with --baseline NAME",
+                       R->players[R->baseline].name);
+    }
 
     /* Order: by Elo, best first (ties: store order). */
     R->order = malloc((size_t)R->nrated * sizeof *R->order);
@@ -886,6 +929,47 @@ static void build_doc(const Report *R, Doc *D)
         free(e.s);
     }
 
+    /* The headline: every engine against the baseline. */
+    {
+        const Player *base = &R->players[R->baseline];
+        const int rb = base->rated, n = R->r.n;
+        doc_h2(D, "Differences against %s", base->name);
+        doc_para(D,
+                 "Each engine's Elo minus %s's (the baseline: %s), from the joint rating of all games below (not "
+                 "only their games against each other), with its 95%% interval from the covariance of the fit; LOS: "
+                 "the probability that the engine is stronger than %s.",
+                 base->name, R->baseline_name ? "chosen with --baseline" : "the first engine; choose another with "
+                                                                            "--baseline NAME",
+                 base->name);
+        doc_table(D, "lrrrr");
+        doc_cell(D, "engine");
+        doc_cell(D, "Elo difference");
+        doc_cell(D, "LOS");
+        doc_cell(D, "games");
+        doc_cell(D, "games against %s", base->name);
+        for (int i = 0; i < R->nrated; i++) {
+            int ri = R->order[i];
+            if (ri == rb)
+                continue;
+            const Player *p = &R->players[R->rated_player[ri]];
+            double v = R->r.cov[ri * n + ri] + R->r.cov[rb * n + rb] - 2 * R->r.cov[ri * n + rb];
+            int64_t h2h = 0;
+            for (int k = 0; k < R->npairings; k++) {
+                const Pairing *q = &R->pairings[k];
+                if ((q->a == R->rated_player[ri] && q->b == R->baseline) ||
+                    (q->b == R->rated_player[ri] && q->a == R->baseline))
+                    h2h = q->games;
+            }
+            doc_cell(D, "%s", p->name);
+            fmt_elo_pm(a, sizeof a, R->r.elo[ri] - R->r.elo[rb], v > 0 ? STATS_Z975 * sqrt(v) : NAN);
+            doc_cell(D, "%s", a);
+            fmt_pct(a, sizeof a, R->r.los[ri * n + rb]);
+            doc_cell(D, "%s", a);
+            doc_cell(D, "%lld", (long long)p->games);
+            doc_cell(D, "%lld", (long long)h2h);
+        }
+    }
+
     /* Ratings. */
     doc_h2(D, "Ratings");
     doc_para(D,
@@ -926,6 +1010,27 @@ static void build_doc(const Report *R, Doc *D)
         }
     if (R->nself > 0)
         doc_para(D, "%lld games of an engine against itself are not rated (they count below).", (long long)R->nself);
+    for (int i = 0; i < R->nrated; i++) {
+        const Player *p = &R->players[R->rated_player[R->order[i]]];
+        int64_t lost = 0;
+        StrBuf why = {0};
+        for (int k = 0; k < NREFEREE; k++)
+            if (p->referee_lost[k]) {
+                lost += p->referee_lost[k];
+                strbuf_addf(&why, "%s%lld by %s", why.len ? ", " : "", (long long)p->referee_lost[k],
+                            termination_name((Termination)(TERM_ILLEGAL_MOVE + k)));
+            }
+        if (lost > 0 && (double)lost > REFEREE_NOTE_SHARE * (double)p->games) {
+            fmt_pct(a, sizeof a, (double)lost / (double)p->games);
+            doc_para(D,
+                     "Note: %s lost %lld of its %lld games (%s) by the referee's decision, not by play: %s. Its rating "
+                     "and every figure with it count these as losses; with more than %g%% of the games decided this "
+                     "way they say more about the clock, the machine's load or the program's robustness than about "
+                     "its strength (see \"How games ended\").",
+                     p->name, (long long)lost, (long long)p->games, a, why.s ? why.s : "", 100 * REFEREE_NOTE_SHARE);
+        }
+        free(why.s);
+    }
     doc_img(D, PLOT_ELO_PNG, "Elo of each engine with its 95% interval");
     for (int i = 0; i < R->npairings; i++) {
         const Pairing *p = &R->pairings[i];
@@ -1035,6 +1140,40 @@ static void build_doc(const Report *R, Doc *D)
     doc_cell(D, "100.0%%");
     for (int k = 0; k < 3; k++)
         doc_cell(D, "%lld", (long long)tot[k]);
+    {
+        int64_t referee = 0;
+        for (int k = 0; k < NREFEREE; k++)
+            referee += R->term[TERM_ILLEGAL_MOVE + k][0] + R->term[TERM_ILLEGAL_MOVE + k][2];
+        if (referee == 0) {
+            doc_para(D, "No game was lost by the referee's decision (an illegal move, on time, a crash or a stall).");
+        } else {
+            doc_para(D, "Games each engine lost by the referee's decision (not by play), best-rated engine first.");
+            doc_table(D, "lrrrrrr");
+            doc_cell(D, "engine");
+            doc_cell(D, "games");
+            for (int k = 0; k < NREFEREE; k++)
+                doc_cell(D, "%s", termination_name((Termination)(TERM_ILLEGAL_MOVE + k)));
+            doc_cell(D, "share of its games");
+            for (int i = 0; i < R->nplayers; i++) {
+                /* rated engines best first, then the unrated ones */
+                int pi = i < R->nrated ? R->rated_player[R->order[i]] : -1;
+                if (pi < 0)
+                    for (int p = 0, u = R->nrated; p < R->nplayers; p++)
+                        if (R->players[p].rated < 0 && u++ == i)
+                            pi = p;
+                const Player *p = &R->players[pi];
+                int64_t lost = 0;
+                doc_cell(D, "%s", p->name);
+                doc_cell(D, "%lld", (long long)p->games);
+                for (int k = 0; k < NREFEREE; k++) {
+                    doc_cell(D, "%lld", (long long)p->referee_lost[k]);
+                    lost += p->referee_lost[k];
+                }
+                fmt_pct(a, sizeof a, p->games ? (double)lost / (double)p->games : NAN);
+                doc_cell(D, "%s", a);
+            }
+        }
+    }
 
     /* Lengths. */
     doc_h2(D, "Game length");
@@ -1150,7 +1289,7 @@ static void build_doc(const Report *R, Doc *D)
 TvStatus report_write(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
                       TvError *err)
 {
-    ReportOptions o = {0, false};
+    const ReportOptions o = {.simulations = 0, .mix_rules = false, .baseline = NULL};
     return report_write_opts(files, nfiles, tuning_log, outdir, &o, NULL, err);
 }
 
@@ -1174,6 +1313,7 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
     R.tuning_path = tuning_log;
     R.simulations = opt->simulations;
     R.mix_rules = opt->mix_rules;
+    R.baseline_name = opt->baseline;
     Doc D = {0};
     StrBuf md = {0}, html = {0};
     TvStatus st;
