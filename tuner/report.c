@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ini.h>
 
@@ -30,6 +31,7 @@
 #include "report.h"
 #include "report_doc.h"
 #include "report_plot.h"
+#include "search.h"
 #include "strbuf.h"
 #include "tune_log.h"
 
@@ -211,6 +213,74 @@ static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
     }
     free(g);
     return TV_OK;
+}
+
+/* ---- what was played ------------------------------------------------------------------- */
+
+/* Unix time t as "2026-12-01 16:20 UTC". */
+static void fmt_utc(char *buf, size_t n, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M UTC", &tm))
+        snprintf(buf, n, "%lld (Unix time)", (long long)t);
+}
+
+typedef struct {
+    const char *section;
+    StrBuf *out;
+} SectionKeys;
+
+static int section_key(void *user, const char *section, const char *name, const char *value)
+{
+    SectionKeys *k = user;
+    if (!strcmp(section, k->section))
+        strbuf_addf(k->out, "%s%s = %s", k->out->len ? ", " : "", name, value);
+    return 1;
+}
+
+/* The keys of [section] of an INI text as "k = v, k = v" into out (nothing
+ * when the section is missing: every key at its default). */
+static void section_keys(const char *ini, const char *section, StrBuf *out)
+{
+    SectionKeys k = {section, out};
+    ini_parse_string(ini ? ini : "", section_key, &k);
+}
+
+/* The limits of an engine: "depth 3, nodes 1000, movetime 100 ms" or "none". */
+static void engine_limits(const StoredEngine *e, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    if (e->depth > 0)
+        o += (size_t)snprintf(buf + o, n - o, "depth %d", (int)e->depth);
+    if (e->nodes > 0 && o < n)
+        o += (size_t)snprintf(buf + o, n - o, "%snodes %lld", o ? ", " : "", (long long)e->nodes);
+    if (e->movetime_ms > 0 && o < n)
+        o += (size_t)snprintf(buf + o, n - o, "%smovetime %d ms", o ? ", " : "", (int)e->movetime_ms);
+    if (!buf[0])
+        snprintf(buf, n, "none");
+}
+
+/* The words "name=value" of a stored settings text whose value is not the
+ * setting's default (search.def), into out; "defaults" when there is none. */
+static void settings_not_default(const char *settings, StrBuf *out)
+{
+    size_t before = out->len;
+    for (const char *w = settings; *w;) {
+        size_t len = strcspn(w, " ");
+        const char *eq = memchr(w, '=', len);
+        bool dflt = false;
+        for (int i = 0; eq && i < SEARCH_NSETTINGS; i++)
+            if (strlen(SEARCH_SETTING_INFO[i].name) == (size_t)(eq - w) &&
+                !strncmp(w, SEARCH_SETTING_INFO[i].name, (size_t)(eq - w)))
+                dflt = atoi(eq + 1) == SEARCH_SETTING_INFO[i].def;
+        if (!dflt)
+            strbuf_addf(out, "%s%.*s", out->len > before ? " " : "", (int)len, w);
+        w += len + (w[len] == ' ');
+    }
+    if (out->len == before)
+        strbuf_addf(out, "defaults");
 }
 
 /* ---- the report ------------------------------------------------------------------------ */
@@ -897,6 +967,105 @@ static TvStatus plots(const Report *R, const char *outdir, TvError *err)
     return st;
 }
 
+/* What was played: each store's program version, dates, rules, openings,
+ * adjudication and reproducibility, each engine's kind, program or engine
+ * INI, options or search settings, limits and clock, and the tournament INI
+ * texts themselves. */
+static void build_played(const Report *R, Doc *D)
+{
+    char a[64], b[64];
+    doc_h2(D, "What was played");
+    for (int f = 0; f < R->nfiles; f++) {
+        const StoreContents *c = &R->c[f];
+        int64_t first = INT64_MAX, last = 0, untimed = 0;
+        size_t cap = 16;
+        while (cap < 2 * (size_t)c->ngames)
+            cap *= 2;
+        uint64_t *set = calloc(cap, sizeof *set);
+        int64_t distinct = 0;
+        for (int64_t i = 0; i < c->ngames; i++) {
+            const StoredGame *g = &c->games[i];
+            if (g->stored_at > 0) {
+                int64_t began = g->stored_at - (int64_t)(g->wall_time > 0 ? g->wall_time : 0);
+                first = began < first ? began : first;
+                last = g->stored_at > last ? g->stored_at : last;
+            } else {
+                untimed++;
+            }
+            if (set)
+                distinct +=
+                    set_add(set, cap, tv_hash_bytes(0, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen)));
+        }
+        free(set);
+        StrBuf when = {0}, open = {0}, adj = {0};
+        if (last > 0) {
+            fmt_utc(a, sizeof a, first);
+            fmt_utc(b, sizeof b, last);
+            strbuf_addf(&when, "played from %s (when its first game began) to %s (when its last game was stored)", a,
+                        b);
+            if (untimed)
+                strbuf_addf(&when, "; %lld older games carry no time", (long long)untimed);
+        } else {
+            strbuf_addf(&when, "dates not recorded (a store made before games carried the time they were stored)");
+        }
+        section_keys(c->tournament_ini, "openings", &open);
+        section_keys(c->tournament_ini, "adjudication", &adj);
+        doc_para(D,
+                 "%s: made by tavreli %s; %s. Rule options: %s. Openings: %s%s%s; %lld distinct start position%s in "
+                 "%lld games. Adjudication: %s%s%s. The games are %s.",
+                 R->files[f], c->program_version, when.s ? when.s : "", c->options[0] ? c->options : "the defaults",
+                 open.len ? "[openings] " : "random, every [openings] key at its default", open.s ? open.s : "",
+                 open.len ? " (any other key at its default)" : "", (long long)distinct, distinct == 1 ? "" : "s",
+                 (long long)c->ngames,
+                 adj.len ? "[adjudication] " : "every key at its default", adj.s ? adj.s : "",
+                 adj.len ? " (any other key at its default)" : "",
+                 c->reproducible ? "reproducible: only depth and node limits, so the same tournament plays them "
+                                   "again move for move"
+                                 : "not reproducible: a clock, a movetime or a separate program makes the moves "
+                                   "depend on timing");
+        free(when.s);
+        free(open.s);
+        free(adj.s);
+    }
+    doc_para(D, "Engines (each as in the first store that has it; defaults of the tournament and engine INI keys: "
+                "docs/tournaments.md and docs/engines.md).");
+    doc_table(D, "lllllll");
+    const char *eh[] = {"engine", "kind", "program or engine INI", "options or search settings", "limits", "clock",
+                        "timemargin"};
+    for (size_t i = 0; i < sizeof eh / sizeof eh[0]; i++)
+        doc_cell(D, "%s", eh[i]);
+    for (int p = 0; p < R->nplayers; p++) {
+        const Player *pl = &R->players[p];
+        const StoredEngine *e = pl->eng;
+        StrBuf opt = {0};
+        char lim[96];
+        if (e->kind == 2)
+            strbuf_addf(&opt, "%s", pl->options[0] ? pl->options : "none");
+        else if (e->kind == 0 && e->settings[0])
+            settings_not_default(e->settings, &opt);
+        else
+            strbuf_addf(&opt, "%s", e->kind == 0 ? "not recorded (an older store)" : "-");
+        engine_limits(e, lim, sizeof lim);
+        doc_cell(D, "%s", pl->name);
+        doc_cell(D, "%s", kind_name(e->kind));
+        doc_cell(D, "%.256s", e->kind == 2 ? e->command : e->kind == 0 ? e->path : "-");
+        doc_cell(D, "%s", opt.s ? opt.s : "");
+        doc_cell(D, "%s", lim);
+        doc_cell(D, "%.32s", e->tc[0] ? e->tc : "none");
+        doc_cell(D, "%d ms", (int)e->timemargin_ms);
+        free(opt.s);
+    }
+    for (int f = 0; f < R->nfiles; f++) {
+        bool seen = false;
+        for (int g = 0; g < f && !seen; g++)
+            seen = !strcmp(R->c[g].tournament_ini, R->c[f].tournament_ini);
+        if (seen || !R->c[f].tournament_ini[0])
+            continue;
+        doc_para(D, "The tournament INI of %s (as stored with its games):", R->files[f]);
+        doc_text(D, DOC_PRE, strdup(R->c[f].tournament_ini));
+    }
+}
+
 /* Stage 4: the document. */
 static void build_doc(const Report *R, Doc *D)
 {
@@ -969,6 +1138,8 @@ static void build_doc(const Report *R, Doc *D)
             doc_cell(D, "%lld", (long long)h2h);
         }
     }
+
+    build_played(R, D);
 
     /* Ratings. */
     doc_h2(D, "Ratings");
