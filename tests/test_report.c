@@ -653,6 +653,10 @@ static void test_engine_versions(void **state)
     if (report_write(ab, 2, NULL, tmp_path(t, "out2"), &err) == TV_OK)
         fail_msg("two versions of 'gamma' (search settings) rated as one player");
     assert_contains(err.msg, want, "error");
+    /* nor are they merged into one store (the parts of a run must be one set of versions) */
+    if (h5store_merge(tmp_path(t, "ab.h5"), ab, 2, INI, NULL, &err) == TV_OK)
+        fail_msg("stores of two versions of 'gamma' (search settings) merged into one");
+    assert_contains(err.msg, "hold different engine versions", "error");
 
     /* separate programs: the command and the option.NAME lines count */
     make_engines(e, 3, NAMES);
