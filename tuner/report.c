@@ -44,7 +44,8 @@
  * the referee's decision.  Each such game can move its score by a whole
  * point, so a share s can move it by s: 2% is up to 14 Elo near an even
  * score (about 7 Elo per percentage point), more than the 0..5 nElo SPRT
- * bounds of docs/engines.md and about the 95% interval of a 2,000-game run.
+ * bounds of docs/engines.md and more than the 95% half-width of a 2,000-game
+ * run (12 Elo at 40% draws).
  * (A 3-engine tournament at tc = 2+0.05 under load lost 35 of its 102 games
  * on time, and its report claimed LOS 98.2% where the same tournament
  * without forfeits gave 57.4%.) */
@@ -57,8 +58,10 @@
 /* The one way the report writes an Elo value (ratings, their intervals,
  * differences, pairings' Elo and nElo): whole Elo with its sign, and 0
  * without one (never "-0" or "+0.0": a value under half an Elo is 0).  Whole
- * Elo because no interval a run reaches is that narrow: +-1 Elo needs about
- * 200,000 games. */
+ * Elo because no interval a run reaches is that narrow: a 95% half-width of
+ * 1 Elo near an even score is 1.96 * 695 * sd / sqrt(games), with sd the
+ * score's per-game deviation (0.32 to 0.39 at 60% to 40% draws), so it
+ * takes 190,000 to 280,000 games. */
 static void fmt_elo(char *buf, size_t n, double x)
 {
     if (isnan(x))
