@@ -748,8 +748,9 @@ static TvStatus compute(Report *R, TvError *err)
     }
     R->have_r = true;
 
-    /* The baseline: --baseline NAME, or the first engine (of the first store). */
-    R->baseline = 0;
+    /* The baseline: --baseline NAME, or the first engine (of the first store)
+     * that played another. */
+    R->baseline = R->rated_player[0];
     if (R->baseline_name) {
         R->baseline = -1;
         for (int p = 0; p < R->nplayers; p++)
