@@ -349,15 +349,15 @@ typedef struct {
 
 static void report_free(Report *R)
 {
-    if (R->c)
-        for (int f = 0; f < R->nfiles; f++)
-            h5store_contents_free(&R->c[f]);
-    for (int f = 0; R->options && f < R->nfiles; f++) {
+    for (int f = 0; R->options && f < R->nfiles; f++) { /* before the contents, which count them */
         for (int e = 0; R->options[f] && e < R->c[f].nengines; e++)
             free(R->options[f][e]);
         free(R->options[f]);
     }
     free(R->options);
+    if (R->c)
+        for (int f = 0; f < R->nfiles; f++)
+            h5store_contents_free(&R->c[f]);
     free(R->c);
     free(R->players);
     free(R->kept);
@@ -439,9 +439,8 @@ static TvStatus engine_options(const StoreContents *c, char ***out, TvError *err
         StrBuf all = {0};
         strbuf_addf(&all, "%s%s%s", o.each.s ? o.each.s : "", o.each.len && o.own[e].len ? " " : "",
                     o.own[e].s ? o.own[e].s : "");
-        if (all.failed || o.own[e].failed || o.each.failed || !(opts[e] = all.s ? strbuf_take(&all) : strdup("")))
+        if (o.own[e].failed || o.each.failed || !(opts[e] = strbuf_take(&all))) /* take: "" when empty */
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        free(all.s);
     }
 done:
     for (int e = 0; o.own && e < c->nengines; e++)
