@@ -65,7 +65,7 @@ if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 fi
 # each engine: kind, program or engine INI, options, limits, clock
 check "the in-process engine, its INI and limits" \
-  has "| inproc | in-process engine | $tmp/engines/default.ini | defaults | depth 1 | none | 100 ms |"
+  has "| inproc | in-process engine | $tmp/engines/default.ini | defaults | depth 1 | none | - |"
 check "tavreli uci: its command, option, limits and time control" \
   has "| uci | separate program | $tmp/tavreli uci | Hash=8 | depth 1 | 30+0.5 | 100 ms |"
 check "the late program: its command and time control" \

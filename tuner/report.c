@@ -1055,7 +1055,10 @@ static void build_played(const Report *R, Doc *D)
         doc_cell(D, "%s", opt.s ? opt.s : "");
         doc_cell(D, "%s", lim);
         doc_cell(D, "%.32s", e->tc[0] ? e->tc : "none");
-        doc_cell(D, "%d ms", (int)e->timemargin_ms);
+        if (e->tc[0] || e->movetime_ms > 0) /* the grace over a clock or movetime */
+            doc_cell(D, "%d ms", (int)e->timemargin_ms);
+        else
+            doc_cell(D, "-");
         free(opt.s);
     }
     for (int f = 0; f < R->nfiles; f++) {
