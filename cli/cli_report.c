@@ -12,29 +12,35 @@
 
 static const char REPORT_HELP[] =
     "usage: tavreli report FILE.h5 [FILE.h5 ...] [--tuning-log LOG] [--simulations N] [--mix-rules]\n"
-    "                      -o|--out DIR\n"
+    "                      [--baseline NAME] -o|--out DIR\n"
     "       tavreli report TRAINING-DIR [-o|--out DIR]\n"
     "\n"
     "Writes DIR/report.md and DIR/report.html (open it in a browser; the plots are\n"
     "PNG files next to it, drawn by gnuplot) from the games of one or more\n"
-    "self-play stores: ratings with 95% intervals, likelihood of superiority,\n"
-    "per-pairing results, how games ended, game lengths, the SPRT decision and\n"
-    "LLR path when the tournament ran one, and with --tuning-log the loss curve\n"
-    "and the weights that moved most. --simulations N takes the rating intervals\n"
-    "from N simulated replays of the same schedule instead of the covariance.\n"
+    "self-play stores: a headline table of every engine's Elo difference against\n"
+    "a baseline (--baseline NAME, default the first engine) with its interval and\n"
+    "LOS; what was played (each engine's kind, command and options or engine INI,\n"
+    "limits and clock; openings, rules, the program version, dates, whether the\n"
+    "games are reproducible); ratings with 95% intervals, likelihood of\n"
+    "superiority, per-pairing results, how games ended (with the games each engine\n"
+    "lost on time, by a crash, a stall or an illegal move), game lengths, the SPRT\n"
+    "decision and LLR path when the tournament ran one, and with --tuning-log the\n"
+    "loss curve and the weights that moved most. --simulations N takes the rating\n"
+    "intervals from N simulated replays of the same schedule instead of the\n"
+    "covariance.\n"
     "\n"
     "The stores may hold different engine sets (v1-v2 in one, v2-v3 in another):\n"
-    "engines are matched by name, and one name must be one version (same\n"
-    "weights and limits). A game held by two stores (the same tournament and game\n"
-    "index) counts once. Stores played under other rule options are refused\n"
-    "unless --mix-rules is given.\n"
+    "engines are matched by name, and one name must be one version (the same\n"
+    "program and options, limits and clock, weights and search settings). A game\n"
+    "held by two stores (the same tournament and game index) counts once. Stores\n"
+    "played under other rule options are refused unless --mix-rules is given.\n"
     "\n"
     "Given the folder of a 'tavreli train' run, writes the Elo ladder of its\n"
     "accepted generations against generation 0 with 95% intervals (ladder.md,\n"
     "report.html, elo.png) into DIR (default TRAINING-DIR/report).\n";
 
 typedef struct {
-    const char *out, *tuning_log;
+    const char *out, *tuning_log, *baseline;
     long simulations;
     bool mix_rules;
 } ReportArgs;
@@ -44,6 +50,7 @@ static const CliFlag REPORT_FLAGS[] = {
     {"tuning-log", 0, CLI_STRING, offsetof(ReportArgs, tuning_log), 0, 0},
     {"simulations", 0, CLI_LONG, offsetof(ReportArgs, simulations), 1, 100000},
     {"mix-rules", 0, CLI_BOOL, offsetof(ReportArgs, mix_rules), 0, 0},
+    {"baseline", 0, CLI_STRING, offsetof(ReportArgs, baseline), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -90,7 +97,7 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         goto done;
     }
     TvError err;
-    const ReportOptions opt = {simulations, a.mix_rules};
+    const ReportOptions opt = {.simulations = simulations, .mix_rules = a.mix_rules, .baseline = a.baseline};
     ReportSummary sum;
     if (report_write_opts(files, nfiles, log, outdir, &opt, &sum, &err) != TV_OK) {
         cli_error("%s", err.msg);

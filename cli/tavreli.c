@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "status.h"
+#include "tavreli_version.h" /* TAVRELI_VERSION: git describe of the build (CMakeLists.txt) */
 
 /* The overview `tavreli --help` prints: each command's synopsis is taken
  * from the usage lines of its own --help (so the two cannot disagree), with

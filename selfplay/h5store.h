@@ -20,11 +20,12 @@
 #include "status.h"
 
 /* Version 2 added /moves.time_ms and clock_ms, /engines.kind, command, tc
- * and timemargin_ms, and the root attribute reproducible.  Stores of every
+ * and timemargin_ms, and the root attribute reproducible; version 3 added
+ * /games.stored_at.  Stores of every
  * version from H5STORE_SCHEMA_OLDEST on are read (fields a version lacks
  * read as their defaults: -1 for times, 0 or "" otherwise); appending to an
  * older store first rewrites it in the current version. */
-#define H5STORE_SCHEMA_VERSION 2
+#define H5STORE_SCHEMA_VERSION 3
 #define H5STORE_SCHEMA_OLDEST 1
 #define H5STORE_TFEN_LEN 192 /* fixed-length TFEN strings (NUL-padded) */
 #define H5STORE_MOVE_LEN 16
@@ -46,6 +47,8 @@ typedef struct {
     int32_t move_count;
     int64_t position_offset; /* first row in /positions (set by the store) */
     int32_t position_count;
+    int64_t stored_at;  /* when it was written to the store: Unix time in seconds (UTC), set by
+                           h5store_append when 0 (a copy keeps it); -1 in stores made before this field */
 } StoredGame;
 
 /* /moves: one row per move. */

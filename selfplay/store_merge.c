@@ -30,7 +30,9 @@ static int cmp_merge_ref(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
-/* Same engine versions: names, weights and limits (not the INI paths). */
+/* Same engine versions: names, kinds, programs, weights, limits, clocks and
+ * search settings (not the INI paths; settings when both stores hold them,
+ * a store made before they were stored has ""). */
 static bool same_engines(const StoreContents *a, const StoreContents *b)
 {
     if (a->nengines != b->nengines)
@@ -38,7 +40,10 @@ static bool same_engines(const StoreContents *a, const StoreContents *b)
     for (int i = 0; i < a->nengines; i++) {
         const StoredEngine *x = &a->engines[i], *y = &b->engines[i];
         if (strcmp(x->name, y->name) != 0 || memcmp(x->weights, y->weights, sizeof x->weights) != 0 ||
-            x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms)
+            x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms ||
+            x->kind != y->kind || strcmp(x->command, y->command) != 0 || strcmp(x->tc, y->tc) != 0 ||
+            x->timemargin_ms != y->timemargin_ms ||
+            (x->settings[0] && y->settings[0] && strcmp(x->settings, y->settings) != 0))
             return false;
     }
     return true;

@@ -75,6 +75,7 @@ static const StoreField GAME_FIELDS[] = {
     FIELD(StoredGame, result),       FIELD(StoredGame, termination),     FIELD(StoredGame, plies),
     FIELD(StoredGame, seed),         FIELD(StoredGame, wall_time),       FIELD(StoredGame, move_offset),
     FIELD(StoredGame, move_count),   FIELD(StoredGame, position_offset), FIELD(StoredGame, position_count),
+    FIELD(StoredGame, stored_at),
 };
 static const StoreField MOVE_FIELDS[] = {
     FIELD(StoredMove, game),  FIELD(StoredMove, ply),   FIELD(StoredMove, move),    FIELD(StoredMove, score),
@@ -93,7 +94,7 @@ static const StoreField ENGINE_FIELDS[] = {
 
 /* Fill values mark rows never written (game index -1); a field that an
  * older store lacks reads as its value here (times -1: not recorded). */
-static const StoredGame GAME_FILL = {.index = -1, .move_count = -1, .position_count = -1};
+static const StoredGame GAME_FILL = {.index = -1, .move_count = -1, .position_count = -1, .stored_at = -1};
 static const StoredMove MOVE_FILL = {.game = -1, .time_ms = -1, .clock_ms = -1};
 static const StoredPosition POSITION_FILL = {.game = -1};
 static const StoredEngine ENGINE_FILL = {.kind = 0};

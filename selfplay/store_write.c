@@ -26,13 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#ifdef TAVRELI_VERSION
+#include "tavreli_version.h" /* TAVRELI_VERSION: git describe of the build (CMakeLists.txt) */
+
 #define H5STORE_PROGRAM_VERSION TAVRELI_VERSION
-#else
-#define H5STORE_PROGRAM_VERSION "0.1.0"
-#endif
 
 /* ---- the store handle ------------------------------------------------------------------ */
 
@@ -385,6 +384,7 @@ TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredM
 {
     TvStatus st = TV_ERR_IO;
     double t0 = tv_now_seconds();
+    const int64_t now = (int64_t)time(NULL);
     int64_t nm = 0, np = 0;
     store_quiet_hdf5();
     if (ngames < 0 || (ngames > 0 && !games)) {
@@ -399,6 +399,8 @@ TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredM
         }
         games[i].move_offset = s->nmoves + nm;
         games[i].position_offset = s->npositions + np;
+        if (games[i].stored_at == 0) /* a new game (a copy keeps its time, or -1) */
+            games[i].stored_at = now;
         nm += games[i].move_count;
         np += games[i].position_count;
     }

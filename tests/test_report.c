@@ -28,6 +28,7 @@
 #include "h5store.h"
 #include "outcome.h"
 #include "report.h"
+#include "search.h"
 
 static const char *INI = "[tournament]\nname = synth\npairs = 20\n";
 static const char *OPTIONS = "slide_over_own=no enpassant=combatant ending=checkmate";
@@ -82,12 +83,26 @@ static void synth_game(int64_t i, StoredGame *g)
     g->wall_time = 0.1;
 }
 
+/* The /engines settings text of the default search settings with setting
+ * k (-1: none) one above its default, as the runner writes it. */
+static void settings_text(char *buf, size_t n, int k)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < SEARCH_NSETTINGS && o < n; i++) {
+        const SearchSettingInfo *s = &SEARCH_SETTING_INFO[i];
+        int v = i == k ? (s->def < s->hi ? s->def + 1 : s->def - 1) : s->def;
+        o += (size_t)snprintf(buf + o, n - o, "%s%s=%d", i ? " " : "", s->name, v);
+    }
+}
+
 static void make_engines(StoredEngine *e, int n, const char *const *names)
 {
     memset(e, 0, (size_t)n * sizeof *e);
     for (int i = 0; i < n; i++) {
         snprintf(e[i].name, sizeof e[i].name, "%s", names[i]);
         snprintf(e[i].path, sizeof e[i].path, "%s.ini", names[i]);
+        settings_text(e[i].settings, sizeof e[i].settings, -1);
         e[i].depth = 3;
         e[i].weights[0] = 100;
         for (const char *c = names[i]; *c; c++) /* versions that differ by name (identical ones get a note) */
@@ -95,18 +110,11 @@ static void make_engines(StoredEngine *e, int n, const char *const *names)
     }
 }
 
-/* A store of the engines `names` holding the given games (NULL: none),
- * every engine with weight 0 set to w0 and the given rule options. */
-static void write_store_as(const char *path, const char *const *names, int nengines, StoredGame *games, int ngames,
-                           int w0, const char *options)
+/* A store of the engines e holding the given games (NULL: none), made by
+ * the tournament INI text ini under the given rule options. */
+static void write_store_engines(const char *path, const StoredEngine *e, int nengines, StoredGame *games, int ngames,
+                                const char *ini, const char *options)
 {
-    StoredEngine e[8];
-    make_engines(e, nengines, names);
-    for (int i = 0; i < nengines; i++) {
-        e[i].weights[0] = w0 < 0 ? 100 : w0;
-        if (w0 < 0) /* w0 < 0: every engine the same version under its own name */
-            e[i].weights[1] = 0;
-    }
     H5Store *s = NULL;
     TvError err;
     /* every game's rows, as a store holds them (the report reads only
@@ -125,7 +133,7 @@ static void write_store_as(const char *path, const char *const *names, int nengi
             m[r].ply = p[r].ply = k;
         }
     }
-    if (h5store_create(path, true, e, nengines, INI, options, &s, &err) != TV_OK)
+    if (h5store_create(path, true, e, nengines, ini, options, &s, &err) != TV_OK)
         fail_msg("create %s: %s", path, err.msg);
     if (ngames > 0 && h5store_append(s, games, ngames, m, p, &err) != TV_OK)
         fail_msg("append %s: %s", path, err.msg);
@@ -133,6 +141,21 @@ static void write_store_as(const char *path, const char *const *names, int nengi
     free(p);
     if (h5store_close(s, &err) != TV_OK)
         fail_msg("close %s: %s", path, err.msg);
+}
+
+/* A store of the engines `names` holding the given games (NULL: none),
+ * every engine with weight 0 set to w0 and the given rule options. */
+static void write_store_as(const char *path, const char *const *names, int nengines, StoredGame *games, int ngames,
+                           int w0, const char *options)
+{
+    StoredEngine e[8];
+    make_engines(e, nengines, names);
+    for (int i = 0; i < nengines; i++) {
+        e[i].weights[0] = w0 < 0 ? 100 : w0;
+        if (w0 < 0) /* w0 < 0: every engine the same version under its own name */
+            e[i].weights[1] = 0;
+    }
+    write_store_engines(path, e, nengines, games, ngames, INI, options);
 }
 
 static void write_store(const char *path, const char *const *names, int nengines, StoredGame *games, int ngames)
@@ -576,7 +599,8 @@ static void test_any_stores_together(void **state)
     write_store_as(tmp_path(t, "same.h5"), other, 3, g2, n2, -1, OPTIONS);
     md = report_md(tmp_path(t, "same.h5"), NULL, tmp_path(t, "out4"));
     assert_contains(md, "(more than half) ended by adjudication", "report");
-    assert_contains(md, "are the same engine version (weights and limits) under two names", "report");
+    assert_contains(md, "are the same engine version (program, options, limits, weights and search settings) under "
+                        "two names", "report");
     free(md);
 
     /* other rules: refused unless asked for */
@@ -586,9 +610,231 @@ static void test_any_stores_together(void **state)
     assert_int_not_equal(report_write(rules, 2, NULL, tmp_path(t, "out3"), &err), TV_OK);
     assert_contains(err.msg, "was played under other rules", "error");
     assert_contains(err.msg, "--mix-rules", "error");
-    ReportOptions mix = {0, true};
+    ReportOptions mix = {.mix_rules = true};
     if (report_write_opts(rules, 2, NULL, tmp_path(t, "out3"), &mix, NULL, &err) != TV_OK)
         fail_msg("report with --mix-rules: %s", err.msg);
+}
+
+/* ---- what makes an engine version ------------------------------------------------------ */
+
+/* A search setting, a program's command or its options make another
+ * version: no "same engine version" note between them, and one name with
+ * two of them in two stores is refused (it would be rated as one player). */
+static void test_engine_versions(void **state)
+{
+    Tmp *t = *state;
+    StoredGame games[NGAMES];
+    int n = select_games(games, NULL);
+    StoredEngine e[3];
+    make_engines(e, 3, NAMES);
+    for (int i = 0; i < 3; i++)
+        e[i].weights[1] = 0; /* one set of weights */
+    /* gamma: the same weights and limits, one search setting other than the default */
+    const int k = SEARCH_NSETTINGS - 1;
+    settings_text(e[2].settings, sizeof e[2].settings, k);
+    write_store_engines(tmp_path(t, "settings.h5"), e, 3, games, n, INI, OPTIONS);
+    char *md = report_md(tmp_path(t, "settings.h5"), NULL, tmp_path(t, "out1"));
+    assert_contains(md, "Note: alpha and beta are the same engine version", "report");
+    if (strstr(md, "and gamma are the same engine version"))
+        fail_msg("gamma's search setting %s is not seen:\n%s", SEARCH_SETTING_INFO[k].name, md);
+    free(md);
+
+    /* two stores, 'gamma' with another search setting in the second: refused, naming it */
+    make_engines(e, 3, NAMES);
+    write_store_engines(tmp_path(t, "a.h5"), e, 3, games, n, INI, OPTIONS);
+    settings_text(e[2].settings, sizeof e[2].settings, k);
+    write_store_engines(tmp_path(t, "b.h5"), e, 3, games, n, INI, OPTIONS);
+    char want[300];
+    const SearchSettingInfo *si = &SEARCH_SETTING_INFO[k];
+    snprintf(want, sizeof want, "engine 'gamma' has other search settings (%s=%d, there %s=%d) than in", si->name,
+             si->def < si->hi ? si->def + 1 : si->def - 1, si->name, si->def);
+    const char *ab[2] = {tmp_path(t, "a.h5"), tmp_path(t, "b.h5")};
+    TvError err;
+    if (report_write(ab, 2, NULL, tmp_path(t, "out2"), &err) == TV_OK)
+        fail_msg("two versions of 'gamma' (search settings) rated as one player");
+    assert_contains(err.msg, want, "error");
+    /* nor are they merged into one store (the parts of a run must be one set of versions) */
+    if (h5store_merge(tmp_path(t, "ab.h5"), ab, 2, INI, NULL, &err) == TV_OK)
+        fail_msg("stores of two versions of 'gamma' (search settings) merged into one");
+    assert_contains(err.msg, "hold different engine versions", "error");
+
+    /* separate programs: the command and the option.NAME lines count */
+    make_engines(e, 3, NAMES);
+    for (int i = 0; i < 3; i++) {
+        e[i].kind = 2;
+        e[i].settings[0] = 0;
+        memset(e[i].weights, 0, sizeof e[i].weights);
+        snprintf(e[i].command, sizeof e[i].command, "/opt/%s --uci", NAMES[i]);
+    }
+    const char *ini16 = "[tournament]\nname = synth\npairs = 20\n[engine alpha]\ncommand = /opt/alpha --uci\n"
+                        "option.Hash = 16\ndepth = 3\n[engine beta]\ncommand = /opt/beta --uci\ndepth = 3\n"
+                        "[engine gamma]\ncommand = /opt/gamma --uci\ndepth = 3\n";
+    const char *ini32 = "[tournament]\nname = synth\npairs = 20\n[engine alpha]\ncommand = /opt/alpha --uci\n"
+                        "option.Hash = 32\ndepth = 3\n[engine beta]\ncommand = /opt/beta --uci\ndepth = 3\n"
+                        "[engine gamma]\ncommand = /opt/gamma --uci\ndepth = 3\n";
+    write_store_engines(tmp_path(t, "p16.h5"), e, 3, games, n, ini16, OPTIONS);
+    write_store_engines(tmp_path(t, "p32.h5"), e, 3, games, n, ini32, OPTIONS);
+    const char *opts[2] = {tmp_path(t, "p16.h5"), tmp_path(t, "p32.h5")};
+    if (report_write(opts, 2, NULL, tmp_path(t, "out3"), &err) == TV_OK)
+        fail_msg("two versions of 'alpha' (option.Hash) rated as one player");
+    assert_contains(err.msg, "engine 'alpha' has other options (Hash=32, there Hash=16)", "error");
+    snprintf(e[1].command, sizeof e[1].command, "/opt/beta2 --uci");
+    write_store_engines(tmp_path(t, "beta2.h5"), e, 3, games, n, ini16, OPTIONS);
+    const char *cmds[2] = {tmp_path(t, "p16.h5"), tmp_path(t, "beta2.h5")};
+    if (report_write(cmds, 2, NULL, tmp_path(t, "out4"), &err) == TV_OK)
+        fail_msg("two programs named 'beta' rated as one player");
+    assert_contains(err.msg, "engine 'beta' has a different program (command '/opt/beta2 --uci', there '/opt/beta "
+                             "--uci')", "error");
+}
+
+/* ---- the headline table and the referee's decisions ----------------------------------------- */
+
+/* Cell k (0-based) of the Markdown table row that starts with "| first |"
+ * in text, copied into buf (fails the test when there is none). */
+static char *row_cell(const char *text, const char *first, int k, char *buf, size_t n)
+{
+    char head[96];
+    snprintf(head, sizeof head, "\n| %s |", first);
+    const char *r = strstr(text, head);
+    if (!r)
+        fail_msg("no row '%s' in:\n%s", first, text);
+    r += 2; /* at "| first |" */
+    for (int i = 0; i <= k; i++) {
+        r = strchr(r + 1, '|');
+        if (!r || r[1] == '\n')
+            fail_msg("row '%s' has no cell %d", first, k);
+    }
+    const char *e = strchr(r + 1, '|');
+    size_t len = (size_t)(e - r - 1);
+    snprintf(buf, n, "%.*s", (int)len, r + 1);
+    /* trim the padding spaces */
+    char *b = buf;
+    while (*b == ' ')
+        memmove(b, b + 1, strlen(b));
+    for (size_t m = strlen(b); m > 0 && b[m - 1] == ' '; m--)
+        b[m - 1] = 0;
+    return buf;
+}
+
+/* The synthetic round robin with every game gamma lost to beta lost on
+ * time: the report counts each engine's referee losses, notes gamma's (above
+ * REFEREE_NOTE_SHARE), and heads with every engine against the baseline. */
+static void test_referee_and_baseline(void **state)
+{
+    Tmp *t = *state;
+    StoredGame games[NGAMES];
+    int n = select_games(games, NULL);
+    long forfeits = 0;
+    for (int i = 0; i < n; i++) {
+        StoredGame *g = &games[i];
+        int gamma_white = g->white == 2, beta_there = g->white == 1 || g->black == 1;
+        if (beta_there && (g->white == 2 || g->black == 2) && g->result == (gamma_white ? -1 : 1)) {
+            g->termination = TERM_TIME_FORFEIT;
+            forfeits++;
+        }
+    }
+    assert_true(forfeits > 2);
+    write_store(tmp_path(t, "rr.h5"), NAMES, 3, games, n);
+    char *md = report_md(tmp_path(t, "rr.h5"), NULL, tmp_path(t, "out"));
+    char c[64], want[300];
+
+    /* each engine's referee losses, and the note */
+    char *te = section(md, "How games ended");
+    assert_string_equal(row_cell(te, "alpha", 2, c, sizeof c), "0"); /* cells: games, illegal_move, time_forfeit */
+    assert_string_equal(row_cell(te, "beta", 2, c, sizeof c), "0");
+    snprintf(want, sizeof want, "%ld", forfeits);
+    assert_string_equal(row_cell(te, "gamma", 2, c, sizeof c), want);
+    assert_string_equal(row_cell(te, "gamma", 0, c, sizeof c), "80");
+    free(te);
+    snprintf(want, sizeof want, "Note: gamma lost %ld of its 80 games (%.1f%%) by the referee's decision, not by "
+                                "play: %ld by time_forfeit.", forfeits, 100.0 * forfeits / 80, forfeits);
+    char *rt = section(md, "Ratings");
+    assert_contains(rt, want, "ratings");
+    assert_null(strstr(rt, "Note: alpha lost"));
+    assert_null(strstr(rt, "Note: beta lost"));
+
+    /* the headline: against the first engine */
+    char *hd = section(md, "Differences against alpha");
+    assert_contains(hd, "| engine | Elo difference | LOS | games | games against alpha |", "headline");
+    assert_contains(hd, "\n| beta | -", "headline");
+    assert_contains(hd, "\n| gamma | -", "headline");
+    assert_null(strstr(hd, "\n| alpha |"));
+    free(hd);
+    free(md);
+
+    /* --baseline beta: alpha ahead, gamma behind; LOS as in the matrix; games */
+    const char *files[1] = {tmp_path(t, "rr.h5")};
+    ReportOptions o = {.baseline = "beta"};
+    TvError err;
+    if (report_write_opts(files, 1, NULL, tmp_path(t, "beta"), &o, NULL, &err) != TV_OK)
+        fail_msg("report --baseline beta: %s", err.msg);
+    md = slurp(tmp_path(t, "beta/report.md"));
+    assert_non_null(md);
+    hd = section(md, "Differences against beta");
+    char *los = section(md, "Likelihood of superiority");
+    char m[64];
+    assert_true(row_cell(hd, "alpha", 0, c, sizeof c)[0] == '+');
+    assert_non_null(strstr(c, " ± "));
+    assert_true(row_cell(hd, "gamma", 0, c, sizeof c)[0] == '-');
+    assert_string_equal(row_cell(hd, "alpha", 1, c, sizeof c), row_cell(los, "alpha", 1, m, sizeof m));
+    assert_string_equal(row_cell(hd, "alpha", 2, c, sizeof c), "80");
+    assert_string_equal(row_cell(hd, "alpha", 3, c, sizeof c), "40");
+    free(hd);
+    free(los);
+    free(rt);
+    free(md);
+
+    /* an unknown baseline */
+    o.baseline = "delta";
+    assert_int_not_equal(report_write_opts(files, 1, NULL, tmp_path(t, "delta"), &o, NULL, &err), TV_OK);
+    assert_contains(err.msg, "--baseline delta: no engine of that name in the stores (engines: alpha, beta, gamma)",
+                    "error");
+}
+
+/* ---- one way to write Elo ------------------------------------------------------------ */
+
+/* Game i of a two-engine store: engine 0 White in even games; result from
+ * White's view. */
+static void two_engine_game(StoredGame *g, int64_t i, int result, int termination)
+{
+    memset(g, 0, sizeof *g);
+    g->index = i;
+    g->white = (int32_t)(i % 2);
+    g->black = (int32_t)(1 - i % 2);
+    g->opening = (int32_t)(i / 2);
+    strcpy(g->start_tfen, "startpos");
+    g->result = (int8_t)result;
+    g->termination = (int8_t)termination;
+    g->plies = 10;
+    g->seed = (uint64_t)i;
+    g->wall_time = 0.1;
+}
+
+/* An even match (W 3, D 2, L 3; pairs scoring 1, 1, 1.5, 0.5): every Elo
+ * of the report is "0", written one way (not "-0", "+0" or "+0.0"). */
+static void test_elo_format(void **state)
+{
+    Tmp *t = *state;
+    /* alpha's results in games 0..7 (alpha is White in even games) */
+    static const int alpha[8] = {1, -1, 1, -1, 1, 0, -1, 0};
+    StoredGame g[8];
+    for (int i = 0; i < 8; i++)
+        two_engine_game(&g[i], i, i % 2 ? -alpha[i] : alpha[i], alpha[i] ? TERM_CHECKMATE : TERM_REPETITION);
+    write_store(tmp_path(t, "even.h5"), NAMES, 2, g, 8);
+    char *md = report_md(tmp_path(t, "even.h5"), NULL, tmp_path(t, "out"));
+    char *pr = section(md, "Pairings");
+    const char *row = strstr(pr, "| alpha vs beta | 8 | 3 | 2 | 3 |");
+    if (!row)
+        fail_msg("no pairing row:\n%s", pr);
+    const char *elo = strstr(row, "| 0 ± "), *nelo = elo ? strstr(elo + 4, "| 0 ± ") : NULL;
+    if (!elo || !nelo)
+        fail_msg("Elo and nElo of an even match are not both \"0 ± X\":\n%s", row);
+    free(pr);
+    const char *bad[] = {"+0.0", "-0.0", "-0 ", "+0 ", "| -0 |", "| +0 |"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (strstr(md, bad[i]))
+            fail_msg("the report writes a zero Elo as \"%s\":\n%s", bad[i], md);
+    free(md);
 }
 
 /* ---- errors ------------------------------------------------------------------------ */
@@ -680,6 +926,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sprt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tuning_log, setup, teardown),
         cmocka_unit_test_setup_teardown(test_any_stores_together, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_engine_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_elo_format, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_referee_and_baseline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <ini.h>
 
 #include "h5store.h"
 #include "outcome.h"
@@ -28,34 +31,79 @@
 #include "report.h"
 #include "report_doc.h"
 #include "report_plot.h"
+#include "search.h"
 #include "strbuf.h"
 #include "tune_log.h"
 
 #define TOP_WEIGHTS 15
+/* The referee's terminations (outcome.h: illegal_move, time_forfeit,
+ * engine_died, engine_stalled), each a game its engine lost without playing
+ * it out. */
+#define NREFEREE (TERM_ENGINE_STALLED - TERM_ILLEGAL_MOVE + 1)
+/* A note says so when an engine lost more than this share of its games by
+ * the referee's decision.  Each such game can move its score by a whole
+ * point, so a share s can move it by s: 2% is up to 14 Elo near an even
+ * score (about 7 Elo per percentage point), more than the 0..5 nElo SPRT
+ * bounds of docs/engines.md and more than the 95% half-width of a 2,000-game
+ * run (12 Elo at 40% draws).
+ * (A 3-engine tournament at tc = 2+0.05 under load lost 35 of its 102 games
+ * on time, and its report claimed LOS 98.2% where the same tournament
+ * without forfeits gave 57.4%.) */
+#define REFEREE_NOTE_SHARE 0.02
 #define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
 
 
 /* ---- formatting ------------------------------------------------------------------ */
 
-static void fmt_signed(char *buf, size_t n, double x)
+/* The one way the report writes an Elo value (ratings, their intervals,
+ * differences, pairings' Elo and nElo): whole Elo with its sign, and 0
+ * without one (never "-0" or "+0.0": a value under half an Elo is 0).  Whole
+ * Elo because no interval a run reaches is that narrow: a 95% half-width of
+ * 1 Elo near an even score is 1.96 * 695 * sd / sqrt(games), with sd the
+ * score's per-game deviation (0.32 to 0.39 at 60% to 40% draws), so it
+ * takes 190,000 to 280,000 games. */
+static void fmt_elo(char *buf, size_t n, double x)
 {
     if (isnan(x))
         snprintf(buf, n, "n/a");
     else if (isinf(x))
         snprintf(buf, n, "%s", x > 0 ? "+inf" : "-inf");
+    else if (fabs(x) < 0.5)
+        snprintf(buf, n, "0");
     else
-        snprintf(buf, n, "%+.1f", fabs(x) < 0.05 ? 0.0 : x);
+        snprintf(buf, n, "%+.0f", x);
 }
 
-static void fmt_pm(char *buf, size_t n, double x, double e)
+/* An Elo value with its 95% half-width: "+12 ± 30" ("n/a" or "inf" for a
+ * half-width that is not finite). */
+static void fmt_elo_pm(char *buf, size_t n, double x, double e)
 {
     char a[32], b[32];
-    fmt_signed(a, sizeof a, x);
+    fmt_elo(a, sizeof a, x);
     if (isfinite(e))
-        snprintf(b, sizeof b, "%.1f", e);
+        snprintf(b, sizeof b, "%.0f", e);
     else
         snprintf(b, sizeof b, "%s", isnan(e) ? "n/a" : "inf");
     snprintf(buf, n, "%.24s ± %.24s", a, b);
+}
+
+/* A pairing's Elo from its score: fmt_elo_pm, or for a perfect score (no
+ * finite Elo) the bound the games support at 95%: "> +X" or "< -X". */
+static void fmt_pairing_elo(char *buf, size_t n, const PairingStats *s)
+{
+    int64_t games = s->wins + s->draws + s->losses;
+    char a[32];
+    if (games == 0) {
+        snprintf(buf, n, "-");
+    } else if (s->losses == 0 && s->draws == 0) {
+        fmt_elo(a, sizeof a, stats_perfect_score_bound(games));
+        snprintf(buf, n, "> %s", a);
+    } else if (s->wins == 0 && s->draws == 0) {
+        fmt_elo(a, sizeof a, -stats_perfect_score_bound(games));
+        snprintf(buf, n, "< %s", a);
+    } else {
+        fmt_elo_pm(buf, n, s->elo, s->elo_err95);
+    }
 }
 
 static void fmt_pct(char *buf, size_t n, double x)
@@ -170,14 +218,84 @@ static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
     return TV_OK;
 }
 
+/* ---- what was played ------------------------------------------------------------------- */
+
+/* Unix time t as "2026-12-01 16:20 UTC". */
+static void fmt_utc(char *buf, size_t n, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M UTC", &tm))
+        snprintf(buf, n, "%lld (Unix time)", (long long)t);
+}
+
+typedef struct {
+    const char *section;
+    StrBuf *out;
+} SectionKeys;
+
+static int section_key(void *user, const char *section, const char *name, const char *value)
+{
+    SectionKeys *k = user;
+    if (!strcmp(section, k->section))
+        strbuf_addf(k->out, "%s%s = %s", k->out->len ? ", " : "", name, value);
+    return 1;
+}
+
+/* The keys of [section] of an INI text as "k = v, k = v" into out (nothing
+ * when the section is missing: every key at its default). */
+static void section_keys(const char *ini, const char *section, StrBuf *out)
+{
+    SectionKeys k = {section, out};
+    ini_parse_string(ini ? ini : "", section_key, &k);
+}
+
+/* The limits of an engine: "depth 3, nodes 1000, movetime 100 ms" or "none". */
+static void engine_limits(const StoredEngine *e, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    if (e->depth > 0)
+        o += (size_t)snprintf(buf + o, n - o, "depth %d", (int)e->depth);
+    if (e->nodes > 0 && o < n)
+        o += (size_t)snprintf(buf + o, n - o, "%snodes %lld", o ? ", " : "", (long long)e->nodes);
+    if (e->movetime_ms > 0 && o < n)
+        o += (size_t)snprintf(buf + o, n - o, "%smovetime %d ms", o ? ", " : "", (int)e->movetime_ms);
+    if (!buf[0])
+        snprintf(buf, n, "none");
+}
+
+/* The words "name=value" of a stored settings text whose value is not the
+ * setting's default (search.def), into out; "defaults" when there is none. */
+static void settings_not_default(const char *settings, StrBuf *out)
+{
+    size_t before = out->len;
+    for (const char *w = settings; *w;) {
+        size_t len = strcspn(w, " ");
+        const char *eq = memchr(w, '=', len);
+        bool dflt = false;
+        for (int i = 0; eq && i < SEARCH_NSETTINGS; i++)
+            if (strlen(SEARCH_SETTING_INFO[i].name) == (size_t)(eq - w) &&
+                !strncmp(w, SEARCH_SETTING_INFO[i].name, (size_t)(eq - w)))
+                dflt = atoi(eq + 1) == SEARCH_SETTING_INFO[i].def;
+        if (!dflt)
+            strbuf_addf(out, "%s%.*s", out->len > before ? " " : "", (int)len, w);
+        w += len + (w[len] == ' ');
+    }
+    if (out->len == before)
+        strbuf_addf(out, "defaults");
+}
+
 /* ---- the report ------------------------------------------------------------------------ */
 
 typedef struct {
     char name[64];
     const StoredEngine *eng; /* in the first store that has it */
+    const char *options;     /* its option.NAME lines there ("NAME=VALUE ...", "" when none) */
     int file;                /* that store */
     int64_t games;
     double points;
+    int64_t referee_lost[NREFEREE]; /* games it lost by each referee termination */
     int rated; /* index in the ratings (-1: no games against another player) */
 } Player;
 
@@ -194,6 +312,7 @@ typedef struct {
     const char *const *files;
     int nfiles;
     StoreContents *c; /* nfiles */
+    char ***options;  /* nfiles x c[f].nengines: each engine's option.NAME lines (engine_options) */
     int nplayers;
     Player *players;
     int64_t ngames;       /* all games, each once */
@@ -224,10 +343,18 @@ typedef struct {
     RankedWeight *tl_rank; /* tl.nweights, the biggest movers first */
     const char *tuning_path;
     int simulations; /* > 0: intervals from simulated replays */
+    const char *baseline_name; /* --baseline (NULL: the first engine) */
+    int baseline;    /* its player */
 } Report;
 
 static void report_free(Report *R)
 {
+    for (int f = 0; R->options && f < R->nfiles; f++) { /* before the contents, which count them */
+        for (int e = 0; R->options[f] && e < R->c[f].nengines; e++)
+            free(R->options[f][e]);
+        free(R->options[f]);
+    }
+    free(R->options);
     if (R->c)
         for (int f = 0; f < R->nfiles; f++)
             h5store_contents_free(&R->c[f]);
@@ -259,23 +386,159 @@ static void report_free(Report *R)
     free(R->tl_rank);
 }
 
-/* Why x and y are not the same engine version (a name stands for one
- * version: the same kind, program, weights and limits), or NULL. */
-static const char *engine_difference(const StoredEngine *x, const StoredEngine *y, char *why, size_t n)
+/* ---- what an engine is: its /engines row and its option.NAME lines ------------------ */
+
+/* A separate program's options are not in /engines: they are the
+ * option.NAME = VALUE lines of its [engine NAME] section (and of an [each]
+ * section, which holds keys for every engine) in the store's tournament_ini,
+ * read here with inih as the tournament reader reads them. */
+typedef struct {
+    const StoreContents *c;
+    StrBuf *own;  /* c->nengines: "NAME=VALUE ..." of each engine's section */
+    StrBuf each;  /* of [each] */
+} OptionLines;
+
+static int option_line(void *user, const char *section, const char *name, const char *value)
 {
-    if (x->kind != y->kind || strncmp(x->command, y->command, sizeof x->command))
-        return "a different program";
-    if (x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms ||
-        strncmp(x->tc, y->tc, sizeof x->tc))
+    OptionLines *o = user;
+    if (strncmp(name, "option.", 7) != 0)
+        return 1;
+    StrBuf *dst = NULL;
+    if (!strcmp(section, "each")) {
+        dst = &o->each;
+    } else if (!strncmp(section, "engine", 6) && (section[6] == ' ' || section[6] == '\t')) {
+        const char *n = section + 6;
+        while (*n == ' ' || *n == '\t')
+            n++;
+        size_t len = strlen(n);
+        while (len > 0 && (n[len - 1] == ' ' || n[len - 1] == '\t'))
+            len--;
+        for (int e = 0; e < o->c->nengines && !dst; e++)
+            if (strlen(o->c->engines[e].name) == len && !strncmp(o->c->engines[e].name, n, len))
+                dst = &o->own[e];
+    }
+    if (dst)
+        strbuf_addf(dst, "%s%s=%s", dst->len ? " " : "", name + 7, value);
+    return 1;
+}
+
+/* Each engine's options in store c, "NAME=VALUE ..." ([each] first, then
+ * its own section; "" when none), as c->nengines heap strings in *out.
+ * A tournament_ini that does not read (a store written by hand) gives none. */
+static TvStatus engine_options(const StoreContents *c, char ***out, TvError *err)
+{
+    OptionLines o = {c, calloc((size_t)(c->nengines ? c->nengines : 1), sizeof(StrBuf)), {0}};
+    char **opts = calloc((size_t)(c->nengines ? c->nengines : 1), sizeof *opts);
+    TvStatus st = TV_OK;
+    if (!o.own || !opts) {
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        goto done;
+    }
+    ini_parse_string(c->tournament_ini ? c->tournament_ini : "", option_line, &o);
+    for (int e = 0; e < c->nengines && st == TV_OK; e++) {
+        StrBuf all = {0};
+        strbuf_addf(&all, "%s%s%s", o.each.s ? o.each.s : "", o.each.len && o.own[e].len ? " " : "",
+                    o.own[e].s ? o.own[e].s : "");
+        if (o.own[e].failed || o.each.failed || !(opts[e] = strbuf_take(&all))) /* take: "" when empty */
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+done:
+    for (int e = 0; o.own && e < c->nengines; e++)
+        free(o.own[e].s);
+    free(o.own);
+    free(o.each.s);
+    if (st != TV_OK && opts) {
+        for (int e = 0; e < c->nengines; e++)
+            free(opts[e]);
+        free(opts);
+        opts = NULL;
+    }
+    *out = opts;
+    return st;
+}
+
+/* The first word (space-separated "name=value") where a and b differ, as
+ * "WORD_OF_B, there WORD_OF_A". */
+static void first_word_difference(const char *a, const char *b, char *out, size_t n)
+{
+    while (*a || *b) {
+        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+        if (la != lb || strncmp(a, b, la)) {
+            snprintf(out, n, "%.*s, there %.*s", lb ? (int)(lb > 60 ? 60 : lb) : 4, lb ? b : "none",
+                     la ? (int)(la > 60 ? 60 : la) : 4, la ? a : "none");
+            return;
+        }
+        a += la + (a[la] == ' ');
+        b += lb + (b[lb] == ' ');
+    }
+    snprintf(out, n, "the same words");
+}
+
+/* An engine of a store as the report compares it: its /engines row and its
+ * option.NAME lines. */
+typedef struct {
+    const StoredEngine *e;
+    const char *options; /* "NAME=VALUE ..." or "" */
+} EngineId;
+
+static const char *KIND_NAMES[] = {"in-process engine", "random mover", "separate program"};
+
+static const char *kind_name(int kind)
+{
+    return kind >= 0 && kind < 3 ? KIND_NAMES[kind] : "unknown kind";
+}
+
+/* Why x and y are not the same engine version (a name stands for one
+ * version: the same kind, program and options, limits and clock, weights
+ * and search settings), or NULL.  y is said first ("B, there A").  Search
+ * settings are compared when both stores hold them (a store made before they
+ * were stored has ""). */
+static const char *engine_difference(EngineId x, EngineId y, char *why, size_t n)
+{
+    const StoredEngine *a = x.e, *b = y.e;
+    char w[160];
+    if (a->kind != b->kind) {
+        snprintf(why, n, "another kind of player (%s, there %s)", kind_name(b->kind), kind_name(a->kind));
+        return why;
+    }
+    if (strncmp(a->command, b->command, sizeof a->command)) {
+        snprintf(why, n, "a different program (command '%.80s', there '%.80s')", b->command, a->command);
+        return why;
+    }
+    if (strcmp(x.options, y.options)) {
+        first_word_difference(x.options, y.options, w, sizeof w);
+        snprintf(why, n, "other options (%s)", w);
+        return why;
+    }
+    if (a->depth != b->depth || a->nodes != b->nodes || a->movetime_ms != b->movetime_ms ||
+        strncmp(a->tc, b->tc, sizeof a->tc))
         return "other limits";
+    if (a->timemargin_ms != b->timemargin_ms) {
+        snprintf(why, n, "another timemargin (%d ms, there %d ms)", (int)b->timemargin_ms, (int)a->timemargin_ms);
+        return why;
+    }
     for (int i = 0; i < EVAL_NWEIGHTS; i++)
-        if (x->weights[i] != y->weights[i]) {
+        if (a->weights[i] != b->weights[i]) {
             char name[96];
             eval_weight_element_name(i, name, sizeof name);
-            snprintf(why, n, "other weights (%s %d, there %d)", name, y->weights[i], x->weights[i]);
+            snprintf(why, n, "other weights (%s %d, there %d)", name, b->weights[i], a->weights[i]);
             return why;
         }
+    if (a->settings[0] && b->settings[0] && strncmp(a->settings, b->settings, sizeof a->settings)) {
+        first_word_difference(a->settings, b->settings, w, sizeof w);
+        snprintf(why, n, "other search settings (%s)", w);
+        return why;
+    }
     return NULL;
+}
+
+/* Whether x and y are known to play alike: no difference, and for the
+ * built-in engine search settings stored for both. */
+static bool engines_identical(EngineId x, EngineId y)
+{
+    char why[8];
+    return !engine_difference(x, y, why, sizeof why) &&
+           (x.e->kind != 0 || (x.e->settings[0] && y.e->settings[0]));
 }
 
 /* Adds key to the open-addressing set (cap a power of two, at least twice
@@ -299,7 +562,8 @@ static bool set_add(uint64_t *set, size_t cap, uint64_t key)
 static TvStatus collect(Report *R, TvError *err)
 {
     R->c = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->c);
-    if (!R->c)
+    R->options = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->options);
+    if (!R->c || !R->options)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     int64_t all = 0;
     for (int f = 0; f < R->nfiles; f++) {
@@ -308,6 +572,8 @@ static TvStatus collect(Report *R, TvError *err)
             return st;
         if (R->c[f].ngames == 0)
             return tv_fail(err, TV_ERR_ARG, "%s: no games", R->files[f]);
+        if ((st = engine_options(&R->c[f], &R->options[f], err)) != TV_OK)
+            return st;
         if (!R->mix_rules && strcmp(R->c[f].options, R->c[0].options) != 0)
             return tv_fail(err, TV_ERR_ARG,
                            "%s was played under other rules (%s) than %s (%s): rating them together needs "
@@ -342,9 +608,12 @@ static TvStatus collect(Report *R, TvError *err)
             for (int p = 0; p < R->nplayers && map[e] < 0; p++)
                 if (!strncmp(c->engines[e].name, R->players[p].name, sizeof c->engines[e].name))
                     map[e] = p;
-            char why[160];
+            char why[400];
             const char *d;
-            if (map[e] >= 0 && (d = engine_difference(R->players[map[e]].eng, &c->engines[e], why, sizeof why)))
+            const EngineId here = {&c->engines[e], R->options[f][e]};
+            if (map[e] >= 0 &&
+                (d = engine_difference((EngineId){R->players[map[e]].eng, R->players[map[e]].options}, here, why,
+                                       sizeof why)))
                 st = tv_fail(err, TV_ERR_ARG,
                              "%s: engine '%.64s' has %s than in %s: one name must be one version (rename one of "
                              "them)",
@@ -353,6 +622,7 @@ static TvStatus collect(Report *R, TvError *err)
                 Player *p = &R->players[R->nplayers];
                 snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof c->engines[e].name - 1, c->engines[e].name);
                 p->eng = &c->engines[e];
+                p->options = R->options[f][e];
                 p->file = f;
                 p->rated = -1;
                 map[e] = R->nplayers++;
@@ -383,6 +653,8 @@ static TvStatus collect(Report *R, TvError *err)
             R->players[b].games++;
             R->players[w].points += pw;
             R->players[b].points += 1.0 - pw;
+            if (termination_is_failure(g->termination) && g->result != 0)
+                R->players[g->result > 0 ? b : w].referee_lost[g->termination - TERM_ILLEGAL_MOVE]++;
             if (w == b) {
                 R->nself++;
                 continue;
@@ -475,6 +747,32 @@ static TvStatus compute(Report *R, TvError *err)
     }
     R->have_r = true;
 
+    /* The baseline: --baseline NAME, or the first engine (of the first store)
+     * that played another. */
+    R->baseline = R->rated_player[0];
+    if (R->baseline_name) {
+        R->baseline = -1;
+        for (int p = 0; p < R->nplayers; p++)
+            if (!strcmp(R->players[p].name, R->baseline_name))
+                R->baseline = p;
+        if (R->baseline < 0) {
+            StrBuf names = {0};
+            for (int p = 0; p < R->nplayers; p++)
+                strbuf_addf(&names, "%s%s", p ? ", " : "", R->players[p].name);
+            st = tv_fail(err, TV_ERR_ARG, "--baseline %.64s: no engine of that name in the stores (engines: %.300s)",
+                         R->baseline_name, names.s ? names.s : "");
+            free(names.s);
+            free(cg);
+            return st;
+        }
+    }
+    if (R->players[R->baseline].rated < 0) {
+        free(cg);
+        return tv_fail(err, TV_ERR_ARG,
+                       "the baseline %s played no other engine: choose another with --baseline NAME",
+                       R->players[R->baseline].name);
+    }
+
     /* Order: by Elo, best first (ties: store order). */
     R->order = malloc((size_t)R->nrated * sizeof *R->order);
     if (!R->order) {
@@ -512,8 +810,8 @@ static TvStatus compute(Report *R, TvError *err)
                 p->b = b;
                 p->games = met_games[a * n + b];
                 pairing_stats(cg, R->nrg, R->players[a].rated, R->players[b].rated, &p->ps);
-                char why[8];
-                p->identical = !engine_difference(R->players[a].eng, R->players[b].eng, why, sizeof why);
+                p->identical = engines_identical((EngineId){R->players[a].eng, R->players[a].options},
+                                                 (EngineId){R->players[b].eng, R->players[b].options});
                 p->elo = malloc(sizeof *p->elo * (size_t)p->games);
                 p->err95 = malloc(sizeof *p->err95 * (size_t)p->games);
                 if (!p->elo || !p->err95)
@@ -672,6 +970,108 @@ static TvStatus plots(const Report *R, const char *outdir, TvError *err)
     return st;
 }
 
+/* What was played: each store's program version, dates, rules, openings,
+ * adjudication and reproducibility, each engine's kind, program or engine
+ * INI, options or search settings, limits and clock, and the tournament INI
+ * texts themselves. */
+static void build_played(const Report *R, Doc *D)
+{
+    char a[64], b[64];
+    doc_h2(D, "What was played");
+    for (int f = 0; f < R->nfiles; f++) {
+        const StoreContents *c = &R->c[f];
+        int64_t first = INT64_MAX, last = 0, untimed = 0;
+        size_t cap = 16;
+        while (cap < 2 * (size_t)c->ngames)
+            cap *= 2;
+        uint64_t *set = calloc(cap, sizeof *set);
+        int64_t distinct = 0;
+        for (int64_t i = 0; i < c->ngames; i++) {
+            const StoredGame *g = &c->games[i];
+            if (g->stored_at > 0) {
+                int64_t began = g->stored_at - (int64_t)(g->wall_time > 0 ? g->wall_time : 0);
+                first = began < first ? began : first;
+                last = g->stored_at > last ? g->stored_at : last;
+            } else {
+                untimed++;
+            }
+            if (set)
+                distinct +=
+                    set_add(set, cap, tv_hash_bytes(0, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen)));
+        }
+        free(set);
+        StrBuf when = {0}, open = {0}, adj = {0};
+        if (last > 0) {
+            fmt_utc(a, sizeof a, first);
+            fmt_utc(b, sizeof b, last);
+            strbuf_addf(&when, "played from %s (when its first game began) to %s (when its last game was stored)", a,
+                        b);
+            if (untimed)
+                strbuf_addf(&when, "; %lld older games carry no time", (long long)untimed);
+        } else {
+            strbuf_addf(&when, "dates not recorded (a store made before games carried the time they were stored)");
+        }
+        section_keys(c->tournament_ini, "openings", &open);
+        section_keys(c->tournament_ini, "adjudication", &adj);
+        doc_para(D,
+                 "%s: made by tavreli %s; %s. Rule options: %s. Openings: %s%s%s; %lld distinct start position%s in "
+                 "%lld games. Adjudication: %s%s%s. The games are %s.",
+                 R->files[f], c->program_version, when.s ? when.s : "", c->options[0] ? c->options : "the defaults",
+                 open.len ? "[openings] " : "random, every [openings] key at its default", open.s ? open.s : "",
+                 open.len ? " (any other key at its default)" : "", (long long)distinct, distinct == 1 ? "" : "s",
+                 (long long)c->ngames,
+                 adj.len ? "[adjudication] " : "every key at its default", adj.s ? adj.s : "",
+                 adj.len ? " (any other key at its default)" : "",
+                 c->reproducible ? "reproducible: only depth and node limits, so the same tournament plays them "
+                                   "again move for move"
+                                 : "not reproducible: a clock, a movetime or a separate program makes the moves "
+                                   "depend on timing");
+        free(when.s);
+        free(open.s);
+        free(adj.s);
+    }
+    doc_para(D, "Engines (each as in the first store that has it; defaults of the tournament and engine INI keys: "
+                "docs/tournaments.md and docs/engines.md).");
+    doc_table(D, "lllllll");
+    const char *eh[] = {"engine", "kind", "program or engine INI", "options or search settings", "limits", "clock",
+                        "timemargin"};
+    for (size_t i = 0; i < sizeof eh / sizeof eh[0]; i++)
+        doc_cell(D, "%s", eh[i]);
+    for (int p = 0; p < R->nplayers; p++) {
+        const Player *pl = &R->players[p];
+        const StoredEngine *e = pl->eng;
+        StrBuf opt = {0};
+        char lim[96];
+        if (e->kind == 2)
+            strbuf_addf(&opt, "%s", pl->options[0] ? pl->options : "none");
+        else if (e->kind == 0 && e->settings[0])
+            settings_not_default(e->settings, &opt);
+        else
+            strbuf_addf(&opt, "%s", e->kind == 0 ? "not recorded (an older store)" : "-");
+        engine_limits(e, lim, sizeof lim);
+        doc_cell(D, "%s", pl->name);
+        doc_cell(D, "%s", kind_name(e->kind));
+        doc_cell(D, "%.256s", e->kind == 2 ? e->command : e->kind == 0 ? e->path : "-");
+        doc_cell(D, "%s", opt.s ? opt.s : "");
+        doc_cell(D, "%s", lim);
+        doc_cell(D, "%.32s", e->tc[0] ? e->tc : "none");
+        if (e->tc[0] || e->movetime_ms > 0) /* the grace over a clock or movetime */
+            doc_cell(D, "%d ms", (int)e->timemargin_ms);
+        else
+            doc_cell(D, "-");
+        free(opt.s);
+    }
+    for (int f = 0; f < R->nfiles; f++) {
+        bool seen = false;
+        for (int g = 0; g < f && !seen; g++)
+            seen = !strcmp(R->c[g].tournament_ini, R->c[f].tournament_ini);
+        if (seen || !R->c[f].tournament_ini[0])
+            continue;
+        doc_para(D, "The tournament INI of %s (as stored with its games):", R->files[f]);
+        doc_text(D, DOC_PRE, strdup(R->c[f].tournament_ini));
+    }
+}
+
 /* Stage 4: the document. */
 static void build_doc(const Report *R, Doc *D)
 {
@@ -704,6 +1104,49 @@ static void build_doc(const Report *R, Doc *D)
         free(e.s);
     }
 
+    /* The headline: every engine against the baseline. */
+    {
+        const Player *base = &R->players[R->baseline];
+        const int rb = base->rated, n = R->r.n;
+        doc_h2(D, "Differences against %s", base->name);
+        doc_para(D,
+                 "Each engine's Elo minus %s's (the baseline: %s), from the joint rating of all games below (not "
+                 "only their games against each other), with its 95%% interval from the covariance of the fit; LOS: "
+                 "the probability that the engine is stronger than %s.",
+                 base->name, R->baseline_name ? "chosen with --baseline" : "the first engine; choose another with "
+                                                                            "--baseline NAME",
+                 base->name);
+        doc_table(D, "lrrrr");
+        doc_cell(D, "engine");
+        doc_cell(D, "Elo difference");
+        doc_cell(D, "LOS");
+        doc_cell(D, "games");
+        doc_cell(D, "games against %s", base->name);
+        for (int i = 0; i < R->nrated; i++) {
+            int ri = R->order[i];
+            if (ri == rb)
+                continue;
+            const Player *p = &R->players[R->rated_player[ri]];
+            double v = R->r.cov[ri * n + ri] + R->r.cov[rb * n + rb] - 2 * R->r.cov[ri * n + rb];
+            int64_t h2h = 0;
+            for (int k = 0; k < R->npairings; k++) {
+                const Pairing *q = &R->pairings[k];
+                if ((q->a == R->rated_player[ri] && q->b == R->baseline) ||
+                    (q->b == R->rated_player[ri] && q->a == R->baseline))
+                    h2h = q->games;
+            }
+            doc_cell(D, "%s", p->name);
+            fmt_elo_pm(a, sizeof a, R->r.elo[ri] - R->r.elo[rb], v > 0 ? STATS_Z975 * sqrt(v) : NAN);
+            doc_cell(D, "%s", a);
+            fmt_pct(a, sizeof a, R->r.los[ri * n + rb]);
+            doc_cell(D, "%s", a);
+            doc_cell(D, "%lld", (long long)p->games);
+            doc_cell(D, "%lld", (long long)h2h);
+        }
+    }
+
+    build_played(R, D);
+
     /* Ratings. */
     doc_h2(D, "Ratings");
     doc_para(D,
@@ -724,10 +1167,10 @@ static void build_doc(const Report *R, Doc *D)
         const Player *p = &R->players[R->rated_player[ri]];
         doc_cell(D, "%d", i + 1);
         doc_cell(D, "%s", p->name);
-        fmt_signed(a, sizeof a, R->r.elo[ri]);
+        fmt_elo(a, sizeof a, R->r.elo[ri]);
         doc_cell(D, "%s", a);
-        fmt_signed(a, sizeof a, R->r.lo[ri]);
-        fmt_signed(b, sizeof b, R->r.hi[ri]);
+        fmt_elo(a, sizeof a, R->r.lo[ri]);
+        fmt_elo(b, sizeof b, R->r.hi[ri]);
         doc_cell(D, "[%s, %s]", a, b);
         doc_cell(D, "%lld", (long long)p->games);
         fmt_pct(a, sizeof a, p->games ? p->points / (double)p->games : NAN);
@@ -744,6 +1187,27 @@ static void build_doc(const Report *R, Doc *D)
         }
     if (R->nself > 0)
         doc_para(D, "%lld games of an engine against itself are not rated (they count below).", (long long)R->nself);
+    for (int i = 0; i < R->nrated; i++) {
+        const Player *p = &R->players[R->rated_player[R->order[i]]];
+        int64_t lost = 0;
+        StrBuf why = {0};
+        for (int k = 0; k < NREFEREE; k++)
+            if (p->referee_lost[k]) {
+                lost += p->referee_lost[k];
+                strbuf_addf(&why, "%s%lld by %s", why.len ? ", " : "", (long long)p->referee_lost[k],
+                            termination_name((Termination)(TERM_ILLEGAL_MOVE + k)));
+            }
+        if (lost > 0 && (double)lost > REFEREE_NOTE_SHARE * (double)p->games) {
+            fmt_pct(a, sizeof a, (double)lost / (double)p->games);
+            doc_para(D,
+                     "Note: %s lost %lld of its %lld games (%s) by the referee's decision, not by play: %s. Its rating "
+                     "and every figure with it count these as losses; with more than %g%% of the games decided this "
+                     "way they say more about the clock, the machine's load or the program's robustness than about "
+                     "its strength (see \"How games ended\").",
+                     p->name, (long long)lost, (long long)p->games, a, why.s ? why.s : "", 100 * REFEREE_NOTE_SHARE);
+        }
+        free(why.s);
+    }
     doc_img(D, PLOT_ELO_PNG, "Elo of each engine with its 95% interval");
     for (int i = 0; i < R->npairings; i++) {
         const Pairing *p = &R->pairings[i];
@@ -754,8 +1218,9 @@ static void build_doc(const Report *R, Doc *D)
                      (long long)p->adjudicated, (long long)p->games, R->players[p->a].name, R->players[p->b].name);
         if (p->identical)
             doc_para(D,
-                     "Note: %s and %s are the same engine version (weights and limits) under two names: both games "
-                     "of each opening pair are the same game, so their results say nothing about strength.",
+                     "Note: %s and %s are the same engine version (program, options, limits, weights and search "
+                     "settings) under two names: both games of each opening pair are the same game, so their results "
+                     "say nothing about strength.",
                      R->players[p->a].name, R->players[p->b].name);
     }
 
@@ -813,9 +1278,9 @@ static void build_doc(const Report *R, Doc *D)
         doc_cell(D, "%s", a);
         fmt_pct(a, sizeof a, s->draw_rate);
         doc_cell(D, "%s", a);
-        stats_format_elo(s, a, sizeof a);
+        fmt_pairing_elo(a, sizeof a, s);
         doc_cell(D, "%s", a);
-        fmt_pm(a, sizeof a, s->nelo, s->nelo_err95);
+        fmt_elo_pm(a, sizeof a, s->nelo, s->nelo_err95);
         doc_cell(D, "%s", a);
         int ra = R->players[p->a].rated, rb = R->players[p->b].rated;
         fmt_pct(a, sizeof a, R->r.los[ra * R->r.n + rb]);
@@ -852,6 +1317,40 @@ static void build_doc(const Report *R, Doc *D)
     doc_cell(D, "100.0%%");
     for (int k = 0; k < 3; k++)
         doc_cell(D, "%lld", (long long)tot[k]);
+    {
+        int64_t referee = 0;
+        for (int k = 0; k < NREFEREE; k++)
+            referee += R->term[TERM_ILLEGAL_MOVE + k][0] + R->term[TERM_ILLEGAL_MOVE + k][2];
+        if (referee == 0) {
+            doc_para(D, "No game was lost by the referee's decision (an illegal move, on time, a crash or a stall).");
+        } else {
+            doc_para(D, "Games each engine lost by the referee's decision (not by play), best-rated engine first.");
+            doc_table(D, "lrrrrrr");
+            doc_cell(D, "engine");
+            doc_cell(D, "games");
+            for (int k = 0; k < NREFEREE; k++)
+                doc_cell(D, "%s", termination_name((Termination)(TERM_ILLEGAL_MOVE + k)));
+            doc_cell(D, "share of its games");
+            for (int i = 0; i < R->nplayers; i++) {
+                /* rated engines best first, then the unrated ones */
+                int pi = i < R->nrated ? R->rated_player[R->order[i]] : -1;
+                if (pi < 0)
+                    for (int p = 0, u = R->nrated; p < R->nplayers; p++)
+                        if (R->players[p].rated < 0 && u++ == i)
+                            pi = p;
+                const Player *p = &R->players[pi];
+                int64_t lost = 0;
+                doc_cell(D, "%s", p->name);
+                doc_cell(D, "%lld", (long long)p->games);
+                for (int k = 0; k < NREFEREE; k++) {
+                    doc_cell(D, "%lld", (long long)p->referee_lost[k]);
+                    lost += p->referee_lost[k];
+                }
+                fmt_pct(a, sizeof a, p->games ? (double)lost / (double)p->games : NAN);
+                doc_cell(D, "%s", a);
+            }
+        }
+    }
 
     /* Lengths. */
     doc_h2(D, "Game length");
@@ -967,7 +1466,7 @@ static void build_doc(const Report *R, Doc *D)
 TvStatus report_write(const char *const *files, int nfiles, const char *tuning_log, const char *outdir,
                       TvError *err)
 {
-    ReportOptions o = {0, false};
+    const ReportOptions o = {.simulations = 0, .mix_rules = false, .baseline = NULL};
     return report_write_opts(files, nfiles, tuning_log, outdir, &o, NULL, err);
 }
 
@@ -991,6 +1490,7 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
     R.tuning_path = tuning_log;
     R.simulations = opt->simulations;
     R.mix_rules = opt->mix_rules;
+    R.baseline_name = opt->baseline;
     Doc D = {0};
     StrBuf md = {0}, html = {0};
     TvStatus st;

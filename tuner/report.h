@@ -37,6 +37,9 @@ TvStatus report_write(const char *const *files, int nfiles, const char *tuning_l
 typedef struct {
     int simulations; /* > 0: rating intervals from this many simulated replays of the schedule */
     bool mix_rules;  /* rate stores played under other rule options together */
+    const char *baseline; /* the engine the headline table compares every other with (NULL: the first
+                             engine of the first store that played another); an unknown name, or one
+                             that played no other engine, is an error */
 } ReportOptions;
 
 /* What a report was made from, for the front end to say (the report says it too). */

@@ -147,6 +147,21 @@ void doc_render_md(const Doc *d, StrBuf *o)
             md_text(o, b->text, false);
             strbuf_addf(o, "](%s)\n\n", b->file);
             break;
+        case DOC_PRE: {
+            /* a fence longer than any run of backticks in the text */
+            int run = 0, longest = 0;
+            for (const char *c = b->text; *c; c++)
+                longest = (run = *c == '`' ? run + 1 : 0) > longest ? run : longest;
+            int fence = longest < 3 ? 3 : longest + 1;
+            size_t n = strlen(b->text);
+            for (int k = 0; k < fence; k++)
+                strbuf_add_n(o, "`", 1);
+            strbuf_addf(o, "\n%s%s", b->text, n && b->text[n - 1] != '\n' ? "\n" : "");
+            for (int k = 0; k < fence; k++)
+                strbuf_add_n(o, "`", 1);
+            strbuf_addf(o, "\n\n");
+            break;
+        }
         case DOC_TABLE:
             for (int k = 0; k < b->ncells; k++) {
                 int col = k % b->ncols;
@@ -228,6 +243,11 @@ TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *e
             strbuf_addf(o, "</%s>\n", tag);
             break;
         }
+        case DOC_PRE:
+            strbuf_addf(o, "<pre>");
+            html_text(o, b->text);
+            strbuf_addf(o, "</pre>\n");
+            break;
         case DOC_IMG: {
             char *path = doc_path(outdir, b->file);
             char *png = NULL;

@@ -20,7 +20,7 @@
 #include "status.h"
 #include "strbuf.h"
 
-typedef enum { DOC_H1, DOC_H2, DOC_PARA, DOC_TABLE, DOC_IMG } DocBlockKind;
+typedef enum { DOC_H1, DOC_H2, DOC_PARA, DOC_TABLE, DOC_IMG, DOC_PRE } DocBlockKind;
 
 typedef struct {
     DocBlockKind kind;
@@ -38,8 +38,9 @@ typedef struct {
     bool oom; /* an allocation failed: the document is incomplete */
 } Doc;
 
-/* Appends a block of kind (DOC_H1, DOC_H2 or DOC_PARA) with text, which the
- * document takes over (NULL: out of memory). */
+/* Appends a block of kind (DOC_H1, DOC_H2, DOC_PARA or DOC_PRE: text shown
+ * as it is, lines and spaces kept) with text, which the document takes over
+ * (NULL: out of memory). */
 void doc_text(Doc *d, DocBlockKind kind, char *text);
 
 /* A heading, a second-level heading, a paragraph: printf-style text. */

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# A report says what was played (tuner/report.c, docs/reports.md): a
+# tournament of the in-process engine, `tavreli uci` as a separate program
+# with an option on a clock, and a program that oversteps its clock (the
+# fake engine's overtime mode).  Its report names the build (git describe),
+# each engine's kind, command, options, limits and time control, the
+# openings, dates and reproducibility, says how many games each engine lost
+# on time (with the note), and heads with the table against --baseline.
+# usage: test_report_played.sh TAVRELI FAKE_ENGINE SOURCE_DIR
+set -u
+tv=$(readlink -f "$1") fake=$(readlink -f "$2") src=$3
+tmp=$(mktemp -d)
+trap 'pkill -KILL -f "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$src/tests/selfplay_common.sh" # check
+mkdir -p "$tmp/engines"
+cp "$src/configs/engines/default.ini" "$tmp/engines/default.ini"
+# every process this test starts names $tmp (links), so that the trap finds them
+ln -s "$fake" "$tmp/fake"
+ln -s "$tv" "$tmp/tavreli"
+cat >"$tmp/t.ini" <<EOI
+[tournament]
+name = played
+pairs = 1
+seed = 3
+threads = 1
+[openings]
+plies = 2
+balance_depth = 1
+balance_cp = 1000
+[adjudication]
+max_plies = 40
+resign_score = 0
+draw_moves = 0
+draw_score = 0
+[engine inproc]
+path = engines/default.ini
+depth = 1
+[engine uci]
+command = $tmp/tavreli uci
+option.Hash = 8
+depth = 1
+tc = 30+0.5
+[engine late]
+command = $tmp/fake --mode overtime --after 2 --seconds 1
+depth = 1
+tc = 1+0.01
+timemargin = 50
+EOI
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/t.h5" --quiet >"$tmp/run.out" 2>"$tmp/run.err"
+rc=$?
+check "the tournament finishes (exit 0)" [ $rc -eq 0 ] || cat "$tmp/run.err"
+"$tv" report "$tmp/t.h5" --baseline uci -o "$tmp/r" >"$tmp/report.out" 2>"$tmp/report.err"
+rc=$?
+check "the report is written (exit 0)" [ $rc -eq 0 ] || cat "$tmp/report.err"
+md="$tmp/r/report.md"
+has() { grep -qF -- "$1" "$md" || { echo "  report.md lacks: $1"; return 1; }; }
+
+# the build: the version tavreli --version prints, the git describe of a commit of this checkout
+ver=$("$tv" --version | cut -d' ' -f2)
+check "the report names the build ($ver)" has "made by tavreli $ver;"
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+  commit=$(sed -n 's/.*-g\([0-9a-f]\{7,\}\).*/\1/p' <<<"$ver")
+  check "the version is git describe of a commit here ($ver)" \
+    git -C "$src" cat-file -e "${commit:-none}^{commit}"
+fi
+# each engine: kind, program or engine INI, options, limits, clock
+check "the in-process engine, its INI and limits" \
+  has "| inproc | in-process engine | $tmp/engines/default.ini | defaults | depth 1 | none | - |"
+check "tavreli uci: its command, option, limits and time control" \
+  has "| uci | separate program | $tmp/tavreli uci | Hash=8 | depth 1 | 30+0.5 | 100 ms |"
+check "the late program: its command and time control" \
+  has "| late | separate program | $tmp/fake --mode overtime --after 2 --seconds 1 | none | depth 1 | 1+0.01 | 50 ms |"
+check "the openings" has "Openings: [openings] plies = 2, balance_depth = 1, balance_cp = 1000"
+check "the dates" grep -qE "played from 20[0-9-]+ [0-9:]+ UTC \(when its first game began\) to 20" "$md"
+check "not reproducible" has "The games are not reproducible"
+check "the tournament INI" has "option.Hash = 8"
+
+# games lost on time: the counts of the store itself
+forfeits=$("$tv" verify "$tmp/t.h5" 2>&1 | sed -n 's/.*stored terminations:.* time_forfeit \([0-9]*\).*/\1/p')
+check "the late engine lost games on time (${forfeits:-none})" [ "${forfeits:-0}" -ge 2 ]
+check "each engine's games lost on time" has "| late | 4 | 0 | ${forfeits:-x} | 0 | 0 |"
+check "no time loss for the others" has "| uci | 4 | 0 | 0 | 0 | 0 | 0.0% |"
+check "the note on the late engine's time losses" has "Note: late lost ${forfeits:-x} of its 4 games"
+
+# the headline table against the baseline
+check "the baseline table" has "## Differences against uci"
+check "the baseline table: inproc" grep -qE "^\| inproc \| [-+0-9]+ ± [0-9]+ \| [^|]+ \| 4 \| 2 \|$" "$md"
+check "the baseline table: late" grep -qE "^\| late \| [-+0-9]+ ± [0-9a-z/]+ \| [^|]+ \| 4 \| 2 \|$" "$md"
+check "the baseline is not a row of its own" bash -c "! sed -n '/^## Differences against/,/^## What/p' '$md' | grep -q '^| uci |'"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ] || { echo "--- report.md"; sed -n '1,80p' "$md"; }
+[ "$fails" -eq 0 ]
