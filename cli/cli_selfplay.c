@@ -50,7 +50,7 @@ static int interrupted_status(void)
 
 static const char SELFPLAY_HELP[] =
     "usage: tavreli selfplay CONFIG.ini [--out FILE.h5] [--threads N] [--games N]\n"
-    "                        [--resume | --force] [--quiet]\n"
+    "                        [--resume | --force] [--quiet] [--dry-run]\n"
     "\n"
     "Runs the tournament of CONFIG.ini (see configs/tournaments/) on OpenMP threads\n"
     "and stores every game, move and position in an HDF5 file (layout in README).\n"
@@ -63,6 +63,8 @@ static const char SELFPLAY_HELP[] =
     "                 it does not hold yet\n"
     "  --force        overwrite an existing FILE.h5\n"
     "  --quiet        no progress output\n"
+    "  --dry-run      read CONFIG.ini (engines, openings file) and its plan, say\n"
+    "                 what would be played, and stop: nothing is played or written\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGUSR1 stops even a deep search at once, abandons the\n"
     "games in flight, stores the finished ones, closes the file and exits with 130\n"
@@ -82,7 +84,7 @@ static const char SELFPLAY_HELP[] =
 typedef struct {
     const char *out;
     long threads, games;
-    bool resume, force, quiet;
+    bool resume, force, quiet, dry_run;
 } SelfplayArgs;
 
 static const CliFlag SELFPLAY_FLAGS[] = {
@@ -92,6 +94,7 @@ static const CliFlag SELFPLAY_FLAGS[] = {
     {"resume", 0, CLI_BOOL, offsetof(SelfplayArgs, resume), 0, 0},
     {"force", 0, CLI_BOOL, offsetof(SelfplayArgs, force), 0, 0},
     {"quiet", 0, CLI_BOOL, offsetof(SelfplayArgs, quiet), 0, 0},
+    {"dry-run", 0, CLI_BOOL, offsetof(SelfplayArgs, dry_run), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -124,7 +127,7 @@ static void warn_oversubscribed(const Tournament *t, int threads)
 
 static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
 {
-    SelfplayArgs a = {NULL, -1, 0, false, false, false};
+    SelfplayArgs a = {.out = NULL, .threads = -1};
     char *pos[argc];
     int npos;
     int parsed = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
@@ -147,8 +150,17 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         return CLI_FAIL;
     }
     char default_out[600], resolved[1100];
-    if (!out) {
+    if (!out)
         snprintf(default_out, sizeof default_out, "results/%s.h5", t.name);
+    if (a.dry_run) { /* the batch script's --check: does the tournament read, and what would it play */
+        printf("%s: tournament '%s', %d engines, %d pairing%s x %d pairs x 2 = %lld games, into %s; nothing "
+               "played (--dry-run)\n",
+               config, t.name, t.nengines, tournament_pairings(&t), tournament_pairings(&t) == 1 ? "" : "s",
+               t.pairs, (long long)tournament_total_games(&t), out ? out : default_out);
+        tournament_free(&t);
+        return CLI_OK;
+    }
+    if (!out) {
         out = default_out;
         /* the default folder is made when missing (results/ of a fresh clone is there) */
         if (mkdir("results", 0777) != 0 && errno != EEXIST) {
@@ -287,11 +299,21 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     cli_print_standings(&t, stats.games, stats.ngames);
     cli_print_referee(&t, &stats.referee);
     if (stats.interrupted) {
-        char launcher[64] = "";
-        if (distributed)
-            snprintf(launcher, sizeof launcher, "mpirun -np %d ", info.size);
-        printf("interrupted: run '%stavreli selfplay %s --out %s --resume' to %splay the %lld missing games\n",
-               launcher, config, out, info.parts_left ? "merge the parts and " : "",
+        /* Under mpirun: the command that runs this program again as this job
+         * did (unbound, so that each rank's threads use all its cores; as
+         * root, with the permission Open MPI asks for). */
+        char launcher[96] = "", self[1024] = "tavreli";
+        if (distributed) {
+            ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+            if (n > 0)
+                self[n] = '\0';
+            else
+                snprintf(self, sizeof self, "tavreli");
+            snprintf(launcher, sizeof launcher, "mpirun %s--bind-to none -np %d ",
+                     geteuid() == 0 ? "--allow-run-as-root " : "", info.size);
+        }
+        printf("interrupted: run '%s%s selfplay %s --out %s --resume' to %splay the %lld missing games\n", launcher,
+               self, config, out, info.parts_left ? "merge the parts and " : "",
                (long long)(stats.planned - stats.already - stats.played));
         rc = interrupted_status();
     }

@@ -6,15 +6,19 @@
 # are sent as Slurm sends them: SIGTERM to the batch shell alone
 # (--signal=B:TERM@120, the time limit's early warning), or SIGTERM to the
 # shell, mpirun and every rank at once (scancel, the time limit itself).
-# `sinfo` for --check is a script printing the answer a Slurm partition
-# gives to the script's query (this machine has no Slurm).
+# Slurm's commands are stand-ins (tests/slurm/: sinfo, scontrol show job,
+# sbatch, answering as Slurm 22.05 does), first on PATH, so that a real
+# Slurm on the machine (a login node) is never asked; "no Slurm" is PATH
+# without them.
 #
 # With a tavreli built with MPI (label mpi):
 #  - a 3,016-game plan whose store holds 3,000 games is continued by the
 #    script on 2 ranks; SIGTERM to the batch shell during the final merge
 #    (OUT.h5.tmp exists) stops it: no OUT.h5.tmp left, no game lost (the
 #    store and the parts hold every game of the plan), the log says what
-#    happened and gives the exact commands to continue, the report is not
+#    happened and gives the exact commands to continue (the sbatch line
+#    names the submitted script, not scontrol's Command= with the job's
+#    arguments, and sbatch takes it as printed), the report is not
 #    written, exit 143;
 #  - the requeued job (SLURM_RESTART_COUNT=1, the same log) adds --resume,
 #    merges and finishes: the store's games are exactly those of the
@@ -23,10 +27,16 @@
 #  - scancel during play (SIGTERM to everything at once): the same;
 #  - as root (here, or in a user namespace), the script starts mpirun with
 #    no OMPI_ALLOW_RUN_AS_ROOT* in its environment (mpirun alone refuses);
+#    stopped as root, rank 0's line and the script's line by hand are
+#    unbound, name the program by its path and give Open MPI its
+#    permission, and the latter, run as printed, finishes the plan;
 #  - --check accepts a request that fits the partition.
 # With either build: --check refuses a request that does not fit (too many
-# nodes or CPUs, too long, partition down, no default partition, no sinfo),
-# and a missing or plain (non-MPI) program, each time saying why.
+# nodes or CPUs, too few in service (a drained only node; drained, down,
+# not responding), too long, a partition down (the job waits) or drained
+# or inactive (sbatch refuses), no default partition, no sinfo), a
+# tournament the program cannot read (the program's message, file and
+# line), and a missing or plain (non-MPI) program, each time saying why.
 # usage: test_slurm.sh PATH/TO/tavreli SOURCE_DIR
 set -u
 tv=$(readlink -f "$1")
@@ -45,34 +55,39 @@ export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0$
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 unset OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM SLURM_JOBID SLURM_NODELIST SBATCH_PARTITION
 
-# ---- --check against a partition (sinfo answers as Slurm would) ----
-mkdir -p "$tmp/bin"
-# sinfo_answers LINES...: what `sinfo --noheader --format='%P %a %l %D %c'` prints
-sinfo_answers() {
-  printf '%s\n' "$@" >"$tmp/sinfo.txt"
-  cat >"$tmp/bin/sinfo" <<'EOS'
-#!/bin/bash
-# --partition=NAME: that partition's lines only (no * on the name)
-for a in "$@"; do
-  case "$a" in --partition=*) p=${a#--partition=} ;; esac
+# ---- Slurm's commands: stand-ins, whatever this machine has ----
+# tests/slurm/ holds stand-ins for sinfo, scontrol and sbatch that answer as
+# Slurm 22.05 does, from files in $STANDIN_SLURM_DIR; they come first on
+# PATH, so that a real Slurm on the machine (a login node) is never asked.
+# nopath: every command of PATH but Slurm's, for the machine without Slurm.
+export STANDIN_SLURM_DIR=$tmp/slurm
+mkdir -p "$STANDIN_SLURM_DIR" "$tmp/nopath"
+IFS=: read -r -a path_dirs <<<"$PATH"
+for d in "${path_dirs[@]}"; do # the first of a name wins, as in a PATH search
+  [ -d "$d" ] || continue
+  list=()
+  for f in "$d"/*; do
+    case "${f##*/}" in sinfo | scontrol | sbatch | srun | salloc | squeue | scancel | sacct) continue ;; esac
+    [ -x "$f" ] && [ ! -d "$f" ] && [ ! -e "$tmp/nopath/${f##*/}" ] && list+=("$f")
+  done
+  [ ${#list[@]} -gt 0 ] && ln -s -t "$tmp/nopath" -- "${list[@]}"
 done
-if [ -n "${p:-}" ]; then
-  awk -v p="$p" '{ n = $1; sub(/\*$/, "", n); if (n == p) { $1 = n; print } }' "$(dirname "$0")/../sinfo.txt"
-else
-  cat "$(dirname "$0")/../sinfo.txt"
-fi
-EOS
-  chmod +x "$tmp/bin/sinfo"
-}
-mkdir -p "$tmp/sub/configs/tournaments"
-printf '[tournament]\nname = x\n' >"$tmp/sub/configs/tournaments/overnight.ini"
+export PATH="$src/tests/slurm:$PATH"
+
+# ---- --check against a partition (sinfo answers as Slurm would) ----
+# sinfo_answers LINES...: the cluster, one group of nodes a line:
+# PARTITION AVAIL TIMELIMIT NODES CPUS STATE (tests/slurm/sinfo)
+sinfo_answers() { printf '%s\n' "$@" >"$STANDIN_SLURM_DIR/nodes"; }
+# a tournament that reads (engines in configs/tournaments/engines/)
+write_test_configs "$tmp/sub/configs/tournaments" "$src"
+cp "$tmp/sub/configs/tournaments/t.ini" "$tmp/sub/configs/tournaments/overnight.ini"
 run_check() { # run_check OUTFILE [ENV=VALUE...]: --check from the submit dir
   local o=$1
   shift
-  (cd "$tmp/sub" && env PATH="$tmp/bin:$PATH" TAVRELI="$tv" "$@" bash "$script" --check) >"$o" 2>&1
+  (cd "$tmp/sub" && env TAVRELI="$tv" "$@" bash "$script" --check) >"$o" 2>&1
 }
 
-sinfo_answers "debug* up 1:00:00 1 2" "big up infinite 8 64"
+sinfo_answers "debug* up 1:00:00 1 2 idle" "big up infinite 8 64 idle"
 run_check "$tmp/c1.out"
 check "--check: the unedited request does not fit a small default partition (exit 1)" [ $? = 1 ]
 check "... too many nodes, saying what the partition has" \
@@ -88,17 +103,64 @@ else
   check "... saying it is not linked with MPI" grep -q "is not linked with MPI" "$tmp/c2.out"
   check "... and no partition problem" sh -c "! grep -q 'partition big' '$tmp/c2.out' || ! grep 'problem:' '$tmp/c2.out' | grep -q partition"
 fi
-sinfo_answers "debug* down 2-00:00:00 16 64"
+check "... the program read the tournament and says what it would play" \
+  grep -q "overnight.ini: tournament 'resume-test', 2 engines, 1 pairing x 16 pairs x 2 = 32 games" "$tmp/c2.out"
+
+# a tournament that does not read: the program's own message, with its line
+printf '[tournament]\nname = x\n' >"$tmp/sub/noengines.ini"
+(cd "$tmp/sub" && env TAVRELI="$tv" SBATCH_PARTITION=big bash "$script" --check noengines.ini) >"$tmp/c8.out" 2>&1
+check "--check: a tournament without engines is refused (exit 1)" [ $? = 1 ]
+check "... saying the program cannot run it, and why" \
+  sh -c "grep -q 'cannot run the tournament noengines.ini' '$tmp/c8.out' &&
+         grep -q 'noengines.ini:2: a tournament needs at least 2 \[engine NAME\] sections' '$tmp/c8.out'"
+check "... and no 'fits'" sh -c "! grep -q 'the request fits' '$tmp/c8.out'"
+sed 's/^depth = 2$/depht = 2/' "$tmp/sub/configs/tournaments/t.ini" >"$tmp/sub/configs/tournaments/typo.ini"
+(cd "$tmp/sub" && env TAVRELI="$tv" SBATCH_PARTITION=big bash "$script" --check configs/tournaments/typo.ini) \
+  >"$tmp/c9.out" 2>&1
+check "--check: a misspelt key is refused with its file and line" \
+  sh -c "[ $? = 1 ] && grep -q \"typo.ini:[0-9]*: unknown key 'depht'\" '$tmp/c9.out'"
+
+# nodes out of service: a partition whose only node is drained, and one
+# with too few nodes in service (sinfo's %t: drain, drng, down*, idle*)
+sed 's/^#SBATCH --nodes=.*/#SBATCH --nodes=1/; s/^#SBATCH --cpus-per-task=.*/#SBATCH --cpus-per-task=2/' \
+  "$script" >"$tmp/one-node.sbatch"
+sinfo_answers "solo* up infinite 1 4 drain"
+(cd "$tmp/sub" && env TAVRELI="$tv" bash "$tmp/one-node.sbatch" --check) >"$tmp/c10.out" 2>&1
+check "--check: the partition's only node is drained: refused (exit 1)" [ $? = 1 ]
+check "... saying no node is in service, why, and what to do" \
+  grep -q "nodes=1 with 2 CPUs each, but only 0 of partition solo's 1 node(s) of at least 2 CPUs are in service.*sinfo -R" \
+  "$tmp/c10.out"
+check "... and no 'fits'" sh -c "! grep -q 'the request fits' '$tmp/c10.out'"
+sinfo_answers "big up infinite 2 64 idle" "big up infinite 1 64 drng" "big up infinite 1 64 down*" \
+  "big up infinite 1 64 idle*" "debug* up 1:00:00 1 2 idle"
+run_check "$tmp/c11.out" SBATCH_PARTITION=big
+check "--check: 2 of 5 nodes in service for 4: refused" \
+  grep -q "nodes=4 with 32 CPUs each, but only 2 of partition big's 5 node(s) of at least 32 CPUs are in service" \
+  "$tmp/c11.out"
+sinfo_answers "big up infinite 3 64 mix" "big up infinite 1 64 idle~" "debug* up 1:00:00 1 2 idle"
+run_check "$tmp/c12.out" SBATCH_PARTITION=big
+check "--check: busy and powered-down nodes count as in service" sh -c "! grep -q 'in service' '$tmp/c12.out'"
+
+# the partition's own state: down (sbatch accepts, the job waits), drain and
+# inactive (sbatch refuses)
+sinfo_answers "debug* down 2-00:00:00 16 64 idle"
 run_check "$tmp/c3.out"
-check "--check: a partition that is down is named" grep -q "partition debug is down, not up" "$tmp/c3.out"
+check "--check: a partition that is down is named: jobs wait" \
+  grep -q "partition debug is down: sbatch accepts the job, but it stays pending (Reason=PartitionDown)" "$tmp/c3.out"
 check "... and D-HH:MM:SS limits are read (12 h fits 2 days)" sh -c "! grep -q 'over partition' '$tmp/c3.out'"
-sinfo_answers "a up infinite 4 32" "b up infinite 4 32"
+for avail in drain inactive; do
+  sinfo_answers "debug* $avail 2-00:00:00 16 64 idle" "big up infinite 8 64 idle"
+  run_check "$tmp/c3$avail.out"
+  check "--check: a partition that is $avail: sbatch refuses the job, choose another" \
+    sh -c "[ $? = 1 ] && grep -q 'partition debug is $avail: sbatch refuses the job (\"Required partition not available (inactive or drain)\"): choose another partition' '$tmp/c3$avail.out'"
+done
+sinfo_answers "a up infinite 4 32 idle" "b up infinite 4 32 idle"
 run_check "$tmp/c4.out"
 check "--check: no default partition is named" grep -q "has no default partition" "$tmp/c4.out"
 run_check "$tmp/c5.out" SBATCH_PARTITION=nosuch
 check "--check: an unknown partition is named" grep -q "there is no partition 'nosuch'" "$tmp/c5.out"
-rm "$tmp/bin/sinfo"
-(cd "$tmp/sub" && env PATH="$tmp/bin:/usr/bin:/bin" TAVRELI="$tv" bash "$script" --check) >"$tmp/c6.out" 2>&1
+# a machine without Slurm: every command of PATH but Slurm's
+(cd "$tmp/sub" && env PATH="$tmp/nopath" TAVRELI="$tv" bash "$script" --check) >"$tmp/c6.out" 2>&1
 check "--check without sinfo: refused, saying where to run it" \
   sh -c "[ $? = 1 ] && grep -q 'sinfo is not on PATH: run --check on a machine of the cluster' '$tmp/c6.out'"
 run_check "$tmp/c7.out" TAVRELI="$tmp/nowhere/tavreli"
@@ -137,16 +199,39 @@ path = engines/default.ini
 nodes = 2
 EOI
 digest() { "$tv" export "$1" --digest "$2" >/dev/null 2>&1; }
+# submit ID ARGS...: what Slurm keeps of `sbatch $script ARGS...` as job ID:
+# the copy of the script it runs (slurmd's spool), and the job's record for
+# scontrol (Command= the script's full path and the arguments, as 22.05)
+submit() {
+  local id=$1
+  shift
+  mkdir -p "$tmp/spool/job$id"
+  cp "$script" "$tmp/spool/job$id/slurm_script"
+  printf 'Command=%s\nWorkDir=%s\n' "$script${*:+ $*}" "$sub" >"$STANDIN_SLURM_DIR/job-$id"
+}
 # job N LOG ARGS...: the batch script as Slurm runs attempt N of job 4242, in
 # the background ($job), appending to LOG
 job() {
   local n=$1 log=$2
   shift 2
+  submit 4242 "$@"
   env SLURM_SUBMIT_DIR="$sub" SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=localhost SLURM_NTASKS=2 \
     SLURM_CPUS_PER_TASK=1 SLURM_RESTART_COUNT="$n" TAVRELI="$tv" TAVRELI_STOP_GRACE=60 \
-    bash "$script" "$@" >>"$log" 2>&1 &
+    bash "$tmp/spool/job4242/slurm_script" "$@" >>"$log" 2>&1 &
   job=$!
 }
+# logged_command WHAT LOG: the command of LOG's last "WHAT: " line (the
+# "to continue" and "or by hand" lines), as the user would copy it
+logged_command() {
+  grep "$1: " "$2" | tail -1 | sed "s/^.* $1: //; s/   *(the script adds --resume by itself)\$//"
+}
+# as root (here, or in a user namespace when there is one): as_root=(...)
+as_root=()
+if [ "$(id -u)" != 0 ] && unshare --user --map-root-user true 2>/dev/null; then
+  as_root=(unshare --user --map-root-user)
+fi
+root_env=""
+[ "$(id -u)" = 0 ] && root_env="OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
 
 (cd "$sub" && "$tv" selfplay m.ini --out results/m.h5 --threads 2 --games 3000 --quiet >/dev/null 2>&1)
 check "a 3,000-game store is made" [ $? = 0 ]
@@ -172,9 +257,15 @@ check "... the log says the signal came and the ranks were asked to stop" \
   grep -q "received SIGTERM.*asking the ranks to stop (SIGUSR1 to mpirun)" "$log"
 check "... rank 0's summary reached the log: stopped, not merged" grep -q "stopped by a signal: not merged" "$log"
 check "... the log lists where the games are" grep -q "stopped (mpirun exit 138, after SIGTERM).*m.part-0.h5" "$log"
-check "... the exact commands to continue" \
-  sh -c "grep -qF 'to continue: cd $sub && sbatch configs/slurm/overnight.sbatch m.ini results/m.h5' '$log' &&
-         grep -qF 'or by hand: cd $sub && mpirun --bind-to none -np 2 $tv selfplay m.ini --out results/m.h5 --threads 1 --resume' '$log'"
+check "... the exact commands to continue: sbatch of the submitted script (scontrol's Command= without the arguments)" \
+  grep -qF "to continue: cd $sub && sbatch $script m.ini results/m.h5  " "$log"
+check "... and mpirun by hand (unbound; as root, with Open MPI's permission)" \
+  grep -qF "or by hand: cd $sub && ${root_env}mpirun --bind-to none -np 2 $tv selfplay m.ini --out results/m.h5 --threads 1 --resume" "$log"
+rm -f "$STANDIN_SLURM_DIR/sbatch.args"
+(cd / && bash -c "$(logged_command "to continue" "$log")") >"$tmp/resubmit.out" 2>&1
+check "... the 'to continue' line submits (sbatch takes it)" grep -q "^Submitted batch job" "$tmp/resubmit.out"
+check "... the same script with the same arguments" \
+  cmp -s "$STANDIN_SLURM_DIR/sbatch.args" <(printf '%s\n' "$script" m.ini results/m.h5)
 check "... the report is not written, saying why" grep -q "report: not written (this run's games are still in the parts)" "$log"
 check "... no m.h5.tmp left" [ ! -e "$sub/results/m.h5.tmp" ]
 check "... the parts stay" [ -e "$sub/results/m.part-0.h5" -a -e "$sub/results/m.part-1.h5" ]
@@ -225,25 +316,47 @@ digest "$sub/results/s.h5" "$tmp/s.dig"
 check "... with exactly the games of one process" cmp -s "$tmp/sref.dig" "$tmp/s.dig"
 
 # ---- root: the script lets mpirun run as root by itself ----
-as_root=()
-if [ "$(id -u)" != 0 ]; then
-  if unshare --user --map-root-user true 2>/dev/null; then
-    as_root=(unshare --user --map-root-user)
-  else
-    as_root=()
-  fi
-fi
 if [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; then
   "${as_root[@]}" mpirun -np 1 true >"$tmp/plain-root.out" 2>&1
   check "as root, mpirun alone refuses to start (what the script must avoid)" \
     sh -c "[ $? != 0 ] && grep -qi 'root' '$tmp/plain-root.out'"
   rm -f "$sub"/results/t.h5
+  submit 4343 t.ini results/t.h5
   env SLURM_SUBMIT_DIR="$sub" SLURM_JOB_ID=4343 SLURM_NTASKS=2 SLURM_CPUS_PER_TASK=1 TAVRELI="$tv" \
-    "${as_root[@]}" bash "$script" t.ini results/t.h5 >"$tmp/root.log" 2>&1
+    "${as_root[@]}" bash "$tmp/spool/job4343/slurm_script" t.ini results/t.h5 >"$tmp/root.log" 2>&1
   check "as root: the job runs to the end" [ $? = 0 ]
   check "... saying it set OMPI_ALLOW_RUN_AS_ROOT" grep -q "running as root: OMPI_ALLOW_RUN_AS_ROOT=1" "$tmp/root.log"
   digest "$sub/results/t.h5" "$tmp/troot.dig"
   check "... with the games of one process" cmp -s "$tmp/tref.dig" "$tmp/troot.dig"
+
+  # stopped as root (the time limit's warning): the lines to continue by
+  # hand, rank 0's and the script's, work as root as they are printed.  One
+  # rank (of 2 threads): with more, mpirun may kill rank 0 before its
+  # summary when another rank's exit status (138) comes first.
+  rm -f "$sub"/results/s.h5 "$sub"/results/s.part-*.h5
+  submit 4444 s.ini results/s.h5
+  env SLURM_SUBMIT_DIR="$sub" SLURM_JOB_ID=4444 SLURM_NTASKS=1 SLURM_CPUS_PER_TASK=2 TAVRELI="$tv" \
+    TAVRELI_STOP_GRACE=60 "${as_root[@]}" bash "$tmp/spool/job4444/slurm_script" s.ini results/s.h5 \
+    >"$tmp/rootstop.log" 2>&1 &
+  job=$!
+  for i in $(seq 1 600); do
+    [ -e "$sub/results/s.part-0.h5" ] && break
+    sleep 0.05
+  done
+  sleep 1
+  kill -TERM $job
+  wait $job
+  check "as root, stopped: the job exits 143" [ $? = 143 ]
+  check "... rank 0 says how to continue: mpirun unbound, as root, this very program" \
+    grep -qF "interrupted: run 'mpirun --allow-run-as-root --bind-to none -np 1 $tv selfplay s.ini --out " \
+    "$tmp/rootstop.log"
+  check "... the script's line by hand gives Open MPI its permission" \
+    grep -qF "or by hand: cd $sub && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --bind-to none -np 1 $tv selfplay s.ini" \
+    "$tmp/rootstop.log"
+  (cd / && "${as_root[@]}" bash -c "$(logged_command "or by hand" "$tmp/rootstop.log")") >"$tmp/byhand.out" 2>&1
+  check "... and, run as printed (as root), continues the run to its end" [ $? = 0 ]
+  digest "$sub/results/s.h5" "$tmp/sroot.dig"
+  check "... with exactly the games of one process" cmp -s "$tmp/sref.dig" "$tmp/sroot.dig"
 else
   echo "note: not root and no user namespaces here: the root run is not checked"
 fi
