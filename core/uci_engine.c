@@ -36,7 +36,6 @@ typedef struct {
     Options rules;
     SearchContext *ctx; /* NULL until needed, and after an option change */
     bool fresh;         /* ctx was just made or cleared (ucinewgame) */
-    int hash_mb;        /* the table ctx has (below settings.hash_mb when that could not be had) */
     bool has_pos;       /* false after a `position` that failed: go answers 0000 */
     Position pos;
     uint64_t *hist;     /* the positions of the game before pos (repetitions), all of them */
@@ -174,7 +173,6 @@ static bool ensure_context(Uci *u)
         say(u, "info string out of memory for Hash %d MiB: searching with a %d MiB hash table instead (set a "
                "smaller Hash)",
             u->settings.hash_mb, set.hash_mb);
-    u->hash_mb = set.hash_mb;
     search_set_stop_flag(u->ctx, &u->stop);
     u->fresh = true;
     return true;
