@@ -29,6 +29,14 @@
 #include "uci.h"
 #include "uci_engine.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 /* Far above what a script of depth-1 searches takes on a loaded machine
  * (milliseconds): only an engine that waits for ever reaches it. */
 #define SCRIPT_TIMEOUT_S 60.0
@@ -301,7 +309,7 @@ static int hash_child(const char *path)
 static void test_hash_out_of_memory(void **state)
 {
     (void)state;
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef UNDER_ASAN
     skip();
 #else
     char path[] = "/tmp/test_uci_engine_XXXXXX";
