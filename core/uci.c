@@ -77,7 +77,7 @@ void uci_go_init(UciGo *go)
 static void go_ignore(UciGo *go, const char *w)
 {
     const size_t n = sizeof go->ignored, used = strlen(go->ignored);
-    if (used >= 4 && !strcmp(go->ignored + used - 3, "..."))
+    if (used >= 3 && !strcmp(go->ignored + used - 3, "..."))
         return;
     if (used + 1 + strlen(w) + 4 < n)
         snprintf(go->ignored + used, n - used, "%s%s", used ? " " : "", w);
@@ -85,8 +85,9 @@ static void go_ignore(UciGo *go, const char *w)
         snprintf(go->ignored + used, n - used, "%s...", used ? " " : "");
 }
 
-static const char *const GO_WORDS[] = {"wtime", "btime",  "winc",  "binc",     "movestogo", "movetime",
-                                       "depth", "nodes",  "infinite", "searchmoves", "mate", "ponder", NULL};
+/* Every word of go in UCI: the words that end a `searchmoves` list. */
+static const char *const GO_WORDS[] = {"wtime", "btime",    "winc",        "binc", "movestogo", "movetime", "depth",
+                                       "nodes", "infinite", "searchmoves", "mate", "ponder",    NULL};
 
 static bool is_go_word(const char *w)
 {
