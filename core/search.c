@@ -861,8 +861,10 @@ void search_time_budget(const SearchSettings *set, const SearchClock *clock, int
         return;
     const int left = side == TV_WHITE ? clock->wtime_ms : clock->btime_ms;
     const int inc = side == TV_WHITE ? clock->winc_ms : clock->binc_ms;
-    if (left <= 0)
+    if (left <= 0) { /* a flag that has fallen (or is about to): the least search, at once */
+        *soft_ms = *hard_ms = 1;
         return;
+    }
     const double t = left > set->move_overhead_ms ? left - set->move_overhead_ms : 0;
     int moves = set->time_moves;
     if (clock->movestogo > 0 && clock->movestogo < moves)

@@ -76,12 +76,18 @@ typedef struct {
 } SearchLimits;
 
 /* A game clock, as a UCI engine's `go wtime btime winc binc movestogo`
- * gives it (milliseconds; 0 = not given).  It is passed beside the limits
- * (search_run_clock) rather than inside them so that the many positional
- * initialisers of SearchLimits stay complete.
+ * gives it (milliseconds; increments and movestogo 0 = none).  It is passed
+ * beside the limits (search_run_clock) rather than inside them so that the
+ * many positional initialisers of SearchLimits stay complete.
  *
- * The contract: when the side to move's time left (wtime_ms for White,
- * btime_ms for Black) is above 0, the search manages its time.  It computes
+ * The contract: a clock given to the search gives the side to move's time
+ * left (wtime_ms for White, btime_ms for Black), and the search manages its
+ * time (a caller that has no time for the side to move passes no clock).
+ * At 0 or below (a sudden-death clock that ran out, or one the referee's
+ * margin let run below zero) the search still moves at once: both limits
+ * are 1 ms, and it plays the best move of its last completed iteration or,
+ * when not even the first completed, of the first so far.  Above 0 it
+ * computes
  * a soft and a hard limit (search_time_budget below) from that time, that
  * side's increment and movestogo (0 = plan for the setting time_moves),
  * with the settings move_overhead_ms and time_* of search.def; it starts
@@ -100,8 +106,8 @@ typedef struct {
 } SearchClock;
 
 /* The time budget of a search by the side to move `side` with clock:
- * *soft_ms and *hard_ms as described above (both at least 1), or both 0
- * when clock is NULL or does not give that side's time. */
+ * *soft_ms and *hard_ms as described above (both at least 1, both 1 when
+ * that side's time is 0 or below), or both 0 when clock is NULL. */
 void search_time_budget(const SearchSettings *settings, const SearchClock *clock, int side, int *soft_ms,
                         int *hard_ms);
 

@@ -70,6 +70,31 @@ void uci_go_init(UciGo *go)
     go->movestogo = go->movetime_ms = go->depth = -1;
     go->nodes = -1;
     go->infinite = false;
+    go->ignored[0] = '\0';
+}
+
+/* Appends word w to go->ignored ("..." once it is full). */
+static void go_ignore(UciGo *go, const char *w)
+{
+    const size_t n = sizeof go->ignored, used = strlen(go->ignored);
+    if (used >= 3 && !strcmp(go->ignored + used - 3, "..."))
+        return;
+    if (used + 1 + strlen(w) + 4 < n)
+        snprintf(go->ignored + used, n - used, "%s%s", used ? " " : "", w);
+    else
+        snprintf(go->ignored + used, n - used, "%s...", used ? " " : "");
+}
+
+/* Every word of go in UCI: the words that end a `searchmoves` list. */
+static const char *const GO_WORDS[] = {"wtime", "btime",    "winc",        "binc", "movestogo", "movetime", "depth",
+                                       "nodes", "infinite", "searchmoves", "mate", "ponder",    NULL};
+
+static bool is_go_word(const char *w)
+{
+    for (int i = 0; GO_WORDS[i]; i++)
+        if (!strcmp(w, GO_WORDS[i]))
+            return true;
+    return false;
 }
 
 TvStatus uci_go_parse(const char *args, UciGo *go, TvError *err)
@@ -82,8 +107,20 @@ TvStatus uci_go_parse(const char *args, UciGo *go, TvError *err)
             go->infinite = true;
             continue;
         }
-        if (!strcmp(w, "ponder"))
-            return tv_fail(err, TV_ERR_PARSE, "go: 'ponder' is not part of this protocol");
+        if (!strcmp(w, "searchmoves") || !strcmp(w, "mate")) {
+            /* skipped with what belongs to them: the moves up to the next
+             * word of go, or mate's number */
+            go_ignore(go, w);
+            const bool mate = !strcmp(w, "mate");
+            for (const char *q = s; next_word(&q, v, sizeof v) && !is_go_word(v); s = q) {
+                go_ignore(go, v);
+                if (mate) {
+                    s = q;
+                    break;
+                }
+            }
+            continue;
+        }
         int *field = !strcmp(w, "wtime")       ? &go->wtime_ms
                      : !strcmp(w, "btime")     ? &go->btime_ms
                      : !strcmp(w, "winc")      ? &go->winc_ms
@@ -93,11 +130,10 @@ TvStatus uci_go_parse(const char *args, UciGo *go, TvError *err)
                      : !strcmp(w, "depth")     ? &go->depth
                                                : NULL;
         const bool nodes = !strcmp(w, "nodes");
-        if (!field && !nodes)
-            return tv_fail(err, TV_ERR_PARSE,
-                           "go: unknown word '%s' (known: wtime btime winc binc movestogo movetime depth nodes "
-                           "infinite)",
-                           w);
+        if (!field && !nodes) { /* ponder, or a word UCI does not have */
+            go_ignore(go, w);
+            continue;
+        }
         long long x;
         /* a clock may run below zero on the harness's side: a negative time is read as 0 */
         const bool clock = field == &go->wtime_ms || field == &go->btime_ms;
@@ -145,8 +181,39 @@ void uci_position_format(const char *start_tfen, const char *const *moves, int n
     }
 }
 
+int uci_position_plies(const char *args)
+{
+    int n = 0;
+    for (const char *s = args; *s;) {
+        while (is_blank(*s))
+            s++;
+        if (is_end(*s))
+            break;
+        n++;
+        while (!is_end(*s) && !is_blank(*s))
+            s++;
+    }
+    return n;
+}
+
+/* uci_position_parse into *pos, which may be left half-way on an error. */
+static TvStatus position_parse(const char *args, const Options *o, Position *pos, uint64_t *hist, int maxhist,
+                               int *nhist, TvError *err);
+
 TvStatus uci_position_parse(const char *args, const Options *o, Position *pos, uint64_t *hist, int maxhist,
                             int *nhist, TvError *err)
+{
+    Position p;
+    TvStatus st = position_parse(args, o, &p, hist, maxhist, nhist, err);
+    if (st == TV_OK)
+        *pos = p;
+    else if (nhist)
+        *nhist = 0;
+    return st;
+}
+
+static TvStatus position_parse(const char *args, const Options *o, Position *pos, uint64_t *hist, int maxhist,
+                               int *nhist, TvError *err)
 {
     if (nhist)
         *nhist = 0;

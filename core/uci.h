@@ -5,8 +5,10 @@
  * (selfplay/engine_proc.c) both format and parse through it, so the two
  * cannot drift apart.
  *
- * Lines are at most UCI_LINE_MAX bytes; a reader drops the rest of a longer
- * line.  Tokens are separated by blanks (spaces and tabs). */
+ * The harness reads lines of at most UCI_LINE_MAX bytes and drops the rest
+ * of a longer line; the built-in engine reads lines of any length (a
+ * `position` of a 10,000-ply game is about 60 KB).  Tokens are separated by
+ * blanks (spaces and tabs). */
 #ifndef TAVRELI_UCI_H
 #define TAVRELI_UCI_H
 
@@ -27,6 +29,8 @@ const char *uci_verb(const char *line, char *verb, size_t n);
 
 /* ---- go ---------------------------------------------------------------------- */
 
+#define UCI_GO_IGNORED_MAX 160
+
 /* The parameters of `go`; -1 (or false) = not given. */
 typedef struct {
     int wtime_ms, btime_ms; /* each side's time left */
@@ -36,14 +40,18 @@ typedef struct {
     int depth;
     int64_t nodes;
     bool infinite;          /* until `stop` */
+    char ignored[UCI_GO_IGNORED_MAX]; /* the words read but not supported ("" for none), cut with "..." */
 } UciGo;
 
 /* An empty go: nothing given. */
 void uci_go_init(UciGo *go);
 
-/* Parses the words after `go`.  Errors (TV_ERR_PARSE): an unknown word, a
- * missing or bad number ("go: 'wtime' needs a whole number from 0 to
- * 2147483647"). */
+/* Parses the words after `go`.  Words this protocol does not support are
+ * skipped, as UCI asks, and listed in go->ignored: `searchmoves` with the
+ * moves after it, `mate` with its number, `ponder`, and any unknown word.
+ * A clock below zero (wtime -20: the harness let it run over) reads as 0.
+ * Errors (TV_ERR_PARSE): a missing or bad number after a supported word
+ * ("go: 'depth' needs a whole number from 0 to 2147483647"). */
 TvStatus uci_go_parse(const char *args, UciGo *go, TvError *err);
 
 /* Appends "go ..." (only what is given) to b, without a newline. */
@@ -58,13 +66,18 @@ void uci_position_format(const char *start_tfen, const char *const *moves, int n
 
 /* Parses the words after `position` under the rule options o: sets *pos to
  * the position after the moves, and stores the hashes of the positions
- * before it (oldest first, for repetitions) in hist, at most maxhist, their
+ * before it (oldest first, for repetitions) in hist, at most maxhist (the
+ * first maxhist; size hist by uci_position_plies to keep them all), their
  * number in *nhist (hist may be NULL).  Errors (TV_ERR_PARSE, or
  * TV_ERR_ILLEGAL for an illegal move): a bad TFEN, a move that cannot be
  * read or is not legal ("position: move 3 'e2-e5': illegal move ..."), text
- * that is neither. */
+ * that is neither; *pos is then unchanged (hist and *nhist are not). */
 TvStatus uci_position_parse(const char *args, const Options *o, Position *pos, uint64_t *hist, int maxhist,
                             int *nhist, TvError *err);
+
+/* At least the number of moves the words after `position` give (their
+ * number of words): the size of hist that keeps every position. */
+int uci_position_plies(const char *args);
 
 /* ---- info and bestmove ------------------------------------------------------- */
 

@@ -2,9 +2,12 @@
  *
  * Two threads: the reader (uci_engine_run) reads commands; a search runs on
  * a thread of its own started by `go`, so that `stop`, `isready` and `quit`
- * are answered during it.  Commands that change what a search reads
- * (position, setoption, ucinewgame, go) wait for a running search to end
- * first.  Every line out goes through one mutex. */
+ * are answered during it.  A command that changes what a search reads
+ * (position, setoption, ucinewgame, go) stops a running search first, as
+ * `stop` does (its bestmove is answered), then takes effect: the reader
+ * never waits for a search that only `stop` would end.  Every line out goes
+ * through one mutex. */
+#define _POSIX_C_SOURCE 200809L
 #include "uci_engine.h"
 
 #include <pthread.h>
@@ -22,10 +25,6 @@
 #include "strbuf.h"
 #include "uci.h"
 
-/* Positions of a game the engine remembers for repetitions: far beyond any
- * tournament's ply limit. */
-#define HISTORY_MAX 8192
-
 /* The option of the protocol that stands for the search setting hash_mb. */
 #define HASH_OPTION "Hash"
 
@@ -37,8 +36,9 @@ typedef struct {
     Options rules;
     SearchContext *ctx; /* NULL until needed, and after an option change */
     bool fresh;         /* ctx was just made or cleared (ucinewgame) */
+    bool has_pos;       /* false after a `position` that failed: go answers 0000 */
     Position pos;
-    uint64_t *hist;
+    uint64_t *hist;     /* the positions of the game before pos (repetitions), all of them */
     int nhist;
     /* the search thread */
     pthread_t thread;
@@ -146,14 +146,33 @@ static TvStatus set_option(Uci *u, const char *name, const char *value, TvError 
     return tv_fail(err, TV_ERR_ARG, "no option '%s' (see the answer to 'uci')", name);
 }
 
-/* The search context for the current options (made anew after a change). */
+/* The search context for the current options (made anew after a change).
+ * A Hash that cannot be allocated is halved until it can (down to the
+ * least, 1 MiB), and an info string says so, so that every go is answered;
+ * false only when not even the least table can be had (also said). */
 static bool ensure_context(Uci *u)
 {
     if (u->ctx)
         return true;
-    u->ctx = search_alloc(&u->params, &u->rules, &u->settings);
-    if (!u->ctx)
+    SearchSettings set = u->settings;
+    const int min_mb = SEARCH_SETTING_INFO[SS_hash_mb].lo;
+    for (;;) {
+        u->ctx = search_alloc(&u->params, &u->rules, &set);
+        if (u->ctx || set.hash_mb <= min_mb)
+            break;
+        set.hash_mb /= 2;
+        if (set.hash_mb < min_mb)
+            set.hash_mb = min_mb;
+    }
+    if (!u->ctx) {
+        say(u, "info string out of memory: not even a %d MiB hash table can be allocated (Hash %d MiB asked)",
+            min_mb, u->settings.hash_mb);
         return false;
+    }
+    if (set.hash_mb != u->settings.hash_mb)
+        say(u, "info string out of memory for Hash %d MiB: searching with a %d MiB hash table instead (set a "
+               "smaller Hash)",
+            u->settings.hash_mb, set.hash_mb);
     search_set_stop_flag(u->ctx, &u->stop);
     u->fresh = true;
     return true;
@@ -191,6 +210,8 @@ static void say_info(Uci *u, const SearchResult *r)
 
 static void report_iteration(const SearchResult *it, void *user) { say_info(user, it); }
 
+/* Searches (the search thread, or the reader when no thread can be had)
+ * and answers bestmove. */
 static void *search_thread(void *arg)
 {
     Uci *u = arg;
@@ -205,7 +226,8 @@ static void *search_thread(void *arg)
     return NULL;
 }
 
-/* Waits for a running search to end (stopping it first when asked). */
+/* Ends a running search (stopping it first when asked) once it has
+ * answered. */
 static void finish_search(Uci *u, bool stop)
 {
     if (!u->searching)
@@ -217,32 +239,88 @@ static void finish_search(Uci *u, bool stop)
     u->stop = 0;
 }
 
+/* Answers `go ARGS`: always with a bestmove, whatever the words. */
 static void start_search(Uci *u, const char *args)
 {
     UciGo go;
     TvError e;
+    bool least = false; /* the least search: one that must answer at once */
     if (uci_go_parse(args, &go, &e) != TV_OK) {
-        say(u, "info string %s", e.msg);
+        say(u, "info string %s; answering with the least search", e.msg);
+        uci_go_init(&go);
+        least = true;
+    }
+    if (go.ignored[0])
+        say(u, "info string go: ignored '%s' (not supported by this engine)", go.ignored);
+    if (!u->has_pos) {
+        say(u, "info string go: no position to search (the last 'position' failed; send a good one)");
+        say(u, "bestmove 0000");
         return;
     }
     if (!ensure_context(u)) {
-        say(u, "info string out of memory for a %d MiB hash table", u->settings.hash_mb);
+        say(u, "bestmove 0000");
         return;
     }
-    u->limits = (SearchLimits){go.depth > 0 ? go.depth : 0, go.nodes > 0 ? (uint64_t)go.nodes : 0,
-                               go.movetime_ms > 0 ? go.movetime_ms : 0};
-    u->clock = (SearchClock){go.wtime_ms > 0 ? go.wtime_ms : 0, go.btime_ms > 0 ? go.btime_ms : 0,
-                             go.winc_ms > 0 ? go.winc_ms : 0, go.binc_ms > 0 ? go.binc_ms : 0,
-                             go.movestogo > 0 ? go.movestogo : 0};
-    u->has_clock = go.wtime_ms >= 0 || go.btime_ms >= 0;
+    const char *zero = go.depth == 0 ? "depth 0" : go.nodes == 0 ? "nodes 0" : go.movetime_ms == 0 ? "movetime 0" : NULL;
+    if (zero) {
+        say(u, "info string go: '%s' leaves no search; answering with the least search", zero);
+        least = true;
+    }
+    /* The least search is the one a clock at 0 gets (search.h): a 1 ms
+     * budget, its best move so far. */
+    u->limits = (SearchLimits){least || go.depth <= 0 ? 0 : go.depth, least || go.nodes <= 0 ? 0 : (uint64_t)go.nodes,
+                               least || go.movetime_ms <= 0 ? 0 : go.movetime_ms};
+    const int mover_ms = u->pos.side == TV_WHITE ? go.wtime_ms : go.btime_ms;
+    u->has_clock = least || mover_ms >= 0; /* without the mover's time there is no clock to keep */
+    u->clock = least ? (SearchClock){0, 0, 0, 0, 0}
+                     : (SearchClock){go.wtime_ms > 0 ? go.wtime_ms : 0, go.btime_ms > 0 ? go.btime_ms : 0,
+                                     go.winc_ms > 0 ? go.winc_ms : 0, go.binc_ms > 0 ? go.binc_ms : 0,
+                                     go.movestogo > 0 ? go.movestogo : 0};
     u->stop = 0;
     u->started = tv_now_seconds();
     u->fresh = false;
     if (pthread_create(&u->thread, NULL, search_thread, u) != 0) {
-        say(u, "info string cannot start a search thread");
+        say(u, "info string cannot start a search thread: searching on the reader ('stop' is read afterwards)");
+        search_thread(u);
         return;
     }
     u->searching = true;
+}
+
+/* Applies `position ARGS` whole or not at all: after an error the engine
+ * has no position (go answers 0000) until a good one or ucinewgame. */
+static void set_position(Uci *u, const char *args)
+{
+    const int cap = uci_position_plies(args) + 1;
+    uint64_t *hist = malloc(sizeof *hist * (size_t)cap);
+    Position p;
+    int n = 0;
+    TvError e;
+    if (!hist) {
+        u->has_pos = false;
+        say(u, "info string position: out of memory for %d positions; no position is set", cap);
+        return;
+    }
+    if (uci_position_parse(args, &u->rules, &p, hist, cap, &n, &e) != TV_OK) {
+        free(hist);
+        u->has_pos = false;
+        say(u, "info string %s; no position is set (a go answers bestmove 0000) until a good 'position' or "
+               "'ucinewgame'",
+            e.msg);
+        return;
+    }
+    free(u->hist);
+    u->hist = hist;
+    u->nhist = n;
+    u->pos = p;
+    u->has_pos = true;
+}
+
+static void set_start_position(Uci *u)
+{
+    tfen_read_arg("startpos", &u->pos, NULL);
+    u->nhist = 0;
+    u->has_pos = true;
 }
 
 /* ---- the reader ---------------------------------------------------------------- */
@@ -263,30 +341,18 @@ static void list_options(Uci *u)
 TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvError *err)
 {
     Uci *u = calloc(1, sizeof *u);
-    char *line = malloc(UCI_LINE_MAX + 2);
-    if (u)
-        u->hist = malloc(sizeof *u->hist * HISTORY_MAX);
-    if (!u || !line || !u->hist) {
-        if (u)
-            free(u->hist);
-        free(u);
-        free(line);
+    if (!u)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory for the engine");
-    }
     u->out = out;
     pthread_mutex_init(&u->out_lock, NULL);
     u->params = engine->params;
     u->settings = engine->settings;
-    tfen_read_arg("startpos", &u->pos, NULL);
+    set_start_position(u);
     TvStatus st = TV_OK;
-    bool long_line = false;
-    while (fgets(line, UCI_LINE_MAX + 2, in)) {
-        /* the rest of a line longer than UCI_LINE_MAX is dropped */
-        const bool complete = strchr(line, '\n') != NULL || feof(in);
-        const bool skip = long_line;
-        long_line = !complete;
-        if (skip)
-            continue;
+    char *line = NULL;
+    size_t cap = 0;
+    /* lines of any length: a position of a long game is one line */
+    while (getline(&line, &cap, in) >= 0) {
         char verb[32];
         const char *args = uci_verb(line, verb, sizeof verb);
         TvError e;
@@ -296,11 +362,11 @@ TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvErro
             list_options(u);
             say(u, "uciok");
         } else if (!strcmp(verb, "isready")) {
-            if (!u->searching && !ensure_context(u))
-                say(u, "info string out of memory for a %d MiB hash table", u->settings.hash_mb);
+            if (!u->searching)
+                ensure_context(u); /* says what it could not allocate */
             say(u, "readyok");
         } else if (!strcmp(verb, "setoption")) {
-            finish_search(u, false);
+            finish_search(u, true);
             char name[UCI_OPTION_NAME_MAX], value[UCI_OPTION_VALUE_MAX];
             if (uci_setoption_parse(args, name, sizeof name, value, sizeof value, &e) != TV_OK ||
                 set_option(u, name, value, &e) != TV_OK)
@@ -308,18 +374,16 @@ TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvErro
             else
                 drop_context(u);
         } else if (!strcmp(verb, "ucinewgame")) {
-            finish_search(u, false);
+            finish_search(u, true);
             if (u->ctx && !u->fresh)
                 search_clear(u->ctx);
             u->fresh = u->ctx != NULL;
-            tfen_read_arg("startpos", &u->pos, NULL);
-            u->nhist = 0;
+            set_start_position(u);
         } else if (!strcmp(verb, "position")) {
-            finish_search(u, false);
-            if (uci_position_parse(args, &u->rules, &u->pos, u->hist, HISTORY_MAX, &u->nhist, &e) != TV_OK)
-                say(u, "info string %s", e.msg);
+            finish_search(u, true);
+            set_position(u, args);
         } else if (!strcmp(verb, "go")) {
-            finish_search(u, false);
+            finish_search(u, true);
             start_search(u, args);
         } else if (!strcmp(verb, "stop")) {
             finish_search(u, true);

@@ -6,7 +6,13 @@
  * (check or spin) but hash_mb (that is Hash), every evaluation weight
  * element of weights.def (spin, named as the tuner names it: "top_value[1]"),
  * and the rule options.  The search runs on a thread of its own, so that
- * `stop` and `isready` are answered while it thinks.  With depth or node
+ * `stop` and `isready` are answered while it thinks.  Every `go` gets one
+ * bestmove, whatever it asks (docs/protocol.md, "The built-in engine: every
+ * go answered"): a command that changes what a search reads stops a running
+ * search first, limits of 0 and a clock at 0 get the least search, words it
+ * does not support are named in an info string, a `position` that fails
+ * leaves no position (go answers 0000), a Hash that cannot be allocated is
+ * halved until it can.  Input lines may be of any length.  With depth or node
  * limits it plays exactly the moves the engine plays inside `tavreli
  * selfplay`: its last info line before bestmove gives the search's own
  * depth, score and nodes. */

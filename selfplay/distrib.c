@@ -407,9 +407,9 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
         if (st == TV_OK && stats->interrupted) {
             info->parts_left = true;
         } else {
-            /* The SPRT's decision or a failure may have set *stop to end the
-             * games; from here on it means a signal (a failed run merges
-             * what it stored whatever comes). */
+            /* A failure may have set *stop to end the games; from here on
+             * it means a signal (a failed run merges what it stored
+             * whatever comes). */
             if (ro->stop)
                 *ro->stop = 0;
             char **parts = malloc(sizeof *parts * (size_t)size);

@@ -4,9 +4,11 @@
 
 #include <pthread.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "match.h"
 #include "notation.h"
@@ -185,7 +187,6 @@ struct Coordinator {
     int64_t nmissing, next;
     int64_t finished, positions; /* reported by the players of this run */
     double t_start, last_progress;
-    bool sprt_stopped;
     pthread_mutex_t lock;
 };
 
@@ -302,20 +303,19 @@ int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more
         referee_report(c, &g, done);
         c->finished++;
         c->positions += done->positions;
-        if (t->sprt && c->sp.decision == SPRT_CONTINUE) {
+        if (t->sprt && c->sp.decision == SPRT_CONTINUE)
             sprt_advance(&c->sp, t, &c->fin, c->total);
-            if (c->sp.decision != SPRT_CONTINUE && ro->stop) {
-                c->sprt_stopped = true;
-                *ro->stop = 1; /* the test decided: games in flight are not needed */
-            }
-        }
         double now = tv_now_seconds();
         if (now - c->last_progress >= (ro->progress_every > 0 ? ro->progress_every : 10)) {
             report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now - c->t_start, false);
             c->last_progress = now;
         }
     }
-    if (want_more && !(ro->stop && *ro->stop) && c->next < c->nmissing)
+    /* A decision is the run's own: it never touches the caller's signal
+     * flag (train plays one tournament after another on it). */
+    if (t->sprt && c->sp.decision != SPRT_CONTINUE)
+        index = RUNNER_DECIDED; /* the games in flight are not needed */
+    else if (want_more && !(ro->stop && *ro->stop) && c->next < c->nmissing)
         index = c->missing[c->next++];
     pthread_mutex_unlock(&c->lock);
     return index;
@@ -325,7 +325,7 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
 {
     const RunOptions *ro = c->ro;
     pthread_mutex_lock(&c->lock);
-    stats->interrupted = ro->stop && *ro->stop && !c->sprt_stopped;
+    stats->interrupted = ro->stop && *ro->stop;
     free(stats->games);
     stats->games = malloc(sizeof *stats->games * (size_t)(c->fin.n ? c->fin.n : 1));
     stats->ngames = stats->games ? c->fin.n : 0;
@@ -553,6 +553,29 @@ static TvStatus check_processes(const Tournament *t, const char *store_path, TvE
     return TV_OK;
 }
 
+/* The games of runner_play stop on one flag of the run's own, `halt`: the
+ * run sets it when `next` says the run has decided, and this thread sets it
+ * when the caller's signal flag is set (a signal handler can set only the
+ * caller's flag).  It looks every 2 ms: a Ctrl-C reaches the games that
+ * much later at most, at a cost of 500 wake-ups a second. */
+typedef struct {
+    const volatile sig_atomic_t *signal_flag;
+    volatile sig_atomic_t *halt;
+    atomic_bool done;
+} SignalRelay;
+
+static void *signal_relay(void *arg)
+{
+    SignalRelay *r = arg;
+    const struct timespec pause = {0, 2000000};
+    while (!atomic_load(&r->done)) {
+        if (*r->signal_flag)
+            *r->halt = 1;
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
 static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err);
 
@@ -582,6 +605,12 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     tv_error_clear(&write_err);
     Pending pd = {0};
 
+    volatile sig_atomic_t halt = ro->stop && *ro->stop;
+    SignalRelay relay = {ro->stop, &halt, false};
+    pthread_t relay_thread;
+    if (ro->stop && pthread_create(&relay_thread, NULL, signal_relay, &relay) != 0)
+        return tv_fail(err, TV_ERR_LIMIT, "cannot start a thread to watch for signals");
+
 #pragma omp parallel num_threads(threads)
     {
         /* Separate programs are started by this thread at its first game
@@ -598,8 +627,8 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (players[i].kind == PLAYER_ENGINE) {
                 mp[i].ctx = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
                 ok = ok && mp[i].ctx;
-                if (mp[i].ctx) /* Ctrl-C or SIGTERM stops even a deep search at once */
-                    search_set_stop_flag(mp[i].ctx, ro->stop);
+                if (mp[i].ctx) /* Ctrl-C, SIGTERM or a decision stops even a deep search at once */
+                    search_set_stop_flag(mp[i].ctx, &halt);
             }
         }
         PlyRecord *rec = malloc(sizeof *rec * (size_t)(max_plies + 1));
@@ -616,10 +645,12 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         }
         GameDone done, *last = NULL;
         for (;;) {
-            if (abort_games || (ro->stop && *ro->stop))
+            if (abort_games || halt)
                 break;
             int64_t index = next(next_ctx, last, true);
             last = NULL;
+            if (index == RUNNER_DECIDED)
+                halt = 1;
             if (index < 0)
                 break;
             PlannedGame g;
@@ -637,7 +668,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             TvError game_err;
             tv_error_clear(&game_err);
             int over_ms = 0;
-            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, mp, rec, ro->stop, &one,
+            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, mp, rec, &halt, &one,
                                     &over_ms, &game_err);
             if (end == MATCH_FAILED) {
 #pragma omp critical(store)
@@ -696,6 +727,11 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         free(one.games);
         free(one.moves);
         free(one.positions);
+    }
+
+    if (ro->stop) {
+        atomic_store(&relay.done, true);
+        pthread_join(relay_thread, NULL);
     }
 
     /* The last batch: whatever stopped the run (a signal, an engine that
@@ -806,6 +842,13 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
                 opening_err = e;
             }
         }
+    }
+    if (opening_status != TV_OK && ro->stop && *ro->stop) {
+        /* a signal while the openings were made: an interruption like one during the games (train's next
+         * generation once exited 1 here with "stopped by a signal while making opening N") */
+        stats->interrupted = true;
+        st = TV_OK;
+        goto cleanup;
     }
     if (opening_status != TV_OK) {
         if (err)

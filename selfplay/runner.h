@@ -129,9 +129,12 @@ typedef struct {
 
 /* Hands out games: reports `done` (the game the calling thread just
  * finished, or NULL) and, when want_more, returns the plan index of the next
- * game to play, or -1 when there is none (all handed out, stopped, decided).
- * Called by the player threads, so it must be thread-safe. */
+ * game to play, -1 when there is none (all handed out, stopped), or
+ * RUNNER_DECIDED when the run has decided (the SPRT): the games in flight
+ * are then abandoned too.  Called by the player threads, so it must be
+ * thread-safe. */
 typedef int64_t (*NextGameFn)(void *ctx, const GameDone *done, bool want_more);
+#define RUNNER_DECIDED (-2)
 
 /* The coordinator: the games of the plan still to play (in plan order), the
  * results known so far (with read_store: those of the store at
@@ -147,8 +150,9 @@ void coordinator_free(Coordinator *c);
 /* Plays the games that `next` hands out on the run's threads and appends
  * them to `store` in batches.  openings: per opening index (precomputed), or
  * NULL to compute each game's opening when it starts.  Stops when `next`
- * returns -1, on *ro->stop (abandoning games in flight) or on a write
- * error. */
+ * returns -1, when it returns RUNNER_DECIDED or on *ro->stop (both abandon
+ * the games in flight), or on a write error.  *ro->stop is only read: a
+ * decision never sets it (train runs many tournaments on one signal flag). */
 TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err);
 

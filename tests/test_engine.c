@@ -24,6 +24,7 @@
  *    deep search within a second, keeping a legal move; a search stopped
  *    before its first iteration completed says so (depth 0) and still
  *    returns a legal move. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -995,9 +996,12 @@ static void test_search_settings_ini(void **state)
     assert_int_equal(set.hash_mb, 3);
 }
 
-/* The time budget: none without the mover's clock; soft <= hard; the hard
- * limit never above time_max_pct of the time left after the overhead (when
- * there is any), and both at least 1 ms. */
+/* The time budget: none without a clock; soft <= hard; the hard limit
+ * never above time_max_pct of the time left after the overhead (when there
+ * is any), and both at least 1 ms.  A mover whose sudden-death clock is at
+ * 0 or below (the referee's margin lets it overstep) gets the least budget,
+ * 1 ms, not none: with none the search ran unbounded (tc = 0.3 tournaments
+ * finished no game). */
 static void test_time_budget(void **state)
 {
     (void)state;
@@ -1006,11 +1010,19 @@ static void test_time_budget(void **state)
     int soft, hard;
     search_time_budget(&set, NULL, TV_WHITE, &soft, &hard);
     assert_true(soft == 0 && hard == 0);
-    SearchClock only_black = {0, 5000, 0, 0, 0};
-    search_time_budget(&set, &only_black, TV_WHITE, &soft, &hard);
-    assert_true(soft == 0 && hard == 0);
-    search_time_budget(&set, &only_black, TV_BLACK, &soft, &hard);
-    assert_true(soft > 0 && hard > 0);
+    static const int spent[] = {0, -1, -150, INT_MIN};
+    for (size_t i = 0; i < sizeof spent / sizeof spent[0]; i++) {
+        SearchClock out = {spent[i], 5000, 0, 0, 0};
+        search_time_budget(&set, &out, TV_WHITE, &soft, &hard);
+        if (soft != 1 || hard != 1)
+            fail_msg("White's clock at %d ms: soft %d hard %d, not 1 and 1", spent[i], soft, hard);
+        search_time_budget(&set, &out, TV_BLACK, &soft, &hard);
+        assert_true(soft > 1 && hard > 1);
+        SearchClock black_out = {5000, spent[i], 0, 0, 0};
+        search_time_budget(&set, &black_out, TV_BLACK, &soft, &hard);
+        if (soft != 1 || hard != 1)
+            fail_msg("Black's clock at %d ms: soft %d hard %d, not 1 and 1", spent[i], soft, hard);
+    }
     static const int lefts[] = {1, 5, 20, 50, 100, 1000, 60000, 3600000};
     static const int incs[] = {0, 10, 1000};
     static const int togo[] = {0, 1, 5, 40};

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end checks of `tavreli train`: bad configurations are refused with
-# the file and line; a small run of two generations leaves every file of
-# every generation; a run killed (kill -9) at random moments and rerun
-# until it finishes gives the same outcomes and the same games as an
-# uninterrupted run; a rerun with other settings is refused; `tavreli
-# report` on the folder writes the ladder.
+# the file and line; a run of three generations, two of them accepted by
+# their SPRT, finishes in one command and leaves every file of every
+# generation; a SIGTERM after an accepted SPRT stops the run cleanly (exit
+# 143, naming the signal and its sender); a run stopped so and killed (kill
+# -9) at random moments and rerun until it finishes gives the same outcomes
+# and the same games as an uninterrupted run; a rerun with other settings is
+# refused; `tavreli report` on the folder writes the ladder.
 # usage: test_train.sh PATH/TO/tavreli SOURCE_DIR
 set -u
 tv=$1
@@ -18,16 +20,22 @@ check() {
   if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
 }
 
+# A size that decides early: the start engine values every top alike, so a
+# tune on 40 games at depth 1 finds better weights (from the second
+# generation on, with 80 games), and the SPRT's bounds lie below 0 (a tuned
+# version no worse than the best is accepted, in 3 pairs with this seed):
+# the accepted generations come in seconds, each followed by another one.
+printf '[engine]\nname = flat\n[weights]\ntop_value = 300, 300, 300, 300, 300, 300\n' >"$tmp/flat.ini"
 cat >"$tmp/t.ini" <<EOI
 [train]
 name = t
-engine = $src/configs/engines/default.ini
-generations = 2
+engine = $tmp/flat.ini
+generations = 3
 games = 40
 depth = 1
 sprt_pairs = 20
-elo0 = 0
-elo1 = 50
+elo0 = -200
+elo1 = -50
 alpha = 0.2
 beta = 0.2
 max_plies = 120
@@ -49,15 +57,37 @@ printf '[train]\nengine = nowhere.ini\n' >"$tmp/bad4.ini"
 check "a missing engine file is refused" grep -q "nowhere.ini" "$tmp/e"
 check "nothing was made for bad configurations" [ ! -e "$tmp/b" ]
 
-# an uninterrupted run
+# an uninterrupted run: every generation in one command, even after an SPRT
+# decided (the decision once set the signal flag: the next generation
+# stored 0 games and the command exited 130, "interrupted by signal 0")
 "$tv" train "$tmp/t.ini" --out "$tmp/a" >"$tmp/a.out" 2>&1
-check "the run finishes" grep -q "^2 generations; the best is gen-" "$tmp/a.out"
-for g in 1 2; do
+rc=$?
+check "the run finishes in one command (exit $rc)" [ $rc = 0 ]
+check "the run finishes" grep -q "^3 generations; the best is gen-" "$tmp/a.out"
+check "two generations or more are accepted by their SPRT" [ "$(grep -c ' result  *accepted' "$tmp/a.out")" -ge 2 ]
+check "no signal is reported" sh -c "! grep -q 'interrupted' '$tmp/a.out'"
+for g in 1 2 3; do
   for f in best.ini selfplay.ini selfplay.h5 tuned.ini tune.log result; do
     check "gen-$g/$f is kept" [ -s "$tmp/a/gen-$g/$f" ]
   done
 done
 check "train.ini is kept" cmp -s "$tmp/t.ini" "$tmp/a/train.ini"
+
+# a real SIGTERM after an accepted SPRT, in the next generation, stops the
+# run cleanly: exit 143, the signal and who sent it
+"$tv" train "$tmp/t.ini" --out "$tmp/k" >"$tmp/s.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 1200); do # up to 120 s: a loaded machine
+  grep -A1 ' result  *accepted' "$tmp/s.out" | grep -q ' self-play ' && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+check "SIGTERM after an accepted SPRT: exit 143 (got $rc)" [ $rc = 143 ]
+check "SIGTERM after an accepted SPRT: the message names it" \
+  grep -q "^interrupted by signal 15 (sent by process $$) after [0-9]* complete generations" "$tmp/s.out"
 
 # killed at random moments, rerun until it finishes: the same outcomes and games
 for i in 1 2 3; do
@@ -68,8 +98,8 @@ for i in 1 2 3; do
   wait "$pid" 2>/dev/null
 done
 "$tv" train "$tmp/t.ini" --out "$tmp/k" >"$tmp/k.out" 2>&1
-check "the resumed run finishes" grep -q "^2 generations; the best is gen-" "$tmp/k.out"
-for g in 1 2; do
+check "the resumed run finishes" grep -q "^3 generations; the best is gen-" "$tmp/k.out"
+for g in 1 2 3; do
   check "gen-$g: the same outcome after kills" cmp -s "$tmp/a/gen-$g/result" "$tmp/k/gen-$g/result"
   for s in selfplay sprt; do
     [ -e "$tmp/a/gen-$g/$s.h5" ] || continue
@@ -85,7 +115,7 @@ for g in 1 2; do
 done
 # a rerun of a finished run plays nothing
 "$tv" train "$tmp/t.ini" --out "$tmp/a" >"$tmp/r.out" 2>&1
-check "a finished run is skipped" [ "$(grep -c ' skip ' "$tmp/r.out")" = 2 ]
+check "a finished run is skipped" [ "$(grep -c ' skip ' "$tmp/r.out")" = 3 ]
 # other settings are refused
 sed 's/^games = 40/games = 42/' "$tmp/t.ini" >"$tmp/t2.ini"
 "$tv" train "$tmp/t2.ini" --out "$tmp/a" >/dev/null 2>"$tmp/e"

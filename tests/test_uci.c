@@ -78,10 +78,39 @@ static void test_go_errors(void **state)
     assert_int_equal(uci_go_parse("movetime 3000000000", &go, &err), TV_ERR_PARSE);
     assert_int_equal(uci_go_parse("nodes x", &go, &err), TV_ERR_PARSE);
     assert_string_equal(err.msg, "go: 'nodes' needs a whole number from 0 to 9223372036854775807");
-    assert_int_equal(uci_go_parse("fast", &go, &err), TV_ERR_PARSE);
-    assert_string_equal(err.msg, "go: unknown word 'fast' (known: wtime btime winc binc movestogo movetime depth "
-                                 "nodes infinite)");
-    assert_int_equal(uci_go_parse("ponder", &go, &err), TV_ERR_PARSE);
+}
+
+/* Words UCI has but this protocol does not support, and words UCI does not
+ * have, are skipped (as UCI asks) and listed, so that the engine can say
+ * what it ignored and still answer: an error here left the go unanswered. */
+static void test_go_ignored(void **state)
+{
+    (void)state;
+    UciGo go;
+    TvError err;
+    assert_int_equal(uci_go_parse("searchmoves g1-f3 b1-a3 depth 3", &go, &err), TV_OK);
+    assert_string_equal(go.ignored, "searchmoves g1-f3 b1-a3");
+    assert_int_equal(go.depth, 3);
+    assert_int_equal(uci_go_parse("wtime 100 mate 4 btime 200", &go, &err), TV_OK);
+    assert_string_equal(go.ignored, "mate 4");
+    assert_int_equal(go.wtime_ms, 100);
+    assert_int_equal(go.btime_ms, 200);
+    assert_int_equal(uci_go_parse("ponder fast movetime 5 searchmoves", &go, &err), TV_OK);
+    assert_string_equal(go.ignored, "ponder fast searchmoves");
+    assert_int_equal(go.movetime_ms, 5);
+    assert_int_equal(uci_go_parse("depth 2", &go, &err), TV_OK);
+    assert_string_equal(go.ignored, "");
+    /* a long list is cut, never overflows */
+    StrBuf b = {0};
+    strbuf_add(&b, "searchmoves");
+    for (int i = 0; i < 200; i++)
+        strbuf_add(&b, " g1-f3");
+    strbuf_add(&b, " nodes 7");
+    assert_int_equal(uci_go_parse(strbuf_str(&b), &go, &err), TV_OK);
+    assert_int_equal(go.nodes, 7);
+    assert_true(strlen(go.ignored) < sizeof go.ignored);
+    assert_non_null(strstr(go.ignored, "..."));
+    strbuf_free(&b);
 }
 
 static void test_position(void **state)
@@ -145,6 +174,16 @@ static void test_position_errors(void **state)
     assert_non_null(strstr(err.msg, "position: move 2: illegal move 'e2-e5'"));
     assert_int_equal(uci_position_parse("startpos moves zz", &defaults, &p, NULL, 0, NULL, &err), TV_ERR_PARSE);
     assert_non_null(strstr(err.msg, "position: move 1: cannot read move 'zz'"));
+    /* a failed parse leaves the position as it was (never half-way) */
+    Position before, start;
+    tfen_read_arg("startpos", &start, NULL);
+    before = start;
+    p = start;
+    assert_int_equal(uci_position_parse("startpos moves g1-f3 g8-h6 zz", &defaults, &p, NULL, 0, NULL, &err),
+                     TV_ERR_PARSE);
+    assert_memory_equal(&p, &before, sizeof p);
+    assert_int_equal(uci_position_plies("startpos moves g1-f3 g8-h6\n"), 4);
+    assert_int_equal(uci_position_plies(""), 0);
 }
 
 static void test_scores(void **state)
@@ -317,7 +356,7 @@ int main(void)
         cmocka_unit_test(test_go_errors),     cmocka_unit_test(test_position),
         cmocka_unit_test(test_position_errors), cmocka_unit_test(test_scores),
         cmocka_unit_test(test_info),          cmocka_unit_test(test_options),
-        cmocka_unit_test(test_rule_options),
+        cmocka_unit_test(test_rule_options),  cmocka_unit_test(test_go_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
