@@ -12,6 +12,7 @@
 #include "record.h"
 #include "search.h"
 #include "tfen.h"
+#include "verify.h"
 
 static int cmp_game_index(const void *a, const void *b)
 {
@@ -45,6 +46,31 @@ static TvStatus open_export(const StoreContents *c, const char *path, const Stor
         return tv_fail(err, TV_ERR_IO, "export: cannot write %s: %s", path, strerror(errno));
     }
     return TV_OK;
+}
+
+TvStatus export_check_moves(const StoreContents *c, const char *source, TvError *err)
+{
+    Options o;
+    TvError e;
+    if (options_parse(c->options ? c->options : "", &o, &e) != TV_OK)
+        return tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s", source, c->options, e.msg);
+    int32_t longest = 0;
+    for (int64_t i = 0; i < c->ngames; i++)
+        longest = c->games[i].plies > longest ? c->games[i].plies : longest;
+    uint64_t *hist = malloc(sizeof *hist * ((size_t)longest + 1));
+    if (!hist)
+        return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
+    TvStatus st = TV_OK;
+    for (int64_t i = 0; i < c->ngames && st == TV_OK; i++) {
+        const StoredGame *g = &c->games[i];
+        char why[400];
+        if (verify_moves(g, &c->moves[g->move_offset], &o, NULL, hist, why, sizeof why))
+            st = tv_fail(err, TV_ERR_PARSE,
+                         "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
+                         (long long)g->index, why, source);
+    }
+    free(hist);
+    return st;
 }
 
 TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
@@ -138,6 +164,7 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     if (st != TV_OK)
         return st;
     Move *moves = NULL;
+    uint64_t *hist = NULL;
     char(*comments)[48] = NULL;
     const char **comment_ptrs = NULL;
     Options o = {0};
@@ -154,17 +181,19 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     export_tournament_name(c->tournament_ini, stem, event, sizeof event);
     for (int64_t gi = 0; gi < c->ngames && st == TV_OK; gi++) {
         const StoredGame *g = order[gi];
-        Position start, p;
+        Position start;
         TvError e;
         if (tfen_read(g->start_tfen, &start, &e) != TV_OK) {
             st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: bad start TFEN: %s", source, (long long)g->index, e.msg);
             break;
         }
-        p = start;
         Move *m2 = realloc(moves, sizeof *moves * (size_t)(g->move_count + 1));
         if (m2)
             moves = m2;
-        char(*c2)[48] = m2 ? realloc(comments, sizeof *comments * (size_t)(g->move_count + 1)) : NULL;
+        uint64_t *h2 = m2 ? realloc(hist, sizeof *hist * (size_t)(g->move_count + 1)) : NULL;
+        if (h2)
+            hist = h2;
+        char(*c2)[48] = h2 ? realloc(comments, sizeof *comments * (size_t)(g->move_count + 1)) : NULL;
         if (c2)
             comments = c2;
         const char **p2 = c2 ? realloc(comment_ptrs, sizeof *comment_ptrs * (size_t)(g->move_count + 1)) : NULL;
@@ -175,18 +204,16 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         comment_ptrs = p2;
         for (int32_t k = 0; k < g->move_count; k++)
             comment_ptrs[k] = comments[k];
-        for (int32_t k = 0; k < g->move_count && st == TV_OK; k++) {
-            const StoredMove *sm = &c->moves[g->move_offset + k];
-            if (move_parse(&p, &o, sm->move, TV_PARSE_STRICT, &moves[k], NULL, &e) != TV_OK) {
-                st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld ply %d: %s", source, (long long)g->index, k + 1,
-                             e.msg);
-                break;
-            }
-            Undo u;
-            pos_make_move(&p, moves[k], &u);
-        }
-        if (st != TV_OK)
+        /* every move replayed, and the stored result and termination checked
+         * against the position they reach: a record never says what its
+         * moves contradict */
+        char why[400];
+        if (verify_moves(g, &c->moves[g->move_offset], &o, moves, hist, why, sizeof why)) {
+            st = tv_fail(err, TV_ERR_PARSE,
+                         "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
+                         (long long)g->index, why, source);
             break;
+        }
         char round[32], index[32], white[80], black[80];
         snprintf(round, sizeof round, "%lld", (long long)g->index + 1); /* 1-based, as PGN counts */
         snprintf(index, sizeof index, "%lld", (long long)g->index);
@@ -212,6 +239,7 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         free(text);
     }
     free(moves);
+    free(hist);
     free(comments);
     free(comment_ptrs);
     free(order);
