@@ -18,7 +18,8 @@
  *     134 M rows of fill values), which must cost nothing;
  *   - a game that is not the plan's (seed, opening, pairing, colours).
  * On each, the commands run: export --digest, export --tgn, verify, report,
- * tune, selfplay --resume and repair.  Each must give the reference answer
+ * tune, selfplay --resume and repair (and replay --file on the reference's
+ * TGN with a checkmate's Result flipped).  Each must give the reference answer
  * (the same digest, TGN, verify line, report.md, tuned INI, a resumed store
  * with the reference games; repair: the reference games less the damaged
  * one, which it names) or refuse with a clear message ("error: ..." on
@@ -759,6 +760,33 @@ int main(int argc, char **argv)
         }
         commands(&cases[i].f, bad);
         nfamilies++;
+    }
+    /* replay --file: the reference TGN replays; with the first checkmate's
+     * Result (tag and movetext) flipped it is refused */
+    {
+        Family fam = {"replay --file, a checkmate's Result flipped", 0, -1, false, "Result", 60};
+        Family good = {"replay --file, the reference TGN", 0, -1, true, "", 60};
+        char rtgn[300], flipped[300];
+        PATH_IN(rtgn, "ref.tgn");
+        PATH_IN(flipped, "flipped.tgn");
+        char *t = slurp(rtgn), *tag = strstr(t, "[Result \"1-0\"]"), *token = tag ? strstr(tag, " 1-0\n") : NULL;
+        if (!token) {
+            fprintf(stderr, "the reference TGN has no game White won\n");
+            return 1;
+        }
+        memcpy(tag, "[Result \"0-1\"]", 14);
+        memcpy(token, " 0-1\n", 5);
+        if (!(f = fopen(flipped, "w")))
+            return 2;
+        fputs(t, f);
+        fclose(f);
+        free(t);
+        char *a4[] = {(char *)tv, "replay", "--file", rtgn, NULL};
+        int rc = run(a4, out, err, 60);
+        judge(&good, "replay --file", rc, err, rc == 0, NULL);
+        char *a5[] = {(char *)tv, "replay", "--file", flipped, NULL};
+        rc = run(a5, out, err, 60);
+        judge(&fam, "replay --file", rc, err, false, NULL); /* an answer is wrong: only a refusal is right */
     }
     printf("crafted stores: %d families, tried %d: correct %d, clear errors %d, crashes %d, hangs %d, "
            "wrong answers %d%s\n",
