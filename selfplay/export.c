@@ -48,10 +48,35 @@ static TvStatus open_export(const StoreContents *c, const char *path, const Stor
     return TV_OK;
 }
 
+/* The first problem verify finds. */
+typedef struct {
+    int64_t game;
+    char what[400];
+} FirstProblem;
+
+static void first_problem(int64_t game, const char *what, void *user)
+{
+    FirstProblem *fp = user;
+    if (fp->game < 0) {
+        fp->game = game;
+        snprintf(fp->what, sizeof fp->what, "%s", what);
+    }
+}
+
 TvStatus export_check_moves(const StoreContents *c, const char *source, TvError *err)
 {
     Options o;
     TvError e;
+    if (c->positions) { /* the positions too: every one the position replayed */
+        FirstProblem fp = {-1, ""};
+        VerifyReport r;
+        TvStatus vs = verify_store_games(c, first_problem, &fp, &r, err);
+        if (vs != TV_OK || fp.game < 0)
+            return vs;
+        return tv_fail(err, TV_ERR_PARSE,
+                       "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
+                       (long long)fp.game, fp.what, source);
+    }
     if (options_parse(c->options ? c->options : "", &o, &e) != TV_OK)
         return tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s", source, c->options, e.msg);
     int32_t longest = 0;

@@ -15,8 +15,9 @@
 
 /* Replays every game of c (read with moves) as export_tgn does: each
  * move legal, the stored result and termination what the rules say of the
- * position the moves reach (verify_moves).  Errors name the game (`source`:
- * the store's path). */
+ * position the moves reach (verify_moves); when c holds the positions, each
+ * is the position replayed too (verify_store_games).  Errors name the game
+ * (`source`: the store's path). */
 TvStatus export_check_moves(const StoreContents *c, const char *source, TvError *err);
 
 /* Writes the digest of the games of c (read with moves and positions) to

@@ -158,10 +158,10 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
  * NULL) and positions p (may be NULL), written into why; NULL when nothing
  * is.  Moves: a terminated, printable, non-empty string, a score within
  * +-SCORE_INF, no negative depth, node count or time.  Positions: a
- * terminated TFEN that reads, its side to move, the game's result from that
- * side's view, a score within +-SCORE_INF. */
-const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, char *why,
-                                    size_t n);
+ * terminated TFEN (with `whole`, one that reads), its side to move, the
+ * game's result from that side's view, a score within +-SCORE_INF. */
+const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, bool whole,
+                                    char *why, size_t n);
 
 /* Opens a store file for reading: SWMR read first (a store being written or
  * left by a crash), else plain read-only. */

@@ -185,7 +185,7 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
             }
             /* Their values: a repair leaves out a game with a bad one, a merge refuses it. */
             char why[400];
-            if (store_game_rows_problem(g, &bm[nm], &bp[np], why, sizeof why)) {
+            if (store_game_rows_problem(g, &bm[nm], &bp[np], true, why, sizeof why)) {
                 if (!repair) {
                     st = tv_fail(err, TV_ERR_PARSE,
                                  "%s: game %lld: %s; the store is damaged ('tavreli repair %s' copies its good "
