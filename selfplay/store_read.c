@@ -1,12 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
 /* store_read.c: the one reader of the HDF5 store and its checks: the
- * schema version, the datasets, the weights of the engines, and every
- * /games row (see h5store_read in h5store.h).  A store left by a crash reads
+ * schema version, the datasets and the members it requires, the weights of
+ * the engines, every /games row and the values of every row read (see
+ * h5store_read in h5store.h).  A store left by a crash reads
  * as of its last committed append; a damaged one is refused with the row
  * and the reason. */
 #include "store_internal.h"
-
-#include <math.h>
 
 #include <errno.h>
 #include <stddef.h>
