@@ -202,11 +202,35 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
     int32_t longest = 0;
     for (int64_t i = 0; i < sc->ngames; i++)
         longest = sc->games[i].plies > longest ? sc->games[i].plies : longest;
+    /* the replays on every core; the first game that fails is named */
+    int64_t first_bad = sc->ngames;
+    bool no_memory = false;
+#pragma omp parallel num_threads(runner_threads(ro)) reduction(min : first_bad) reduction(|| : no_memory)
+    {
+        uint64_t *h = malloc(sizeof *h * ((size_t)longest + 1));
+        no_memory = !h;
+#pragma omp for schedule(dynamic, 64)
+        for (int64_t i = 0; i < sc->ngames; i++) {
+            const StoredGame *g = &sc->games[i];
+            char why[400];
+            PlannedGame pg;
+            if (!h || i > first_bad || g->index >= total)
+                continue;
+            tournament_game(ro->t, g->index, &pg);
+            if (g->pairing != pg.pairing || g->white != pg.white || g->black != pg.black ||
+                g->opening != pg.opening || g->seed != pg.seed ||
+                verify_moves(g, &sc->moves[g->move_offset], &o, NULL, h, why, sizeof why))
+                first_bad = i;
+        }
+        free(h);
+    }
+    if (no_memory)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
     uint64_t *hist = malloc(sizeof *hist * ((size_t)longest + 1));
     if (!hist)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
     TvStatus st = TV_OK;
-    for (int64_t i = 0; i < sc->ngames && st == TV_OK; i++) {
+    for (int64_t i = first_bad; i < sc->ngames && st == TV_OK; i++) { /* the message of the first */
         const StoredGame *g = &sc->games[i];
         if (g->index >= total)
             continue; /* beyond a plan of fewer pairs: not counted */
