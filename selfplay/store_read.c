@@ -162,8 +162,10 @@ typedef struct {
     hid_t ds, mt;         /* the dataset and the memory type its rows are read with */
     size_t row_size, game_at, ply_at, side_at, result_at; /* side and result: /positions only */
     int64_t rows;         /* the dataset's extent */
-    char *buf;            /* rows [0, have) */
-    int64_t have, cap;
+    char *buf;            /* rows [base, have) */
+    int64_t base, have, cap; /* cap: rows the buffer holds */
+    bool slide;           /* rows before `keep` may be dropped (a scan that only goes forward, keys only) */
+    int64_t keep;
     bool failed;          /* an HDF5 read or an allocation failed */
 } RowCursor;
 
@@ -217,9 +219,14 @@ static bool cursor_reach(RowCursor *c, int64_t upto)
     int64_t want = c->have + CURSOR_BLOCK_ROWS > upto ? c->have + CURSOR_BLOCK_ROWS : upto;
     if (want > c->rows)
         want = c->rows;
-    if (want > c->cap) {
+    if (c->slide && c->keep > c->base && want - c->base > c->cap) { /* the rows before `keep` are done with */
+        memmove(c->buf, c->buf + (size_t)(c->keep - c->base) * c->row_size,
+                (size_t)(c->have - c->keep) * c->row_size);
+        c->base = c->keep;
+    }
+    if (want - c->base > c->cap) {
         int64_t cap = c->cap ? c->cap : CURSOR_BLOCK_ROWS;
-        while (cap < want)
+        while (cap < want - c->base)
             cap *= 2;
         char *b = realloc(c->buf, (size_t)cap * c->row_size);
         if (!b) {
@@ -229,7 +236,7 @@ static bool cursor_reach(RowCursor *c, int64_t upto)
         c->buf = b;
         c->cap = cap;
     }
-    char *at = c->buf + (size_t)c->have * c->row_size;
+    char *at = c->buf + (size_t)(c->have - c->base) * c->row_size;
     if (c->whole)
         store_prefill(c->which, at, want - c->have);
     if (!store_read_rows(c->ds, c->mt, c->have, want - c->have, at)) {
@@ -243,7 +250,7 @@ static bool cursor_reach(RowCursor *c, int64_t upto)
 static RowKey cursor_key(const RowCursor *c, int64_t row)
 {
     RowKey k;
-    const char *r = c->buf + (size_t)row * c->row_size;
+    const char *r = c->buf + (size_t)(row - c->base) * c->row_size;
     memcpy(&k.game, r + c->game_at, sizeof k.game);
     memcpy(&k.ply, r + c->ply_at, sizeof k.ply);
     k.side = 0;
@@ -261,6 +268,7 @@ static void *cursor_take(RowCursor *c, int64_t n)
 {
     if (n == 0)
         return NULL;
+    /* a whole cursor never slides: its rows start at row 0 */
     void *rows = c->buf, *shrunk = realloc(c->buf, (size_t)n * c->row_size);
     c->buf = NULL;
     c->have = c->cap = 0;
@@ -496,6 +504,7 @@ static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, Rows
                          (long long)off, (long long)(off + g->plies - 1), NAMES[k], (long long)c->rows);
                 return why;
             }
+            c->keep = off; /* the rows of the games before this one are done with */
             if (!cursor_reach(c, off + g->plies)) {
                 snprintf(why, n, "its %s could not be read", NAMES[k]);
                 return why;
@@ -718,6 +727,10 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot open /moves and /positions");
         goto done;
     }
+    /* keys only, in a strict scan (offsets only go forward): a window of
+     * rows, not the whole dataset */
+    rows.cur[0].slide = !with_moves && !repair;
+    rows.cur[1].slide = !with_positions && !repair;
     if (repair) {
         memset(repair->counts, 0, sizeof *repair->counts);
         repair->counts->rows = ng;
