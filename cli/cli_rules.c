@@ -10,6 +10,7 @@
 #include "perft.h"
 #include "record.h"
 #include "tfen.h"
+#include "verify.h"
 
 typedef struct {
     char text[TV_MOVE_STR_MAX];
@@ -160,7 +161,10 @@ static const char REPLAY_HELP[] =
     "and a result token are allowed) and prints the final TFEN on a line of its\n"
     "own, then the game state: checkmate, stalemate, repetition or ongoing.\n"
     "With --file, FILE holds games (TGN, or one game a line as 'id | description |\n"
-    "movetext'); each game is printed as 'game ID', its final TFEN and its state.\n"
+    "movetext'); each game is printed as 'game ID', its final TFEN and its state,\n"
+    "and a Result tag (with its Termination tag, when it names a termination of\n"
+    "the store) that the final position contradicts is an error, as in 'tavreli\n"
+    "verify'.\n"
     "\n"
     "  --tfen TFEN   start from TFEN instead of the start position\n"
     "  --lenient     mend the slips of published records (upper-case files,\n"
@@ -181,6 +185,69 @@ static void print_result(const ReplayResult *res)
     char buf[TV_TFEN_MAX];
     puts(tfen_write(&res->final, buf, sizeof buf));
     puts(game_state_name(res->state));
+}
+
+/* The value of tag `key` of a record, or NULL. */
+static const char *record_tag(const GameRecord *g, const char *key)
+{
+    for (int i = 0; i < g->ntags; i++)
+        if (!strcmp(g->tags[i].key, key))
+            return g->tags[i].value;
+    return NULL;
+}
+
+/* What is wrong with a record's Result tag (and Termination tag, when it
+ * names one of the store's terminations) given the position its moves
+ * reach: the checks of 'tavreli verify' (verify_ending).  NULL when nothing
+ * is, or when the record says nothing that can be checked (no Result, "*",
+ * or a game the rules have not ended and no known termination). */
+static const char *record_ending_problem(const GameRecord *g, const ReplayResult *res, char *why, size_t n)
+{
+    const char *result = record_tag(g, "Result"), *term = record_tag(g, "Termination");
+    if (!result)
+        return NULL;
+    StoredGame sg = {.plies = res->plies};
+    if (!strcmp(result, "1-0"))
+        sg.result = 1;
+    else if (!strcmp(result, "0-1"))
+        sg.result = -1;
+    else if (!strcmp(result, "1/2-1/2"))
+        sg.result = 0;
+    else
+        return NULL;
+    int t = -1;
+    for (int k = 0; term && k < TERM_COUNT && t < 0; k++)
+        if (!strcmp(term, termination_name((Termination)k)))
+            t = k;
+    if (t < 0) { /* no termination the store knows: the rules' own ending, if any */
+        if (res->state == TV_STATE_ONGOING)
+            return NULL;
+        t = res->state == TV_STATE_CHECKMATE    ? TERM_CHECKMATE
+            : res->state == TV_STATE_STALEMATE  ? TERM_STALEMATE
+            : res->state == TV_STATE_REPETITION ? TERM_REPETITION
+                                                : TERM_WIZARD_CAPTURED;
+    }
+    sg.termination = (int8_t)t;
+    /* the hashes of the positions before each move, for repetition */
+    Position p;
+    uint64_t *hist = malloc(sizeof *hist * ((size_t)res->plies + 1));
+    if (!hist || tfen_read(g->start_tfen[0] ? g->start_tfen : TV_START_TFEN, &p, NULL) != TV_OK) {
+        free(hist);
+        return NULL; /* replay_record has read it */
+    }
+    for (int k = 0; k < res->plies; k++) {
+        Undo u;
+        hist[k] = p.hash;
+        pos_make_move(&p, res->moves[k], &u);
+    }
+    char what[300];
+    const char *bad = verify_ending(&sg, &p, &g->options, hist, what, sizeof what);
+    free(hist);
+    if (!bad)
+        return NULL;
+    snprintf(why, n, "[Result \"%s\"]%s%s%s: %s", result, term ? " [Termination \"" : "", term ? term : "",
+             term ? "\"]" : "", what);
+    return why;
 }
 
 typedef struct {
@@ -245,6 +312,11 @@ static int run_replay(const CliCommand *cmd, int argc, char **argv)
             }
             print_warnings(id, &res);
             print_result(&res);
+            char why[600];
+            if (record_ending_problem(&games.games[g], &res, why, sizeof why)) {
+                cli_error("%s:%d: game %s: %s", file, games.games[g].source_line, id, why);
+                rc = CLI_FAIL;
+            }
             replay_result_free(&res);
         }
         records_free(&games);

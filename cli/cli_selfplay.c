@@ -385,7 +385,11 @@ static int run_export(const CliCommand *cmd, int argc, char **argv)
     }
     cli_warn_torn(in, &c);
     int rc = CLI_OK;
-    if (digest) {
+    if (export_check_moves(&c, in, &err) != TV_OK) { /* before anything is written */
+        cli_error("%s", err.msg);
+        rc = CLI_FAIL;
+    }
+    if (digest && rc == CLI_OK) {
         if (export_digest(&c, digest, &err) != TV_OK) {
             cli_error("%s", err.msg);
             rc = CLI_FAIL;

@@ -13,6 +13,7 @@
 #include "record.h"
 #include "search.h"
 #include "tfen.h"
+#include "verify.h"
 
 static int cmp_game_index(const void *a, const void *b)
 {
@@ -43,6 +44,56 @@ static TvStatus open_export(const StoreContents *c, const char *path, const char
     TvStatus st = tv_atomic_open(f, path, what, err);
     if (st != TV_OK)
         free(*order);
+    return st;
+}
+
+/* The first problem verify finds. */
+typedef struct {
+    int64_t game;
+    char what[400];
+} FirstProblem;
+
+static void first_problem(int64_t game, const char *what, void *user)
+{
+    FirstProblem *fp = user;
+    if (fp->game < 0) {
+        fp->game = game;
+        snprintf(fp->what, sizeof fp->what, "%s", what);
+    }
+}
+
+TvStatus export_check_moves(const StoreContents *c, const char *source, TvError *err)
+{
+    Options o;
+    TvError e;
+    if (c->positions) { /* the positions too: every one the position replayed */
+        FirstProblem fp = {-1, ""};
+        VerifyReport r;
+        TvStatus vs = verify_store_games(c, first_problem, &fp, &r, err);
+        if (vs != TV_OK || fp.game < 0)
+            return vs;
+        return tv_fail(err, TV_ERR_PARSE,
+                       "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
+                       (long long)fp.game, fp.what, source);
+    }
+    if (options_parse(c->options ? c->options : "", &o, &e) != TV_OK)
+        return tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s", source, c->options, e.msg);
+    int32_t longest = 0;
+    for (int64_t i = 0; i < c->ngames; i++)
+        longest = c->games[i].plies > longest ? c->games[i].plies : longest;
+    uint64_t *hist = malloc(sizeof *hist * ((size_t)longest + 1));
+    if (!hist)
+        return tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
+    TvStatus st = TV_OK;
+    for (int64_t i = 0; i < c->ngames && st == TV_OK; i++) {
+        const StoredGame *g = &c->games[i];
+        char why[400];
+        if (verify_moves(g, &c->moves[g->move_offset], &o, NULL, hist, why, sizeof why))
+            st = tv_fail(err, TV_ERR_PARSE,
+                         "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
+                         (long long)g->index, why, source);
+    }
+    free(hist);
     return st;
 }
 
@@ -154,6 +205,7 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         return st;
     FILE *f = af.f;
     Move *moves = NULL;
+    uint64_t *hist = NULL;
     char(*comments)[48] = NULL;
     const char **comment_ptrs = NULL;
     Options o = {0};
@@ -172,17 +224,19 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     tv_escape(name, event, sizeof event); /* the store's text: no control byte in a tag */
     for (int64_t gi = 0; gi < c->ngames && st == TV_OK; gi++) {
         const StoredGame *g = order[gi];
-        Position start, p;
+        Position start;
         TvError e;
         if (tfen_read(g->start_tfen, &start, &e) != TV_OK) {
             st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: bad start TFEN: %s", source, (long long)g->index, e.msg);
             break;
         }
-        p = start;
         Move *m2 = realloc(moves, sizeof *moves * (size_t)(g->move_count + 1));
         if (m2)
             moves = m2;
-        char(*c2)[48] = m2 ? realloc(comments, sizeof *comments * (size_t)(g->move_count + 1)) : NULL;
+        uint64_t *h2 = m2 ? realloc(hist, sizeof *hist * (size_t)(g->move_count + 1)) : NULL;
+        if (h2)
+            hist = h2;
+        char(*c2)[48] = h2 ? realloc(comments, sizeof *comments * (size_t)(g->move_count + 1)) : NULL;
         if (c2)
             comments = c2;
         const char **p2 = c2 ? realloc(comment_ptrs, sizeof *comment_ptrs * (size_t)(g->move_count + 1)) : NULL;
@@ -193,18 +247,16 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         comment_ptrs = p2;
         for (int32_t k = 0; k < g->move_count; k++)
             comment_ptrs[k] = comments[k];
-        for (int32_t k = 0; k < g->move_count && st == TV_OK; k++) {
-            const StoredMove *sm = &c->moves[g->move_offset + k];
-            if (move_parse(&p, &o, sm->move, TV_PARSE_STRICT, &moves[k], NULL, &e) != TV_OK) {
-                st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld ply %d: %s", source, (long long)g->index, k + 1,
-                             e.msg);
-                break;
-            }
-            Undo u;
-            pos_make_move(&p, moves[k], &u);
-        }
-        if (st != TV_OK)
+        /* every move replayed, and the stored result and termination checked
+         * against the position they reach: a record never says what its
+         * moves contradict */
+        char why[400];
+        if (verify_moves(g, &c->moves[g->move_offset], &o, moves, hist, why, sizeof why)) {
+            st = tv_fail(err, TV_ERR_PARSE,
+                         "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
+                         (long long)g->index, why, source);
             break;
+        }
         char round[32], index[32], white[4 * sizeof c->engines[0].name + 1], black[sizeof white];
         snprintf(round, sizeof round, "%lld", (long long)g->index + 1); /* 1-based, as PGN counts */
         snprintf(index, sizeof index, "%lld", (long long)g->index);
@@ -230,6 +282,7 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
         free(text);
     }
     free(moves);
+    free(hist);
     free(comments);
     free(comment_ptrs);
     free(order);

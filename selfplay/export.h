@@ -13,6 +13,13 @@
 #include "h5store.h"
 #include "status.h"
 
+/* Replays every game of c (read with moves) as export_tgn does: each
+ * move legal, the stored result and termination what the rules say of the
+ * position the moves reach (verify_moves); when c holds the positions, each
+ * is the position replayed too (verify_store_games).  Errors name the game
+ * (`source`: the store's path). */
+TvStatus export_check_moves(const StoreContents *c, const char *source, TvError *err);
+
 /* Writes the digest of the games of c (read with moves and positions) to
  * path.  Errors: an unwritable file (TV_ERR_IO), out of memory. */
 TvStatus export_digest(const StoreContents *c, const char *path, TvError *err);

@@ -23,8 +23,9 @@
  * and timemargin_ms, and the root attribute reproducible; version 3 added
  * /games.stored_at.  Stores of every
  * version from H5STORE_SCHEMA_OLDEST on are read (fields a version lacks
- * read as their defaults: -1 for times, 0 or "" otherwise); appending to an
- * older store first rewrites it in the current version. */
+ * read as their defaults: -1 for times, 0 or "" otherwise; a field that the
+ * store's own version has is required); appending to an older store first
+ * rewrites it in the current version. */
 #define H5STORE_SCHEMA_VERSION 3
 #define H5STORE_SCHEMA_OLDEST 1
 #define H5STORE_TFEN_LEN 192 /* fixed-length TFEN strings (NUL-padded) */
@@ -205,10 +206,14 @@ typedef struct {
 } StoreContents;
 
 /* The one reader of a store, used by every command.  Reads a store (also one
- * left by a crash, or being written) and checks every /games row: a valid
- * game index (each once), counts equal to its plies, offsets that follow the
- * previous game's rows, and /moves and /positions rows that exist and name
- * the game with plies 0, 1, ...  Rows of an append that a crash cut short
+ * left by a crash, or being written) and checks every member its schema
+ * version requires and every /games row: a valid game index (each once),
+ * counts equal to its plies, offsets that follow the previous game's rows,
+ * /moves and /positions rows that exist and name the game with plies 0, 1,
+ * ... (each position's result the game's from its side), and its values
+ * (engines, result, termination, start TFEN: docs/store.md); the values of
+ * the /moves and /positions rows loaded too.  /moves and /positions are
+ * read only as far as the games reach.  Rows of an append that a crash cut short
  * (the last rows, never written) are left out and counted in torn_rows; any
  * other bad row is an error naming the row and the reason, so that a
  * command either reads every game of the store or refuses it.
@@ -224,9 +229,11 @@ TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, St
  * start position, length and result as a guard. */
 uint64_t h5store_game_id(const StoreContents *c, const StoredGame *g);
 
-/* Reads every row of every dataset of a store, whole, a block at a time,
- * keeping nothing: TV_OK when all of it decompresses and reads (what
- * --resume checks before counting a store's games as played). */
+/* Reads every row of every dataset of a store (of /moves and /positions,
+ * as far as the /games rows reach), whole, a block at a time, keeping
+ * nothing: TV_OK when all of it decompresses and reads and the values of
+ * the /moves and /positions rows pass the reader's checks (what --resume
+ * checks before counting a store's games as played). */
 TvStatus h5store_check_readable(const char *path, TvError *err);
 
 void h5store_contents_free(StoreContents *c);

@@ -30,6 +30,14 @@ typedef enum {
  * move in the final position lost, and the rules had not ended the game. */
 static inline int termination_is_failure(int t) { return t >= TERM_ILLEGAL_MOVE && t <= TERM_ENGINE_STALLED; }
 
+/* Whether termination t ends a game with a winner (checkmate, a captured
+ * Wizard, an adjudicated win, a referee's loss): its stored result is then
+ * 1 or -1, and 0 for every other termination (the draws). */
+static inline int termination_is_decisive(int t)
+{
+    return t == TERM_CHECKMATE || t == TERM_ADJ_RESIGN || t == TERM_WIZARD_CAPTURED || termination_is_failure(t);
+}
+
 /* How one game ended. */
 typedef struct {
     GameResult result;

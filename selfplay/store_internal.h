@@ -145,13 +145,23 @@ typedef struct {
     StoreRowFn dropped; /* may be NULL */
     void *user;
     StoreRepairCounts *counts;
+    int64_t *rows; /* set by the reading: the /games row of each game kept (heap, for the caller to free) */
 } StoreRepair;
 
 /* h5store_read, or with `repair` (then without moves and positions) the
  * repair's reading: games need not follow each other, and a bad row is left
  * out instead of refusing the store. */
-TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, const StoreRepair *repair,
+TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair,
                           StoreContents *out, TvError *err);
+
+/* What is wrong with the values of game g's rows: its moves m (may be
+ * NULL) and positions p (may be NULL), written into why; NULL when nothing
+ * is.  Moves: a terminated, printable, non-empty string, a score within
+ * +-SCORE_INF, no negative depth, node count or time.  Positions: a
+ * terminated TFEN (with `whole`, one that reads), its side to move, the
+ * game's result from that side's view, a score within +-SCORE_INF. */
+const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, bool whole,
+                                    char *why, size_t n);
 
 /* Opens a store file for reading: SWMR read first (a store being written or
  * left by a crash), else plain read-only. */
@@ -160,6 +170,11 @@ TvStatus store_open_read(const char *path, hid_t *file, TvError *err);
 /* Checks that `file` is a store of this schema: schema_version attribute
  * and the four datasets. */
 TvStatus store_check_schema(hid_t file, const char *path, int *schema, TvError *err);
+
+/* Every member that a store of schema version `schema` has (those an older
+ * version lacked read as their defaults) is there, of its class; else an
+ * error naming the dataset, the member and the file. */
+TvStatus store_check_members(hid_t file, const char *path, int schema, TvError *err);
 
 /* The weights member of /engines must have EVAL_NWEIGHTS elements. */
 TvStatus store_check_weights(hid_t file, const char *path, TvError *err);

@@ -66,7 +66,7 @@ typedef struct {
  * and before each game is copied), OUT.tmp is removed, out_path and the
  * inputs stay as they were, and TV_OK is returned with *stopped set. */
 static TvStatus merge_stores(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
-                             const StoreRepair *repair, const volatile sig_atomic_t *stop, bool *stopped,
+                             StoreRepair *repair, const volatile sig_atomic_t *stop, bool *stopped,
                              int64_t *ngames_out, TvError *err)
 {
     TvStatus st = TV_OK;
@@ -188,6 +188,22 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
                 st = store_h5_fail(err, TV_ERR_IO, inputs[refs[k].input], "cannot read a game's moves and positions");
                 break;
             }
+            /* Their values: a repair leaves out a game with a bad one, a merge refuses it. */
+            char why[400];
+            if (store_game_rows_problem(g, &bm[nm], &bp[np], true, why, sizeof why)) {
+                if (!repair) {
+                    st = tv_fail(err, TV_ERR_PARSE,
+                                 "%s: game %lld: %s; the store is damaged ('tavreli repair %s' copies its good "
+                                 "games into a new store)",
+                                 inputs[refs[k].input], (long long)g->index, why, inputs[refs[k].input]);
+                    break;
+                }
+                repair->counts->kept--;
+                repair->counts->bad++;
+                if (repair->dropped)
+                    repair->dropped(repair->rows[refs[k].row], g->index, why, repair->user);
+                continue;
+            }
             bg[nb++] = *g;
             nm += g->move_count;
             np += g->position_count;
@@ -248,6 +264,10 @@ done:
             h5store_contents_free(&in[i].c);
         }
     free(in);
+    if (repair) {
+        free(repair->rows);
+        repair->rows = NULL;
+    }
     if (dapl >= 0)
         H5Pclose(dapl);
     return st;
@@ -281,6 +301,6 @@ TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreR
             return tv_fail(err, TV_ERR_IO, "%s exists and is not a regular file: it is not replaced", out_path);
     }
     const char *inputs[1] = {in};
-    StoreRepair repair = {dropped, user, counts};
+    StoreRepair repair = {dropped, user, counts, NULL};
     return merge_stores(out_path, inputs, 1, NULL, &repair, NULL, NULL, NULL, err);
 }

@@ -1,7 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* store_read.c: the one reader of the HDF5 store and its checks: the
- * schema version, the datasets, the weights of the engines, and every
- * /games row (see h5store_read in h5store.h).  A store left by a crash reads
+ * schema version, the datasets and the members it requires, the weights of
+ * the engines, every /games row and the values of every row read (see
+ * h5store_read in h5store.h).  A store left by a crash reads
  * as of its last committed append; a damaged one is refused with the row
  * and the reason. */
 #include "store_internal.h"
@@ -12,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "outcome.h"
+#include "search.h"
+#include "tfen.h"
 
 /* ---- reading ------------------------------------------------------------------------------------- */
 
@@ -141,29 +146,133 @@ static void *read_dataset(hid_t file, int which, int64_t n, const char *path, Tv
 typedef struct {
     int64_t game;
     int32_t ply;
+    int8_t side;  /* /positions only: checked against the game's result */
+    float result;
 } RowKey;
 
-/* Reads the game and ply members of rows [0, n) of /moves or /positions. */
-static RowKey *read_keys(hid_t file, const char *name, int64_t n, const char *path, TvStatus *st, TvError *err)
+/* Rows of /moves or /positions read as the scan of /games reaches them, a
+ * block at a time: only the rows that the games point to are read (a
+ * damaged extent of millions of rows costs nothing), either whole (the rows
+ * a command asked for) or their game and ply only. */
+#define CURSOR_BLOCK_ROWS 65536
+
+typedef struct {
+    int which;            /* DS_MOVES or DS_POSITIONS */
+    bool whole;           /* whole rows (else RowKey) */
+    hid_t ds, mt;         /* the dataset and the memory type its rows are read with */
+    size_t row_size, game_at, ply_at, side_at, result_at; /* side and result: /positions only */
+    int64_t rows;         /* the dataset's extent */
+    char *buf;            /* rows [base, have) */
+    int64_t base, have, cap; /* cap: rows the buffer holds */
+    bool slide;           /* rows before `keep` may be dropped (a scan that only goes forward, keys only) */
+    int64_t keep;
+    bool failed;          /* an HDF5 read or an allocation failed */
+} RowCursor;
+
+static bool cursor_open(RowCursor *c, hid_t file, int which, bool whole)
 {
-    RowKey *keys = malloc(sizeof *keys * (size_t)(n ? n : 1));
-    hid_t ds = H5I_INVALID_HID, t = H5Tcreate(H5T_COMPOUND, sizeof(RowKey));
-    *st = TV_OK;
-    if (!keys || t < 0 || H5Tinsert(t, "game", offsetof(RowKey, game), H5T_NATIVE_INT64) < 0 ||
-        H5Tinsert(t, "ply", offsetof(RowKey, ply), H5T_NATIVE_INT32) < 0) {
-        *st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for the rows of /%s", path, name);
-    } else if ((ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0 || !store_read_rows(ds, t, 0, n, keys)) {
-        char what[64];
-        snprintf(what, sizeof what, "cannot read /%s", name);
-        *st = store_h5_fail(err, TV_ERR_IO, path, what);
+    memset(c, 0, sizeof *c);
+    c->which = which;
+    c->whole = whole;
+    c->mt = H5I_INVALID_HID;
+    if ((c->ds = H5Dopen2(file, store_datasets[which].name, H5P_DEFAULT)) < 0 ||
+        (c->rows = store_dataset_rows(c->ds)) < 0)
+        return false;
+    if (whole) {
+        c->row_size = store_datasets[which].row_size;
+        c->game_at = which == DS_MOVES ? offsetof(StoredMove, game) : offsetof(StoredPosition, game);
+        c->ply_at = which == DS_MOVES ? offsetof(StoredMove, ply) : offsetof(StoredPosition, ply);
+        c->side_at = offsetof(StoredPosition, side);
+        c->result_at = offsetof(StoredPosition, result);
+        c->mt = store_mem_type_for(c->ds, which);
+        return c->mt >= 0;
     }
-    store_close_id(&ds, H5Dclose);
-    store_close_id(&t, H5Tclose);
-    if (*st != TV_OK) {
-        free(keys);
-        keys = NULL;
+    c->row_size = sizeof(RowKey);
+    c->game_at = offsetof(RowKey, game);
+    c->ply_at = offsetof(RowKey, ply);
+    c->side_at = offsetof(RowKey, side);
+    c->result_at = offsetof(RowKey, result);
+    c->mt = H5Tcreate(H5T_COMPOUND, sizeof(RowKey));
+    return c->mt >= 0 && H5Tinsert(c->mt, "game", offsetof(RowKey, game), H5T_NATIVE_INT64) >= 0 &&
+           H5Tinsert(c->mt, "ply", offsetof(RowKey, ply), H5T_NATIVE_INT32) >= 0 &&
+           (which == DS_MOVES || (H5Tinsert(c->mt, "side", offsetof(RowKey, side), H5T_NATIVE_INT8) >= 0 &&
+                                  H5Tinsert(c->mt, "result", offsetof(RowKey, result), H5T_NATIVE_FLOAT) >= 0));
+}
+
+static void cursor_close(RowCursor *c)
+{
+    store_close_id(&c->mt, H5Tclose);
+    store_close_id(&c->ds, H5Dclose);
+    free(c->buf);
+    c->buf = NULL;
+}
+
+/* Makes rows [0, min(upto, extent)) available; false on a failure. */
+static bool cursor_reach(RowCursor *c, int64_t upto)
+{
+    if (upto > c->rows)
+        upto = c->rows;
+    if (upto <= c->have)
+        return true;
+    if (c->failed)
+        return false;
+    int64_t want = c->have + CURSOR_BLOCK_ROWS > upto ? c->have + CURSOR_BLOCK_ROWS : upto;
+    if (want > c->rows)
+        want = c->rows;
+    if (c->slide && c->keep > c->base && want - c->base > c->cap) { /* the rows before `keep` are done with */
+        memmove(c->buf, c->buf + (size_t)(c->keep - c->base) * c->row_size,
+                (size_t)(c->have - c->keep) * c->row_size);
+        c->base = c->keep;
     }
-    return keys;
+    if (want - c->base > c->cap) {
+        int64_t cap = c->cap ? c->cap : CURSOR_BLOCK_ROWS;
+        while (cap < want - c->base)
+            cap *= 2;
+        char *b = realloc(c->buf, (size_t)cap * c->row_size);
+        if (!b) {
+            c->failed = true;
+            return false;
+        }
+        c->buf = b;
+        c->cap = cap;
+    }
+    char *at = c->buf + (size_t)(c->have - c->base) * c->row_size;
+    if (c->whole)
+        store_prefill(c->which, at, want - c->have);
+    if (!store_read_rows(c->ds, c->mt, c->have, want - c->have, at)) {
+        c->failed = true;
+        return false;
+    }
+    c->have = want;
+    return true;
+}
+
+static RowKey cursor_key(const RowCursor *c, int64_t row)
+{
+    RowKey k;
+    const char *r = c->buf + (size_t)(row - c->base) * c->row_size;
+    memcpy(&k.game, r + c->game_at, sizeof k.game);
+    memcpy(&k.ply, r + c->ply_at, sizeof k.ply);
+    k.side = 0;
+    k.result = 0;
+    if (c->which == DS_POSITIONS) {
+        memcpy(&k.side, r + c->side_at, sizeof k.side);
+        memcpy(&k.result, r + c->result_at, sizeof k.result);
+    }
+    return k;
+}
+
+/* The first n rows read, as a heap array of their own (NULL when n is 0):
+ * the cursor gives its buffer away. */
+static void *cursor_take(RowCursor *c, int64_t n)
+{
+    if (n == 0)
+        return NULL;
+    /* a whole cursor never slides: its rows start at row 0 */
+    void *rows = c->buf, *shrunk = realloc(c->buf, (size_t)n * c->row_size);
+    c->buf = NULL;
+    c->have = c->cap = 0;
+    return shrunk ? shrunk : rows;
 }
 
 /* Number of rows of dataset `name` of file, or -1. */
@@ -220,8 +329,8 @@ TvStatus store_check_config(const char *path, const char *stored_ini, const char
 
 /* What the scan of /games knows of the big datasets. */
 typedef struct {
-    const RowKey *keys[2]; /* /moves, /positions */
-    int64_t rows[2];
+    RowCursor cur[2]; /* /moves, /positions */
+    int nengines;
 } Rows;
 
 static bool fill_row(const StoredGame *g)
@@ -229,13 +338,143 @@ static bool fill_row(const StoredGame *g)
     return g->index == -1 && g->move_count == -1 && g->position_count == -1;
 }
 
+/* A fixed-length string field: NUL-terminated within its n bytes. */
+static bool terminated(const char *s, size_t n)
+{
+    return memchr(s, 0, n) != NULL;
+}
+
+/* What is wrong with the values of /games row g (a store of nengines
+ * engines), written into why; NULL when nothing is. */
+static const char *game_value_problem(const StoredGame *g, int nengines, char *why, size_t n)
+{
+    Position p;
+    TvError e;
+    if (g->white < 0 || g->white >= nengines || g->black < 0 || g->black >= nengines)
+        snprintf(why, n, "white %d and black %d, where /engines has %d rows", g->white, g->black, nengines);
+    else if (g->white == g->black)
+        snprintf(why, n, "engine %d plays both colours (no plan pairs an engine with itself)", g->white);
+    else if (g->pairing < 0 || g->opening < 0)
+        snprintf(why, n, "pairing %d, opening %d", g->pairing, g->opening);
+    else if (g->result < -1 || g->result > 1)
+        snprintf(why, n, "result %d (1, 0 or -1)", g->result);
+    else if (g->termination < 0 || g->termination >= TERM_COUNT)
+        snprintf(why, n, "termination code %d (0 to %d)", g->termination, TERM_COUNT - 1);
+    else if (termination_is_decisive(g->termination) != (g->result != 0))
+        snprintf(why, n, "result %d with termination %s (%s)", g->result, termination_name((Termination)g->termination),
+                 termination_is_decisive(g->termination) ? "a win" : "a draw");
+    else if (!(g->wall_time >= 0) || g->wall_time > 1e9)
+        snprintf(why, n, "wall_time %g", g->wall_time);
+    else if (!terminated(g->start_tfen, sizeof g->start_tfen))
+        snprintf(why, n, "start_tfen has no terminating NUL");
+    else if (tfen_read(g->start_tfen, &p, &e) != TV_OK)
+        snprintf(why, n, "start_tfen: %.200s", e.msg);
+    else
+        return NULL;
+    return why;
+}
+
+/* What is wrong with one /moves row on its own (NULL: nothing). */
+static const char *move_row_problem(const StoredMove *r)
+{
+    if (!terminated(r->move, sizeof r->move))
+        return "the move has no terminating NUL";
+    if (!r->move[0])
+        return "the move is empty";
+    for (const char *c = r->move; *c; c++)
+        if (*c <= ' ' || *c > '~')
+            return "the move has a byte that no move is written with";
+    if (r->score < -SCORE_INF || r->score > SCORE_INF)
+        return "its score is out of range";
+    if (r->depth < 0 || r->nodes < 0)
+        return "a negative depth or node count";
+    if (r->time_ms < -1 || r->clock_ms < -1)
+        return "a negative time";
+    return NULL;
+}
+
+/* What is wrong with one /positions row on its own (NULL: nothing); the
+ * TFEN reader's message goes to detail.  With `whole` the TFEN is read
+ * (tfen_read, about a microsecond: a fifth more than reading the row);
+ * without, only its side-to-move field is looked at: the commands that
+ * use the positions read each TFEN themselves (tune refuses one that does
+ * not read, verify and export compare it with the position replayed). */
+static const char *position_row_problem(const StoredPosition *r, bool whole, char *detail, size_t n)
+{
+    Position pos;
+    TvError e;
+    detail[0] = 0;
+    if (!terminated(r->tfen, sizeof r->tfen))
+        return "the TFEN has no terminating NUL";
+    if (whole && tfen_read(r->tfen, &pos, &e) != TV_OK) {
+        snprintf(detail, n, ": %.190s", e.msg);
+        return "the TFEN does not read";
+    }
+    int tfen_side = -1;
+    if (whole) {
+        tfen_side = (int)pos.side;
+    } else {
+        const char *sp = strchr(r->tfen, ' ');
+        if (sp && (sp[1] == 'w' || sp[1] == 'b') && sp[2] == ' ')
+            tfen_side = sp[1] == 'b';
+    }
+    if (tfen_side < 0)
+        return "the TFEN has no side to move";
+    if (r->side != tfen_side)
+        return "side is not the TFEN's side to move";
+    if (r->result != 0.0f && r->result != 0.5f && r->result != 1.0f)
+        return "result is not 0, 0.5 or 1";
+    if (r->score < -SCORE_INF || r->score > SCORE_INF)
+        return "its score is out of range";
+    return NULL;
+}
+
+static void describe_move_row(const StoredMove *r, int64_t row, const char *bad, char *why, size_t n)
+{
+    snprintf(why, n, "/moves row %lld (game %lld ply %d): %s (score %d, depth %d, nodes %lld, time_ms %d, clock_ms %d)",
+             (long long)row, (long long)r->game, r->ply, bad, r->score, r->depth, (long long)r->nodes, r->time_ms,
+             r->clock_ms);
+}
+
+static void describe_position_row(const StoredPosition *r, int64_t row, const char *bad, const char *detail,
+                                  char *why, size_t n)
+{
+    snprintf(why, n, "/positions row %lld (game %lld ply %d): %s (side %d, result %g, score %d)%s", (long long)row,
+             (long long)r->game, r->ply, bad, r->side, (double)r->result, r->score, detail);
+}
+
+const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, bool whole,
+                                    char *why, size_t n)
+{
+    for (int32_t k = 0; m && k < g->move_count; k++) {
+        const char *bad = move_row_problem(&m[k]);
+        if (bad) {
+            describe_move_row(&m[k], g->move_offset + k, bad, why, n);
+            return why;
+        }
+    }
+    for (int32_t k = 0; p && k < g->position_count; k++) {
+        const StoredPosition *r = &p[k];
+        char detail[200];
+        float want = g->result == 0 ? 0.5f : ((g->result > 0) == (r->side == 0)) ? 1.0f : 0.0f;
+        const char *bad = position_row_problem(r, whole, detail, sizeof detail);
+        if (!bad && r->result != want)
+            bad = "result is not the game's result from the side to move's view";
+        if (bad) {
+            describe_position_row(r, g->position_offset + k, bad, detail, why, n);
+            return why;
+        }
+    }
+    return NULL;
+}
+
 /* What is wrong with row g of /games given that the rows before it end at
  * offsets mo (moves) and po (positions) (-1: any offsets inside the
  * datasets will do, for a repair), written into why; NULL when it is a good
  * game.  *unwritten: the problem is that its moves or positions were never
  * written (what a crash leaves). */
-static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, const Rows *r, bool *unwritten,
-                               char *why, size_t n)
+static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, Rows *r, bool *unwritten, char *why,
+                               size_t n)
 {
     if (mo < 0) {
         mo = g->move_offset >= 0 ? g->move_offset : 0;
@@ -257,24 +496,38 @@ static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, cons
                  (long long)g->move_offset, (long long)g->position_offset, (long long)mo, (long long)po);
     else {
         for (int k = 0; k < 2; k++) {
+            RowCursor *c = &r->cur[k];
             int64_t off = k ? po : mo;
-            if (off + g->plies > r->rows[k]) {
+            if (off > c->rows - g->plies) {
                 *unwritten = true;
                 snprintf(why, n, "its %s (rows %lld to %lld) run past the end of /%s (%lld rows)", NAMES[k],
-                         (long long)off, (long long)(off + g->plies - 1), NAMES[k], (long long)r->rows[k]);
+                         (long long)off, (long long)(off + g->plies - 1), NAMES[k], (long long)c->rows);
+                return why;
+            }
+            c->keep = off; /* the rows of the games before this one are done with */
+            if (!cursor_reach(c, off + g->plies)) {
+                snprintf(why, n, "its %s could not be read", NAMES[k]);
                 return why;
             }
             for (int32_t j = 0; j < g->plies; j++) {
-                const RowKey *key = &r->keys[k][off + j];
-                if (key->game == g->index && key->ply == j)
-                    continue;
-                *unwritten = key->game == -1;
+                RowKey key = cursor_key(c, off + j);
+                if (key.game == g->index && key.ply == j) {
+                    /* a position's result is the game's from its side's view: a result
+                     * changed in /games alone (or in /positions alone) shows here */
+                    float want = g->result == 0 ? 0.5f : ((g->result > 0) == (key.side == 0)) ? 1.0f : 0.0f;
+                    if (k == 0 || ((key.side == 0 || key.side == 1) && key.result == want))
+                        continue;
+                    snprintf(why, n, "/positions row %lld (ply %d): side %d and result %g, but the game's result is %d",
+                             (long long)(off + j), j, key.side, (double)key.result, g->result);
+                    return why;
+                }
+                *unwritten = key.game == -1;
                 snprintf(why, n, "/%s row %lld is game %lld ply %d, not ply %d of this game", NAMES[k],
-                         (long long)(off + j), (long long)key->game, key->ply, j);
+                         (long long)(off + j), (long long)key.game, key.ply, j);
                 return why;
             }
         }
-        return NULL;
+        return game_value_problem(g, r->nengines, why, n);
     }
     return why;
 }
@@ -291,7 +544,7 @@ static int cmp_index_row(const void *a, const void *b)
  * to the good games (a prefix) and *torn to the rows after them that a
  * crash left unwritten; any other bad row, and a game index held by two
  * rows, is an error naming the row. */
-static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, const Rows *r, int64_t *kept,
+static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, Rows *r, int64_t *kept,
                            int64_t *torn, TvError *err)
 {
     char why[256];
@@ -304,6 +557,8 @@ static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, co
             po += g[i].position_count;
             continue;
         }
+        if (r->cur[0].failed || r->cur[1].failed)
+            return store_h5_fail(err, TV_ERR_IO, path, "cannot read /moves and /positions");
         /* The torn tail of a crash: every row from here on unwritten. */
         bool tail = unwritten;
         for (int64_t j = i + 1; j < ng && tail; j++)
@@ -342,8 +597,8 @@ static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, co
 /* The repair's scan: every row checked on its own (offsets need not follow
  * each other); the good ones are moved to the front of g in stored order,
  * the first row of a game index wins, and each row left out is reported. */
-static int64_t scan_games_tolerant(StoredGame *g, int64_t ng, const Rows *r, StoreRowFn dropped, void *user,
-                                   StoreRepairCounts *counts)
+static int64_t scan_games_tolerant(StoredGame *g, int64_t ng, Rows *r, StoreRowFn dropped, void *user,
+                                   StoreRepairCounts *counts, int64_t *rows_of_kept)
 {
     char why[256];
     bool unwritten;
@@ -373,6 +628,8 @@ static int64_t scan_games_tolerant(StoredGame *g, int64_t ng, const Rows *r, Sto
             seen[nseen][0] = g[i].index;
             seen[nseen++][1] = i;
         }
+        if (rows_of_kept)
+            rows_of_kept[kept] = i;
         g[kept++] = g[i];
     }
     free(seen);
@@ -405,17 +662,23 @@ static uint64_t tournament_id(const char *ini)
 /* Opens and checks the store, reads its attributes and rows and keeps the
  * good games: strictly (h5store_read) or, with `repair`, every row that is
  * good on its own. */
-TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, const StoreRepair *repair,
+TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair,
                           StoreContents *out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
     hid_t file = H5I_INVALID_HID, root = H5I_INVALID_HID;
-    RowKey *keys[2] = {NULL, NULL};
+    Rows rows;
+    memset(&rows, 0, sizeof rows);
+    rows.cur[0].ds = rows.cur[0].mt = rows.cur[1].ds = rows.cur[1].mt = H5I_INVALID_HID;
     store_quiet_hdf5();
     memset(out, 0, sizeof *out);
+    if (repair)
+        repair->rows = NULL;
     if ((st = store_open_read(path, &file, err)) != TV_OK)
         goto done;
     if ((st = store_check_schema(file, path, &out->schema_version, err)) != TV_OK)
+        goto done;
+    if ((st = store_check_members(file, path, out->schema_version, err)) != TV_OK)
         goto done;
     if ((st = store_check_weights(file, path, err)) != TV_OK)
         goto done;
@@ -440,9 +703,8 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
         st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (a string attribute is missing)", path);
         goto done;
     }
-    int64_t ne = rows_of(file, "engines"), ng = rows_of(file, "games"), nm = rows_of(file, "moves"),
-            np = rows_of(file, "positions");
-    if (ne < 0 || ng < 0 || nm < 0 || np < 0) {
+    int64_t ne = rows_of(file, "engines"), ng = rows_of(file, "games");
+    if (ne < 0 || ng < 0) {
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot read the dataset sizes");
         goto done;
     }
@@ -457,21 +719,33 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
     out->games = read_dataset(file, DS_GAMES, ng, path, &st, err);
     if (st != TV_OK)
         goto done;
-    /* Every row checked against the game and ply of the rows it points to. */
-    Rows rows = {{NULL, NULL}, {nm, np}};
-    keys[0] = read_keys(file, "moves", nm, path, &st, err);
-    if (st == TV_OK)
-        keys[1] = read_keys(file, "positions", np, path, &st, err);
-    if (st != TV_OK)
+    /* Every row checked against the game and ply of the rows it points to,
+     * read as far as the games reach. */
+    rows.nengines = out->nengines;
+    if (!cursor_open(&rows.cur[0], file, DS_MOVES, with_moves) ||
+        !cursor_open(&rows.cur[1], file, DS_POSITIONS, with_positions)) {
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot open /moves and /positions");
         goto done;
-    rows.keys[0] = keys[0];
-    rows.keys[1] = keys[1];
+    }
+    /* keys only, in a strict scan (offsets only go forward): a window of
+     * rows, not the whole dataset */
+    rows.cur[0].slide = !with_moves && !repair;
+    rows.cur[1].slide = !with_positions && !repair;
     if (repair) {
         memset(repair->counts, 0, sizeof *repair->counts);
         repair->counts->rows = ng;
-        out->ngames = scan_games_tolerant(out->games, ng, &rows, repair->dropped, repair->user, repair->counts);
         if (with_moves || with_positions) {
             st = tv_fail(err, TV_ERR_ARG, "%s: a repair reads the rows of each game itself", path);
+            goto done;
+        }
+        if (!(repair->rows = malloc(sizeof *repair->rows * (size_t)(ng ? ng : 1)))) {
+            st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+            goto done;
+        }
+        out->ngames = scan_games_tolerant(out->games, ng, &rows, repair->dropped, repair->user, repair->counts,
+                                          repair->rows);
+        if (rows.cur[0].failed || rows.cur[1].failed) {
+            st = store_h5_fail(err, TV_ERR_IO, path, "cannot read /moves and /positions");
             goto done;
         }
     } else if ((st = scan_games(path, out->games, ng, &rows, &out->ngames, &out->torn_rows, err)) != TV_OK)
@@ -483,21 +757,42 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
         need_p = last->position_offset + last->position_count;
     }
     if (with_moves) {
-        out->moves = read_dataset(file, DS_MOVES, need_m, path, &st, err);
-        if (st != TV_OK)
-            goto done;
+        out->moves = cursor_take(&rows.cur[0], need_m);
         out->nmoves = need_m;
     }
     if (with_positions) {
-        out->positions = read_dataset(file, DS_POSITIONS, need_p, path, &st, err);
-        if (st != TV_OK)
-            goto done;
+        out->positions = cursor_take(&rows.cur[1], need_p);
         out->npositions = need_p;
+    }
+    /* The values of the rows asked for, the first bad game named. */
+    int64_t first_bad = out->ngames;
+    if (with_moves || with_positions) {
+#pragma omp parallel for schedule(dynamic, 512) reduction(min : first_bad)
+        for (int64_t i = 0; i < out->ngames; i++) {
+            const StoredGame *g = &out->games[i];
+            char why[400];
+            if (i < first_bad &&
+                store_game_rows_problem(g, out->moves ? out->moves + g->move_offset : NULL,
+                                        out->positions ? out->positions + g->position_offset : NULL, false, why,
+                                        sizeof why))
+                first_bad = i;
+        }
+    }
+    if (first_bad < out->ngames) {
+        const StoredGame *g = &out->games[first_bad];
+        char why[400];
+        store_game_rows_problem(g, out->moves ? out->moves + g->move_offset : NULL,
+                                out->positions ? out->positions + g->position_offset : NULL, false, why, sizeof why);
+        st = tv_fail(err, TV_ERR_PARSE,
+                     "%s: /games row %lld (game %lld): %s; the store is damaged ('tavreli repair %s' copies its "
+                     "good games into a new store)",
+                     path, (long long)first_bad, (long long)g->index, why, path);
+        goto done;
     }
     st = TV_OK;
 done:
-    free(keys[0]);
-    free(keys[1]);
+    cursor_close(&rows.cur[0]);
+    cursor_close(&rows.cur[1]);
     if (root >= 0)
         H5Gclose(root);
     if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
@@ -529,11 +824,37 @@ uint64_t h5store_game_id(const StoreContents *c, const StoredGame *g)
 /* Rows read at once by h5store_check_readable. */
 #define CHECK_BLOCK_ROWS 16384
 
+/* The values of rows [0, k) of a block of /moves or /positions rows (the
+ * first at row `at`); rows never written (game -1) are passed over. */
+static const char *block_problem(int which, const void *buf, int64_t at, int64_t k, char *why, size_t n)
+{
+    for (int64_t i = 0; i < k; i++) {
+        if (which == DS_MOVES) {
+            const StoredMove *r = (const StoredMove *)buf + i;
+            const char *bad = r->game == -1 ? NULL : move_row_problem(r);
+            if (bad) {
+                describe_move_row(r, at + i, bad, why, n);
+                return why;
+            }
+        } else if (which == DS_POSITIONS) {
+            const StoredPosition *r = (const StoredPosition *)buf + i;
+            char detail[200];
+            const char *bad = r->game == -1 ? NULL : position_row_problem(r, true, detail, sizeof detail);
+            if (bad) {
+                describe_position_row(r, at + i, bad, detail, why, n);
+                return why;
+            }
+        }
+    }
+    return NULL;
+}
+
 TvStatus h5store_check_readable(const char *path, TvError *err)
 {
     TvStatus st = TV_OK;
     hid_t file = H5I_INVALID_HID, ds = H5I_INVALID_HID, mt = H5I_INVALID_HID;
     void *buf = NULL;
+    int64_t reach[DS_COUNT] = {-1, 0, 0, -1}; /* rows of /moves and /positions that /games points to (-1: all) */
     store_quiet_hdf5();
     if ((st = store_open_read(path, &file, err)) != TV_OK)
         return st;
@@ -547,13 +868,32 @@ TvStatus h5store_check_readable(const char *path, TvError *err)
             st = store_h5_fail(err, TV_ERR_IO, path, what);
             break;
         }
+        if (reach[which] >= 0 && reach[which] < n) /* a damaged extent costs nothing */
+            n = reach[which];
         for (int64_t at = 0; at < n && st == TV_OK; at += CHECK_BLOCK_ROWS) {
             int64_t k = n - at < CHECK_BLOCK_ROWS ? n - at : CHECK_BLOCK_ROWS;
+            char why[400];
+            store_prefill(which, buf, k);
             if (!store_read_rows(ds, mt, at, k, buf)) {
                 char what[96];
                 snprintf(what, sizeof what, "cannot read /%s rows %lld to %lld", d->name, (long long)at,
                          (long long)(at + k - 1));
                 st = store_h5_fail(err, TV_ERR_IO, path, what);
+            } else if (block_problem(which, buf, at, k, why, sizeof why)) {
+                st = tv_fail(err, TV_ERR_PARSE,
+                             "%s: %s; the store is damaged ('tavreli repair %s' copies its good games into a new "
+                             "store)",
+                             path, why, path);
+            }
+            for (int64_t i = 0; which == DS_GAMES && i < k; i++) {
+                const StoredGame *g = (const StoredGame *)buf + i;
+                if (g->move_offset >= 0 && g->move_count >= 0 && g->move_offset <= INT64_MAX - g->move_count &&
+                    g->move_offset + g->move_count > reach[DS_MOVES])
+                    reach[DS_MOVES] = g->move_offset + g->move_count;
+                if (g->position_offset >= 0 && g->position_count >= 0 &&
+                    g->position_offset <= INT64_MAX - g->position_count &&
+                    g->position_offset + g->position_count > reach[DS_POSITIONS])
+                    reach[DS_POSITIONS] = g->position_offset + g->position_count;
             }
         }
         store_close_id(&mt, H5Tclose);

@@ -57,6 +57,8 @@ struct StoreField {
     size_t offset;    /* offsetof the field in its struct */
     size_t size;      /* sizeof the field */
     FieldKind kind;
+    int since;        /* the schema version that added it (a store of that version or later must have it);
+                         0: never required (added without a new version, read as its default) */
 };
 
 /* The kind of a field, from its C type; a field of any other type does not
@@ -65,7 +67,9 @@ struct StoreField {
     _Generic((x), int8_t: FIELD_INT8, int32_t: FIELD_INT32, int64_t: FIELD_INT64, uint64_t: FIELD_UINT64,           \
              float: FIELD_FLOAT, double: FIELD_DOUBLE, char *: FIELD_STRING, int32_t *: FIELD_INT32_ARRAY)
 /* One member of a compound type: the field `f` of struct `st`. */
-#define FIELD(st, f) {#f, offsetof(st, f), sizeof ((st *)0)->f, FIELD_KIND(((st *)0)->f)}
+#define FIELD(st, f) FIELD_SINCE(st, f, 1)
+/* A member added by schema version `since` (0: optional, see StoreField). */
+#define FIELD_SINCE(st, f, since) {#f, offsetof(st, f), sizeof ((st *)0)->f, FIELD_KIND(((st *)0)->f), since}
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof(a)[0]))
 
 /* The members of each dataset, in stored order (README.md, "Layout"). */
@@ -75,11 +79,11 @@ static const StoreField GAME_FIELDS[] = {
     FIELD(StoredGame, result),       FIELD(StoredGame, termination),     FIELD(StoredGame, plies),
     FIELD(StoredGame, seed),         FIELD(StoredGame, wall_time),       FIELD(StoredGame, move_offset),
     FIELD(StoredGame, move_count),   FIELD(StoredGame, position_offset), FIELD(StoredGame, position_count),
-    FIELD(StoredGame, stored_at),
+    FIELD_SINCE(StoredGame, stored_at, 3),
 };
 static const StoreField MOVE_FIELDS[] = {
     FIELD(StoredMove, game),  FIELD(StoredMove, ply),   FIELD(StoredMove, move),    FIELD(StoredMove, score),
-    FIELD(StoredMove, depth), FIELD(StoredMove, nodes), FIELD(StoredMove, time_ms), FIELD(StoredMove, clock_ms),
+    FIELD(StoredMove, depth), FIELD(StoredMove, nodes), FIELD_SINCE(StoredMove, time_ms, 2), FIELD_SINCE(StoredMove, clock_ms, 2),
 };
 static const StoreField POSITION_FIELDS[] = {
     FIELD(StoredPosition, game), FIELD(StoredPosition, ply),   FIELD(StoredPosition, tfen),
@@ -88,8 +92,8 @@ static const StoreField POSITION_FIELDS[] = {
 static const StoreField ENGINE_FIELDS[] = {
     FIELD(StoredEngine, name),    FIELD(StoredEngine, path),        FIELD(StoredEngine, weights),
     FIELD(StoredEngine, depth),   FIELD(StoredEngine, nodes),       FIELD(StoredEngine, movetime_ms),
-    FIELD(StoredEngine, kind),    FIELD(StoredEngine, command),     FIELD(StoredEngine, tc),
-    FIELD(StoredEngine, timemargin_ms), FIELD(StoredEngine, settings),
+    FIELD_SINCE(StoredEngine, kind, 2),    FIELD_SINCE(StoredEngine, command, 2),     FIELD_SINCE(StoredEngine, tc, 2),
+    FIELD_SINCE(StoredEngine, timemargin_ms, 2), FIELD_SINCE(StoredEngine, settings, 0),
 };
 
 /* Fill values mark rows never written (game index -1); a field that an
@@ -489,4 +493,63 @@ bool store_read_rows(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *bu
     H5Sclose(ms);
     H5Sclose(fs);
     return ok;
+}
+
+/* ---- the members a version requires ------------------------------------------------ */
+
+/* The HDF5 class a field is stored as. */
+static H5T_class_t field_class(const StoreField *f)
+{
+    switch (f->kind) {
+    case FIELD_FLOAT:
+    case FIELD_DOUBLE:
+        return H5T_FLOAT;
+    case FIELD_STRING:
+        return H5T_STRING;
+    case FIELD_INT32_ARRAY:
+        return H5T_ARRAY;
+    default:
+        return H5T_INTEGER;
+    }
+}
+
+TvStatus store_check_members(hid_t file, const char *path, int schema, TvError *err)
+{
+    TvStatus st = TV_OK;
+    for (int which = 0; which < DS_COUNT && st == TV_OK; which++) {
+        const StoreDataset *d = &store_datasets[which];
+        hid_t ds = H5Dopen2(file, d->name, H5P_DEFAULT), ft = ds >= 0 ? H5Dget_type(ds) : H5I_INVALID_HID;
+        if (ft < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "cannot open /%s", d->name);
+            st = store_h5_fail(err, TV_ERR_IO, path, what);
+        } else if (H5Tget_class(ft) != H5T_COMPOUND) {
+            st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (/%s is not a table of rows)", path, d->name);
+        }
+        for (int i = 0; i < d->nfields && st == TV_OK; i++) {
+            const StoreField *f = &d->fields[i];
+            int idx = H5Tget_member_index(ft, f->name);
+            if (idx < 0) {
+                if (f->since > 0 && f->since <= schema)
+                    st = tv_fail(err, TV_ERR_PARSE,
+                                 "%s: /%s has no member '%s', which every store of schema version %d has (since "
+                                 "version %d): the store is damaged or was written by another program",
+                                 path, d->name, f->name, schema, f->since);
+                continue;
+            }
+            H5T_class_t cls = H5Tget_member_class(ft, (unsigned)idx);
+            if (cls != field_class(f))
+                st = tv_fail(err, TV_ERR_PARSE,
+                             "%s: /%s member '%s' is not stored as %s: the store is damaged or was written by "
+                             "another program",
+                             path, d->name, f->name,
+                             field_class(f) == H5T_FLOAT    ? "a floating-point number"
+                             : field_class(f) == H5T_STRING ? "a string"
+                             : field_class(f) == H5T_ARRAY  ? "an array"
+                                                            : "an integer");
+        }
+        store_close_id(&ft, H5Tclose);
+        store_close_id(&ds, H5Dclose);
+    }
+    return st;
 }

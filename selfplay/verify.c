@@ -101,32 +101,75 @@ static void verify_game(const StoreContents *c, const StoredGame *g, const Optio
         Undo u;
         pos_make_move(&p, m, &u);
     }
-    GameState s = rules_state(&p, o, hist, g->plies);
+    char why[300];
+    if (verify_ending(g, &p, o, hist, why, sizeof why))
+        problem(pr, g->index, "%s", why);
+}
+
+const char *verify_ending(const StoredGame *g, const Position *final, const Options *o, const uint64_t *hist,
+                          char *why, size_t n)
+{
+    const Position *pp = final;
+    GameState s = rules_state(pp, o, hist, g->plies);
     Termination t = (Termination)g->termination;
     bool rules_end = t == TERM_CHECKMATE || t == TERM_STALEMATE || t == TERM_REPETITION || t == TERM_WIZARD_CAPTURED;
     if (s != TV_STATE_ONGOING) {
         Termination want = termination_of_state(s);
-        int result = s == TV_STATE_CHECKMATE || s == TV_STATE_WIZARD_CAPTURED ? (p.side == TV_WHITE ? -1 : 1) : 0;
+        int result = s == TV_STATE_CHECKMATE || s == TV_STATE_WIZARD_CAPTURED ? (pp->side == TV_WHITE ? -1 : 1) : 0;
         if (t != want)
-            problem(pr, g->index, "ends in %s by the rules but is stored as %s", termination_name(want),
-                    termination_name(t));
+            snprintf(why, n, "ends in %s by the rules but is stored as %s", termination_name(want), termination_name(t));
         else if (g->result != result)
-            problem(pr, g->index, "ends in %s: result %d stored, %d by the rules", termination_name(t), g->result,
-                    result);
+            snprintf(why, n, "ends in %s: result %d stored, %d by the rules", termination_name(t), g->result, result);
+        else
+            return NULL;
     } else if (rules_end) {
-        problem(pr, g->index, "stored as %s, but the rules have not ended the game", termination_name(t));
+        snprintf(why, n, "stored as %s, but the rules have not ended the game", termination_name(t));
     } else if (termination_is_failure(t)) {
-        const int loser_lost = p.side == TV_WHITE ? -1 : 1;
-        if (g->result != loser_lost)
-            problem(pr, g->index, "%s: result %d stored, but the side to move (%s) failed and lost", termination_name(t),
-                    g->result, p.side == TV_WHITE ? "White" : "Black");
+        const int loser_lost = pp->side == TV_WHITE ? -1 : 1;
+        if (g->result == loser_lost)
+            return NULL;
+        snprintf(why, n, "%s: result %d stored, but the side to move (%s) failed and lost", termination_name(t),
+                 g->result, pp->side == TV_WHITE ? "White" : "Black");
     } else if (t != TERM_ADJ_MAX_PLIES && t != TERM_ADJ_RESIGN && t != TERM_ADJ_DRAW) {
-        problem(pr, g->index, "unknown termination code %d", g->termination);
+        snprintf(why, n, "unknown termination code %d", g->termination);
     } else if ((t == TERM_ADJ_MAX_PLIES || t == TERM_ADJ_DRAW) && g->result != 0) {
-        problem(pr, g->index, "adjudicated draw (%s) stored with result %d", termination_name(t), g->result);
+        snprintf(why, n, "adjudicated draw (%s) stored with result %d", termination_name(t), g->result);
     } else if (t == TERM_ADJ_RESIGN && g->result == 0) {
-        problem(pr, g->index, "adjudicated win stored as a draw");
+        snprintf(why, n, "adjudicated win stored as a draw");
+    } else
+        return NULL;
+    return why;
+}
+
+const char *verify_moves(const StoredGame *g, const StoredMove *moves, const Options *o, Move *out, uint64_t *hist,
+                         char *why, size_t n)
+{
+    Position p;
+    TvError e;
+    if (tfen_read(g->start_tfen, &p, &e) != TV_OK) {
+        snprintf(why, n, "start position: %.300s", e.msg);
+        return why;
     }
+    for (int32_t k = 0; k < g->plies; k++) {
+        GameState s = rules_state(&p, o, hist, k);
+        if (s != TV_STATE_ONGOING) {
+            snprintf(why, n, "ply %d: the game was already over by the rules (%s) but went on", k + 1,
+                     game_state_name(s));
+            return why;
+        }
+        char shown[64];
+        Move m;
+        if (move_parse(&p, o, moves[k].move, TV_PARSE_STRICT, &m, NULL, &e) != TV_OK) {
+            snprintf(why, n, "ply %d: move '%s': %.300s", k + 1, tv_escape(moves[k].move, shown, sizeof shown), e.msg);
+            return why;
+        }
+        if (out)
+            out[k] = m;
+        hist[k] = p.hash;
+        Undo u;
+        pos_make_move(&p, m, &u);
+    }
+    return verify_ending(g, &p, o, hist, why, n);
 }
 
 TvStatus verify_store_games(const StoreContents *c, VerifyProblemFn fn, void *user, VerifyReport *out, TvError *err)

@@ -17,6 +17,7 @@
 
 #include "h5store.h"
 #include "outcome.h"
+#include "position.h"
 #include "status.h"
 
 typedef struct {
@@ -33,5 +34,23 @@ typedef void (*VerifyProblemFn)(int64_t game, const char *what, void *user);
  * even then.  Errors: the store's rule options do not read. */
 TvStatus verify_store_games(const StoreContents *c, VerifyProblemFn problem, void *user, VerifyReport *out,
                             TvError *err);
+
+/* What is wrong with game g's stored termination and result, given the
+ * position `final` that its moves reach and hist[0..g->plies) the hashes of
+ * the positions before each move (for repetition): NULL when they are what
+ * the rules say (a rules ending with its result, or an adjudication or a
+ * referee's loss of a position the rules have not ended), else the problem
+ * written into why. */
+const char *verify_ending(const StoredGame *g, const Position *final, const Options *o, const uint64_t *hist,
+                          char *why, size_t n);
+
+/* Replays game g from its start position under o with its stored moves
+ * (moves[0..g->plies)): each must be legal (read strictly), no position
+ * before the last already over by the rules, and the ending as
+ * verify_ending says.  The moves read go to out (may be NULL; g->plies
+ * entries); hist needs g->plies entries.  NULL when the game is good, else
+ * the first problem written into why. */
+const char *verify_moves(const StoredGame *g, const StoredMove *moves, const Options *o, Move *out, uint64_t *hist,
+                         char *why, size_t n);
 
 #endif

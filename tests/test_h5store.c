@@ -38,6 +38,7 @@
 
 #include "h5_fixtures.h"
 #include "h5store.h"
+#include "outcome.h"
 
 static const char *INI = "[tournament]\nname = test\npairs = 2\n\n[engine a]\npath = a.ini\n";
 static const char *OPTIONS = "slide_over_own=no enpassant=combatant ending=checkmate";
@@ -58,9 +59,10 @@ static void make_game(int64_t g, StoredGame *out)
     out->black = 1 - out->white;
     out->opening = (int32_t)(g / 2);
     snprintf(out->start_tfen, sizeof out->start_tfen,
-             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 %lld", (long long)g);
-    out->result = (int8_t)(g % 3 - 1);
+             "rnbqkbnr/prpnpbpqphpbpnpr/8/8/4PH3/8/PRPNPBPQ1PBPNPR/RNBQKBNR b KQkq e3 0 %lld", (long long)g + 1);
     out->termination = (int8_t)(g % 7);
+    /* the reader refuses a result that its termination does not allow */
+    out->result = (int8_t)(termination_is_decisive(out->termination) ? (g % 2 ? 1 : -1) : 0);
     out->plies = moves_of(g);
     out->seed = (uint64_t)g * 0x9E3779B97F4A7C15ull;
     out->wall_time = 0.25 * (double)g;
@@ -74,7 +76,7 @@ static void make_move(int64_t g, int k, StoredMove *out)
     out->game = g;
     out->ply = k;
     snprintf(out->move, sizeof out->move, "e%d-e%d+", k % 8 + 1, (k + 1) % 8 + 1);
-    out->score = (int32_t)(g * 100 + k) * (k % 2 ? -1 : 1);
+    out->score = (int32_t)((g * 100 + k) % 30000) * (k % 2 ? -1 : 1); /* within +-SCORE_INF */
     out->depth = k % 9;
     out->nodes = g * 100000 + k;
 }
@@ -84,11 +86,13 @@ static void make_position(int64_t g, int k, StoredPosition *out)
     memset(out, 0, sizeof *out);
     out->game = g;
     out->ply = k;
-    snprintf(out->tfen, sizeof out->tfen, "r3k2r/8/2(nPRbPNrPBq)5/8/3(RBNQprpn)4/8/8/R3K2R %c KQkq - %d %lld",
-             k % 2 ? 'b' : 'w', k, (long long)g);
+    snprintf(out->tfen, sizeof out->tfen, "r3k2r/8/2(NPRbprq)5/8/3(RBNQprpn)4/8/8/R3K2R %c KQkq - %d %lld",
+             k % 2 ? 'b' : 'w', k, (long long)g + 1);
     out->side = (int8_t)(k % 2);
     out->score = (int32_t)(g - k);
-    out->result = (float)((g % 3) * 0.5);
+    /* the game's result from the side to move's view (make_game) */
+    int result = termination_is_decisive((int)(g % 7)) ? (g % 2 ? 1 : -1) : 0;
+    out->result = result == 0 ? 0.5f : (result > 0) == (k % 2 == 0) ? 1.0f : 0.0f;
 }
 
 typedef struct {
