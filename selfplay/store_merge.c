@@ -224,7 +224,7 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
         goto done;
     if (!store_release(s)) {
         s = NULL;
-        st = store_h5_fail(err, TV_ERR_IO, tmp, "cannot close the merged store");
+        st = store_h5_fail(err, TV_ERR_IO, out_path, "cannot close the merged store");
         goto done;
     }
     s = NULL;
