@@ -206,17 +206,30 @@ enum { TAG_NEXT = 1, TAG_GAME = 2, TAG_DONE = 3 };
 
 /* ---- ranks other than 0: ask rank 0 ------------------------------------------ */
 
+/* The TAG_NEXT message: a finished game (GameDone, index -1 for none), with
+ * its termination and time over the margin so that rank 0 counts the
+ * referee's terminations of every rank, and whether a next game is wanted. */
+enum { NEXT_INDEX, NEXT_RESULT, NEXT_POSITIONS, NEXT_WANT, NEXT_TERMINATION, NEXT_OVER_MS, NEXT_LEN };
+
 /* A NextGameFn: reports the finished game and asks for the next one.  The
  * threads of a rank take turns (MPI_THREAD_SERIALIZED), and rank 0 answers
  * requests in the order they come, so the answer is this thread's. */
 static int64_t remote_next(void *ctx, const GameDone *done, bool want_more)
 {
     (void)ctx;
-    int64_t msg[4] = {done ? done->index : -1, done ? done->result : 0, done ? done->positions : 0, want_more};
+    int64_t msg[NEXT_LEN] = {0};
+    msg[NEXT_INDEX] = done ? done->index : -1;
+    msg[NEXT_WANT] = want_more;
+    if (done) {
+        msg[NEXT_RESULT] = done->result;
+        msg[NEXT_POSITIONS] = done->positions;
+        msg[NEXT_TERMINATION] = done->termination;
+        msg[NEXT_OVER_MS] = done->over_ms;
+    }
     int64_t index = -1;
 #pragma omp critical(mpi)
     {
-        if (MPI_Send(msg, 4, MPI_INT64_T, 0, TAG_NEXT, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        if (MPI_Send(msg, NEXT_LEN, MPI_INT64_T, 0, TAG_NEXT, MPI_COMM_WORLD) != MPI_SUCCESS ||
             (want_more &&
              MPI_Recv(&index, 1, MPI_INT64_T, 0, TAG_GAME, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS))
             index = -1;
@@ -248,11 +261,13 @@ static void *dispatcher_main(void *arg)
             continue;
         }
         if (status.MPI_TAG == TAG_NEXT) {
-            int64_t msg[4];
-            MPI_Recv(msg, 4, MPI_INT64_T, status.MPI_SOURCE, TAG_NEXT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            GameDone done = {msg[0], (int32_t)msg[1], (int32_t)msg[2]};
-            int64_t index = coordinator_next(d->coord, msg[0] >= 0 ? &done : NULL, msg[3] != 0);
-            if (msg[3])
+            int64_t msg[NEXT_LEN];
+            MPI_Recv(msg, NEXT_LEN, MPI_INT64_T, status.MPI_SOURCE, TAG_NEXT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            const GameDone done = {msg[NEXT_INDEX], (int32_t)msg[NEXT_RESULT], (int32_t)msg[NEXT_POSITIONS],
+                                   (int32_t)msg[NEXT_TERMINATION], (int32_t)msg[NEXT_OVER_MS]};
+            const bool want = msg[NEXT_WANT] != 0;
+            int64_t index = coordinator_next(d->coord, done.index >= 0 ? &done : NULL, want);
+            if (want)
                 MPI_Send(&index, 1, MPI_INT64_T, status.MPI_SOURCE, TAG_GAME, MPI_COMM_WORLD);
         } else if (status.MPI_TAG == TAG_DONE) {
             double r[4];
