@@ -368,6 +368,13 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
     if ((st = all_ok(st, err, rank)) != TV_OK)
         goto finalize;
 
+    /* Every rank starts its separate programs once (a node may lack one)
+     * before anything is made on disk: a failed start leaves no part, and
+     * no store for a rerun or --resume to trip over. */
+    st = name_rank(runner_check_programs(t, ro->out_path, err), err, rank);
+    if ((st = all_ok(st, err, rank)) != TV_OK)
+        goto finalize;
+
     /* Rank 0 readies the store (merging what an interrupted run left). */
     bool have_store = false;
     if (rank == 0)
@@ -442,7 +449,12 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
             free(parts);
             if (info->parts_left)
                 stats->interrupted = true;
-            else if (mst == TV_OK)
+            else if (mst == TV_OK && st != TV_OK && !have_store && info->merged_games == 0) {
+                /* failed before any game was stored: no empty store is left
+                 * in the way of a rerun (as runner_run) */
+                if (h5store_remove(ro->out_path, &close_err) == TV_OK)
+                    stats->store_removed = true;
+            } else if (mst == TV_OK)
                 mst = runner_store_sprt(ro, stats, &close_err);
         }
         if (mst != TV_OK && st == TV_OK) {

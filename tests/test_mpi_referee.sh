@@ -5,7 +5,8 @@
 #    store's count of time_forfeit), with the loser's time over the margin;
 #  - a program that cannot start is found before any part or store is made:
 #    a clear error, nothing left on disk, and the fixed INI runs without
-#    --force (and --resume says there is nothing to resume).
+#    --force (and --resume says there is nothing to resume); one that starts
+#    but dies at the first game leaves no empty store either.
 # usage: test_mpi_referee.sh PATH/TO/tavreli(MPI) PATH/TO/fake_engine SOURCE_DIR
 set -u
 tv=$(readlink -f "$1") fake=$(readlink -f "$2") src=$3
@@ -77,15 +78,27 @@ check "2 ranks, a missing program: the job fails" [ $rc -ne 0 ]
 check "... naming it" grep -q "engine 'b': cannot run '$tmp/no-such-engine'" "$tmp/start.out"
 check "... leaving no store and no parts" sh -c "! ls '$tmp'/start*.h5 2>/dev/null | grep -q ."
 ls "$tmp"/start*.h5 2>/dev/null && cat "$tmp/start.out"
-"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/start.ini" --out "$tmp/start.h5" --threads 1 --quiet --resume >"$tmp/start.out" 2>&1
-check "... so --resume says there is nothing to resume" \
-  grep -q "nothing to resume: .*start.h5 does not exist (run without --resume to start it)" "$tmp/start.out"
 tournament "$tmp/start.ini" 2 "command = $fake --mode ok
 depth = 1" "command = $fake --mode ok --name fixed
 depth = 1"
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/start.ini" --out "$tmp/start.h5" --threads 1 --quiet --resume >"$tmp/start.out" 2>&1
+check "... so --resume of the fixed INI says there is nothing to resume" \
+  grep -q "nothing to resume: .*start.h5 does not exist (run without --resume to start it)" "$tmp/start.out"
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/start.ini" --out "$tmp/start.h5" --threads 1 --quiet >"$tmp/fixed.out" 2>&1
 check "the fixed INI runs on 2 ranks without --force" grep -q "4 of 4 planned" "$tmp/fixed.out"
 grep -q "4 of 4 planned" "$tmp/fixed.out" || cat "$tmp/fixed.out"
+
+# a program that starts (the check passes) but dies at its first game on
+# every rank: the empty store the run made is removed
+tournament "$tmp/first.ini" 2 "command = $fake --mode ok
+depth = 1" "command = $fake --mode crash-newgame --after 1
+depth = 1"
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/first.ini" --out "$tmp/first.h5" --threads 1 --quiet >"$tmp/first.out" 2>&1
+rc=$?
+check "2 ranks, a program dying at its first ucinewgame: the job fails" [ $rc -ne 0 ]
+check "... no empty store and no parts are left" sh -c "! ls '$tmp'/first*.h5 2>/dev/null | grep -q ."
+check "... and the message says so" grep -q "no game was stored: .*first.h5 was removed" "$tmp/first.out"
+ls "$tmp"/first*.h5 2>/dev/null && cat "$tmp/first.out"
 
 echo "test_mpi_referee: $passes passed, $fails failed"
 [ "$fails" = 0 ]
