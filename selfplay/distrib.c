@@ -1,10 +1,11 @@
 /* distrib.c: a tournament on several MPI ranks.  See distrib.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "distrib.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,7 +325,40 @@ static TvStatus all_ok(TvStatus st, TvError *err, int rank)
     return any ? st : TV_OK;
 }
 
-TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, TvError *err)
+/* info's node fields: the ranks that share this rank's memory, their game
+ * threads and the cores they may use (the union of their affinity masks:
+ * ranks bound to cores each see only their own). */
+static void find_node(DistribInfo *info)
+{
+    MPI_Comm node;
+    int len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME];
+    if (MPI_Get_processor_name(name, &len) != MPI_SUCCESS)
+        len = 0;
+    snprintf(info->host, sizeof info->host, "%.*s", len, name);
+    info->node_ranks = 1;
+    info->node_threads = info->threads;
+    info->node_first = true;
+    cpu_set_t mine, all;
+    CPU_ZERO(&mine);
+    CPU_ZERO(&all);
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        CPU_ZERO(&mine);
+    info->node_cores = CPU_COUNT(&mine);
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, info->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return;
+    int node_rank = 0;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &info->node_ranks);
+    MPI_Allreduce(&info->threads, &info->node_threads, 1, MPI_INT, MPI_SUM, node);
+    MPI_Allreduce(&mine, &all, (int)sizeof all, MPI_BYTE, MPI_BOR, node);
+    info->node_cores = CPU_COUNT(&all);
+    info->node_first = node_rank == 0;
+    MPI_Comm_free(&node);
+}
+
+TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_user, RunStats *stats,
+                     DistribInfo *info, TvError *err)
 {
     const double t_start = tv_now_seconds();
     const Tournament *t = ro->t;
@@ -367,6 +401,9 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
                      rank);
     if ((st = all_ok(st, err, rank)) != TV_OK)
         goto finalize;
+    find_node(info);
+    if (on_node)
+        on_node(info, node_user);
 
     /* Every rank starts its separate programs once (a node may lack one)
      * before anything is made on disk: a failed start leaves no part, and
@@ -491,7 +528,17 @@ finalize:
     }
     coordinator_free(coord);
     stats->wall_seconds = tv_now_seconds() - t_start;
-    MPI_Finalize();
     return st;
+}
+
+void distrib_end(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized)
+        return;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
 }
 #endif

@@ -6,7 +6,9 @@
 #  - a program that cannot start is found before any part or store is made:
 #    a clear error, nothing left on disk, and the fixed INI runs without
 #    --force (and --resume says there is nothing to resume); one that starts
-#    but dies at the first game leaves no empty store either.
+#    but dies at the first game leaves no empty store either;
+#  - the game threads of the ranks on a node above its cores: one warning
+#    for the node.
 # usage: test_mpi_referee.sh PATH/TO/tavreli(MPI) PATH/TO/fake_engine SOURCE_DIR
 set -u
 tv=$(readlink -f "$1") fake=$(readlink -f "$2") src=$3
@@ -99,6 +101,21 @@ check "2 ranks, a program dying at its first ucinewgame: the job fails" [ $rc -n
 check "... no empty store and no parts are left" sh -c "! ls '$tmp'/first*.h5 2>/dev/null | grep -q ."
 check "... and the message says so" grep -q "no game was stored: .*first.h5 was removed" "$tmp/first.out"
 ls "$tmp"/first*.h5 2>/dev/null && cat "$tmp/first.out"
+
+# ---- the game threads of a node's ranks against its cores ----
+# (all ranks here run on this machine: one node)
+cores=$(nproc)
+tournament "$tmp/th.ini" 1 "command = $fake --mode ok
+depth = 1" "command = $fake --mode ok --name other
+depth = 1"
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/th.ini" --out "$tmp/th.h5" --threads "$cores" --quiet >"$tmp/th.out" 2>&1
+check "2 ranks x $cores threads on $cores cores: one warning for the node" \
+  [ "$(grep -c "^warning: $((2 * cores)) game threads need $((2 * cores)) cores, node .* (2 ranks of this job) has $cores: .*start fewer ranks per node$" "$tmp/th.out")" = 1 ]
+grep -q "^warning: .*node" "$tmp/th.out" || cat "$tmp/th.out"
+half=$((cores / 2 > 0 ? cores / 2 : 1))
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/th.ini" --out "$tmp/th2.h5" --threads "$half" --quiet >"$tmp/th2.out" 2>&1
+check "2 ranks x $half threads: no warning when they fit (or $cores = 1)" \
+  sh -c "[ $cores = 1 ] || ! grep -q 'game threads need' '$tmp/th2.out'"
 
 echo "test_mpi_referee: $passes passed, $fails failed"
 [ "$fails" = 0 ]
