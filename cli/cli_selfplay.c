@@ -103,8 +103,10 @@ static const CliFlag SELFPLAY_FLAGS[] = {
  * core, and games are lost on time that would not be (35 of 102 games of a
  * 3-engine tournament at tc = 2+0.05 under a load average of 15-25).  A
  * separate program counts its option.Threads (1 when not set); the built-in
- * engine 1. */
-static void warn_oversubscribed(const Tournament *t, int threads)
+ * engine 1.  threads: the game threads of the machine (of all the MPI ranks
+ * on a node), cores: those they may use, machine: "this machine" or the
+ * node, fix: how to lower the threads. */
+static void warn_oversubscribed(const Tournament *t, int threads, int cores, const char *machine, const char *fix)
 {
     int most = 1, which = -1;
     for (int i = 0; i < t->nengines; i++)
@@ -113,16 +115,43 @@ static void warn_oversubscribed(const Tournament *t, int threads)
                 most = atoi(t->engines[i].option_values[k]);
                 which = i;
             }
-    const int cores = omp_get_num_procs();
     if ((long)threads * most <= cores)
         return;
     char why[160] = "";
     if (which >= 0)
         snprintf(why, sizeof why, " x %d engine threads (engine '%s', option.Threads)", most,
                  t->engines[which].engine.name);
-    cli_warning("%d game thread%s%s need %ld cores, this machine has %d: engines wait for a core (on a clock "
-                "they lose time waiting, and games on time); lower --threads (or threads = in [tournament])",
-                threads, threads > 1 ? "s" : "", why, (long)threads * most, cores);
+    cli_warning("%d game thread%s%s need %ld cores, %s has %d: engines wait for a core (on a clock they lose time "
+                "waiting, and games on time); %s",
+                threads, threads > 1 ? "s" : "", why, (long)threads * most, machine, cores, fix);
+}
+
+#ifdef TAVRELI_WITH_MPI
+/* A DistribNodeFn: the lowest rank of each node warns when the game threads
+ * of the node's ranks do not fit its cores (a node's ranks share them). */
+static void warn_node_oversubscribed(const DistribInfo *info, void *user)
+{
+    if (!info->node_first)
+        return;
+    char machine[320];
+    snprintf(machine, sizeof machine, "node %s (%d rank%s of this job)", info->host[0] ? info->host : "?",
+             info->node_ranks, info->node_ranks > 1 ? "s" : "");
+    warn_oversubscribed(user, info->node_threads, info->node_cores, machine,
+                        info->node_ranks > 1 ? "lower --threads (it is per rank) or start fewer ranks per node"
+                                             : "lower --threads (it is per rank)");
+}
+#endif
+
+/* After distrib_run, once this rank has printed what it prints: the ranks
+ * end together (distrib.h). */
+static void end_ranks(bool distributed)
+{
+#ifdef TAVRELI_WITH_MPI
+    if (distributed)
+        distrib_end();
+#else
+    (void)distributed;
+#endif
 }
 
 static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
@@ -220,7 +249,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     ro.progress_every = progress.tty ? 0.5 : 10;
     RunStats stats;
     memset(&stats, 0, sizeof stats);
-    DistribInfo info = {0, 1, 0, 0, 0, 0.0, false};
+    DistribInfo info = {.rank = 0, .size = 1};
     TvStatus st = TV_OK;
     const int launched = distrib_launched_size();
 #ifdef TAVRELI_WITH_MPI
@@ -242,10 +271,11 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
             if (cpus && atoi(cpus) > 0)
                 ro.threads = atoi(cpus);
         }
-        st = distrib_run(&ro, &stats, &info, &err);
+        st = distrib_run(&ro, warn_node_oversubscribed, &t, &stats, &info, &err);
 #endif
     } else {
-        warn_oversubscribed(&t, runner_threads(&ro));
+        warn_oversubscribed(&t, runner_threads(&ro), omp_get_num_procs(), "this machine",
+                            "lower --threads (or threads = in [tournament])");
         bool have_store;
         if (distrib_prepare_store(out, resume, force, &t, &g_stop, &have_store, &err) != TV_OK) {
             cli_error("%s", err.msg);
@@ -273,11 +303,13 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                     (long long)stats.played, tv_escape(out, shown, sizeof shown));
         run_stats_free(&stats);
         tournament_free(&t);
+        end_ranks(distributed);
         return g_signal ? interrupted_status() : CLI_FAIL;
     }
     if (info.rank != 0) { /* rank 0 speaks for the run */
         run_stats_free(&stats);
         tournament_free(&t);
+        end_ranks(distributed);
         return stats.interrupted ? interrupted_status() : CLI_OK;
     }
     if (distributed && info.parts_left)
@@ -317,8 +349,10 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                (long long)(stats.planned - stats.already - stats.played));
         rc = interrupted_status();
     }
+    fflush(stdout);
     run_stats_free(&stats);
     tournament_free(&t);
+    end_ranks(distributed);
     return rc;
 }
 

@@ -1,10 +1,11 @@
 /* distrib.c: a tournament on several MPI ranks.  See distrib.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "distrib.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,17 +207,30 @@ enum { TAG_NEXT = 1, TAG_GAME = 2, TAG_DONE = 3 };
 
 /* ---- ranks other than 0: ask rank 0 ------------------------------------------ */
 
+/* The TAG_NEXT message: a finished game (GameDone, index -1 for none), with
+ * its termination and time over the margin so that rank 0 counts the
+ * referee's terminations of every rank, and whether a next game is wanted. */
+enum { NEXT_INDEX, NEXT_RESULT, NEXT_POSITIONS, NEXT_WANT, NEXT_TERMINATION, NEXT_OVER_MS, NEXT_LEN };
+
 /* A NextGameFn: reports the finished game and asks for the next one.  The
  * threads of a rank take turns (MPI_THREAD_SERIALIZED), and rank 0 answers
  * requests in the order they come, so the answer is this thread's. */
 static int64_t remote_next(void *ctx, const GameDone *done, bool want_more)
 {
     (void)ctx;
-    int64_t msg[4] = {done ? done->index : -1, done ? done->result : 0, done ? done->positions : 0, want_more};
+    int64_t msg[NEXT_LEN] = {0};
+    msg[NEXT_INDEX] = done ? done->index : -1;
+    msg[NEXT_WANT] = want_more;
+    if (done) {
+        msg[NEXT_RESULT] = done->result;
+        msg[NEXT_POSITIONS] = done->positions;
+        msg[NEXT_TERMINATION] = done->termination;
+        msg[NEXT_OVER_MS] = done->over_ms;
+    }
     int64_t index = -1;
 #pragma omp critical(mpi)
     {
-        if (MPI_Send(msg, 4, MPI_INT64_T, 0, TAG_NEXT, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        if (MPI_Send(msg, NEXT_LEN, MPI_INT64_T, 0, TAG_NEXT, MPI_COMM_WORLD) != MPI_SUCCESS ||
             (want_more &&
              MPI_Recv(&index, 1, MPI_INT64_T, 0, TAG_GAME, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS))
             index = -1;
@@ -248,11 +262,13 @@ static void *dispatcher_main(void *arg)
             continue;
         }
         if (status.MPI_TAG == TAG_NEXT) {
-            int64_t msg[4];
-            MPI_Recv(msg, 4, MPI_INT64_T, status.MPI_SOURCE, TAG_NEXT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            GameDone done = {msg[0], (int32_t)msg[1], (int32_t)msg[2]};
-            int64_t index = coordinator_next(d->coord, msg[0] >= 0 ? &done : NULL, msg[3] != 0);
-            if (msg[3])
+            int64_t msg[NEXT_LEN];
+            MPI_Recv(msg, NEXT_LEN, MPI_INT64_T, status.MPI_SOURCE, TAG_NEXT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            const GameDone done = {msg[NEXT_INDEX], (int32_t)msg[NEXT_RESULT], (int32_t)msg[NEXT_POSITIONS],
+                                   (int32_t)msg[NEXT_TERMINATION], (int32_t)msg[NEXT_OVER_MS]};
+            const bool want = msg[NEXT_WANT] != 0;
+            int64_t index = coordinator_next(d->coord, done.index >= 0 ? &done : NULL, want);
+            if (want)
                 MPI_Send(&index, 1, MPI_INT64_T, status.MPI_SOURCE, TAG_GAME, MPI_COMM_WORLD);
         } else if (status.MPI_TAG == TAG_DONE) {
             double r[4];
@@ -309,7 +325,40 @@ static TvStatus all_ok(TvStatus st, TvError *err, int rank)
     return any ? st : TV_OK;
 }
 
-TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, TvError *err)
+/* info's node fields: the ranks that share this rank's memory, their game
+ * threads and the cores they may use (the union of their affinity masks:
+ * ranks bound to cores each see only their own). */
+static void find_node(DistribInfo *info)
+{
+    MPI_Comm node;
+    int len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME];
+    if (MPI_Get_processor_name(name, &len) != MPI_SUCCESS)
+        len = 0;
+    snprintf(info->host, sizeof info->host, "%.*s", len, name);
+    info->node_ranks = 1;
+    info->node_threads = info->threads;
+    info->node_first = true;
+    cpu_set_t mine, all;
+    CPU_ZERO(&mine);
+    CPU_ZERO(&all);
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        CPU_ZERO(&mine);
+    info->node_cores = CPU_COUNT(&mine);
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, info->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return;
+    int node_rank = 0;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &info->node_ranks);
+    MPI_Allreduce(&info->threads, &info->node_threads, 1, MPI_INT, MPI_SUM, node);
+    MPI_Allreduce(&mine, &all, (int)sizeof all, MPI_BYTE, MPI_BOR, node);
+    info->node_cores = CPU_COUNT(&all);
+    info->node_first = node_rank == 0;
+    MPI_Comm_free(&node);
+}
+
+TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_user, RunStats *stats,
+                     DistribInfo *info, TvError *err)
 {
     const double t_start = tv_now_seconds();
     const Tournament *t = ro->t;
@@ -350,6 +399,16 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
                      "rank %d read a tournament INI or engine weights that differ from rank 0's: every rank "
                      "must see the same files (a shared file system)",
                      rank);
+    if ((st = all_ok(st, err, rank)) != TV_OK)
+        goto finalize;
+    find_node(info);
+    if (on_node)
+        on_node(info, node_user);
+
+    /* Every rank starts its separate programs once (a node may lack one)
+     * before anything is made on disk: a failed start leaves no part, and
+     * no store for a rerun or --resume to trip over. */
+    st = name_rank(runner_check_programs(t, ro->out_path, err), err, rank);
     if ((st = all_ok(st, err, rank)) != TV_OK)
         goto finalize;
 
@@ -427,7 +486,12 @@ TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, T
             free(parts);
             if (info->parts_left)
                 stats->interrupted = true;
-            else if (mst == TV_OK)
+            else if (mst == TV_OK && st != TV_OK && !have_store && info->merged_games == 0) {
+                /* failed before any game was stored: no empty store is left
+                 * in the way of a rerun (as runner_run) */
+                if (h5store_remove(ro->out_path, &close_err) == TV_OK)
+                    stats->store_removed = true;
+            } else if (mst == TV_OK)
                 mst = runner_store_sprt(ro, stats, &close_err);
         }
         if (mst != TV_OK && st == TV_OK) {
@@ -464,7 +528,17 @@ finalize:
     }
     coordinator_free(coord);
     stats->wall_seconds = tv_now_seconds() - t_start;
-    MPI_Finalize();
     return st;
+}
+
+void distrib_end(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized)
+        return;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
 }
 #endif

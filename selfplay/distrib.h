@@ -56,6 +56,13 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
 typedef struct {
     int rank, size;
     int threads;               /* game threads of this rank */
+    /* This rank's node (the ranks that share its memory), known before any
+     * game: for the front end's check that their threads fit its cores. */
+    char host[256];            /* its name (MPI_Get_processor_name) */
+    int node_ranks;            /* ranks on it */
+    int node_threads;          /* their game threads in all */
+    int node_cores;            /* the cores they may use: the union of their CPU affinity masks */
+    bool node_first;           /* this rank is the node's lowest: it speaks for the node */
     int64_t ranks_failed;      /* ranks that reported an error (rank 0) */
     int64_t merged_games;      /* games in the merged store (rank 0) */
     double merge_seconds;      /* time of the final merge (rank 0) */
@@ -63,12 +70,27 @@ typedef struct {
 } DistribInfo;
 
 #ifdef TAVRELI_WITH_MPI
-/* Runs the tournament on all ranks of MPI_COMM_WORLD (initialises and
- * finalises MPI).  On rank 0, stats describe the whole run (all ranks);
+/* Called on every rank once its node is known (info's node fields), before
+ * any engine starts; may be NULL. */
+typedef void (*DistribNodeFn)(const DistribInfo *info, void *user);
+
+/* Runs the tournament on all ranks of MPI_COMM_WORLD (initialises MPI;
+ * distrib_end finalises it).  On rank 0, stats describe the whole run (all ranks);
  * elsewhere, the rank's own games.  Every rank gets the same status when
- * the setup fails (bad store, unwritable part); a rank's own write error is
- * reported by that rank and counted in info->ranks_failed. */
-TvStatus distrib_run(const RunOptions *ro, RunStats *stats, DistribInfo *info, TvError *err);
+ * the setup fails (bad store, unwritable part, a separate program that does
+ * not start on some rank: checked before any part or store is made); a
+ * rank's own write error is reported by that rank and counted in
+ * info->ranks_failed.  A run that fails before storing any game removes
+ * the store it made (stats->store_removed). */
+TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_user, RunStats *stats,
+                     DistribInfo *info, TvError *err);
+
+/* Once every rank has said what it has to say about the run of distrib_run
+ * (rank 0 speaks for the run): waits for all ranks and finalises MPI.  A
+ * rank that exits with an error before rank 0 has printed its messages gets
+ * rank 0 killed by mpirun mid-message, hence the wait.  Nothing to do when
+ * MPI was not initialised. */
+void distrib_end(void);
 #endif
 
 #endif

@@ -611,7 +611,7 @@ static void keep_first_error(TvStatus *status, TvError *dst, const TvError *e, T
 
 /* Every separate program must start, answer and take the options and rule
  * options before any game is played (or any store is made). */
-static TvStatus check_processes(const Tournament *t, const char *store_path, TvError *err)
+TvStatus runner_check_programs(const Tournament *t, const char *store_path, TvError *err)
 {
     for (int i = 0; i < t->nengines; i++) {
         TvStatus st = t->engines[i].kind == PLAYER_PROCESS
@@ -653,11 +653,10 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err)
 {
     *played = *positions = 0;
-    TvStatus st = check_processes(ro->t, ro->out_path, err);
-    return st == TV_OK ? play(ro, store, next, next_ctx, openings, played, positions, err) : st;
+    return play(ro, store, next, next_ctx, openings, played, positions, err);
 }
 
-/* runner_play once the separate programs are checked. */
+/* runner_play (the separate programs checked before). */
 static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err)
 {
@@ -856,7 +855,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     bool created = false;
     if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK)
         return st;
-    if ((st = check_processes(t, ro->out_path, err)) != TV_OK)
+    if ((st = runner_check_programs(t, ro->out_path, err)) != TV_OK)
         goto cleanup;
 
     /* The store: new, or the one to resume (none without a path). */

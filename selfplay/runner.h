@@ -147,12 +147,19 @@ int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more
 void coordinator_finish(Coordinator *c, RunStats *stats); /* last progress line, interrupted, SPRT fields */
 void coordinator_free(Coordinator *c);
 
+/* Starts every separate program of t once and checks that it answers and
+ * takes its options and the rule options (its stderr goes where a game's
+ * would, named after store_path); the first failure is the error.  Call it
+ * before making a store, so that an engine that cannot start leaves none. */
+TvStatus runner_check_programs(const Tournament *t, const char *store_path, TvError *err);
+
 /* Plays the games that `next` hands out on the run's threads and appends
- * them to `store` in batches.  openings: per opening index (precomputed), or
- * NULL to compute each game's opening when it starts.  Stops when `next`
- * returns -1, when it returns RUNNER_DECIDED or on *ro->stop (both abandon
- * the games in flight), or on a write error.  *ro->stop is only read: a
- * decision never sets it (train runs many tournaments on one signal flag). */
+ * them to `store` in batches (call runner_check_programs first).  openings:
+ * per opening index (precomputed), or NULL to compute each game's opening
+ * when it starts.  Stops when `next` returns -1, when it returns
+ * RUNNER_DECIDED or on *ro->stop (both abandon the games in flight), or on a
+ * write error.  *ro->stop is only read: a decision never sets it (train runs
+ * many tournaments on one signal flag). */
 TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
                      const Position *openings, int64_t *played, int64_t *positions, TvError *err);
 
