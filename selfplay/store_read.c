@@ -411,6 +411,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
     TvStatus st = TV_ERR_IO;
     hid_t file = H5I_INVALID_HID, root = H5I_INVALID_HID;
     RowKey *keys[2] = {NULL, NULL};
+    StoredPosition *all_positions = NULL;
     store_quiet_hdf5();
     memset(out, 0, sizeof *out);
     if ((st = store_open_read(path, &file, err)) != TV_OK)
@@ -460,7 +461,16 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
     /* Every row checked against the game and ply of the rows it points to. */
     Rows rows = {{NULL, NULL}, {nm, np}};
     keys[0] = read_keys(file, "moves", nm, path, &st, err);
-    if (st == TV_OK)
+    if (st == TV_OK && with_positions && !repair) {
+        /* the positions are wanted: read every row once and take the keys
+         * from it (decompressing /positions twice, once for its keys and
+         * once for its rows, took a sixth of what tune spends on a store) */
+        all_positions = read_dataset(file, DS_POSITIONS, np, path, &st, err);
+        if (st == TV_OK && !(keys[1] = malloc(sizeof *keys[1] * (size_t)(np ? np : 1))))
+            st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for the rows of /positions", path);
+        for (int64_t i = 0; st == TV_OK && i < np; i++)
+            keys[1][i] = (RowKey){all_positions[i].game, all_positions[i].ply};
+    } else if (st == TV_OK)
         keys[1] = read_keys(file, "positions", np, path, &st, err);
     if (st != TV_OK)
         goto done;
@@ -489,7 +499,11 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
         out->nmoves = need_m;
     }
     if (with_positions) {
-        out->positions = read_dataset(file, DS_POSITIONS, need_p, path, &st, err);
+        if (all_positions && need_p > 0) {
+            out->positions = all_positions; /* rows past need_p (torn) are not counted */
+            all_positions = NULL;
+        } else if (!all_positions)
+            out->positions = read_dataset(file, DS_POSITIONS, need_p, path, &st, err);
         if (st != TV_OK)
             goto done;
         out->npositions = need_p;
@@ -498,6 +512,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
 done:
     free(keys[0]);
     free(keys[1]);
+    free(all_positions);
     if (root >= 0)
         H5Gclose(root);
     if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
