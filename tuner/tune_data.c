@@ -193,6 +193,24 @@ static TvStatus resolvers_alloc(Resolvers *r, const EvalParams *params, const Op
     return TV_OK;
 }
 
+/* Appends m resolved positions (traces tr, quiescence scores qs) with their
+ * results and games (of position at[i], or i when at is NULL), skipping
+ * those with a mate score (counted in *skip). */
+static TvStatus append_resolved(TuneSet *s, const EvalTrace *tr, const int *qs, const double *result,
+                                const int32_t *game, const int32_t *at, int64_t m, int64_t *skip, TvError *err)
+{
+    TvStatus st = TV_OK;
+    for (int64_t i = 0; st == TV_OK && i < m; i++) {
+        if (qs[i] >= SCORE_MATE_BOUND || qs[i] <= -SCORE_MATE_BOUND) {
+            ++*skip;
+            continue;
+        }
+        int64_t j = at ? at[i] : i;
+        st = tune_set_add(s, &tr[i], 1, result[j], game[j], err);
+    }
+    return st;
+}
+
 static TvStatus add_positions(TuneSet *s, const Resolvers *rv, const Position *pos, const double *result,
                               const int32_t *game, int64_t n, const Options *rules, int64_t *skipped, TvError *err)
 {
@@ -209,13 +227,7 @@ static TvStatus add_positions(TuneSet *s, const Resolvers *rv, const Position *p
 #pragma omp parallel for schedule(dynamic, 16) num_threads(rv->n)
         for (int64_t i = 0; i < m; i++)
             tune_resolve(rv->ctx[omp_get_thread_num()], &pos[b0 + i], rules, &tr[i], &qs[i], NULL);
-        for (int64_t i = 0; st == TV_OK && i < m; i++) {
-            if (qs[i] >= SCORE_MATE_BOUND || qs[i] <= -SCORE_MATE_BOUND) {
-                skip++;
-                continue;
-            }
-            st = tune_set_add(s, &tr[i], 1, result[b0 + i], game[b0 + i], err);
-        }
+        st = append_resolved(s, tr, qs, result + b0, game + b0, NULL, m, &skip, err);
     }
     free(tr);
     free(qs);
@@ -318,8 +330,11 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
     int32_t *gm = malloc(sizeof *gm * CHUNK);
     int *bad = malloc(sizeof *bad * CHUNK);
     char(*tf)[H5STORE_TFEN_LEN] = malloc(sizeof *tf * CHUNK);
+    int32_t *at = malloc(sizeof *at * CHUNK); /* the positions of the chunk kept */
+    EvalTrace *tr = malloc(sizeof *tr * CHUNK);
+    int *qs = malloc(sizeof *qs * CHUNK);
     TvStatus st = TV_OK;
-    if (!pos || !res || !gm || !bad || !tf)
+    if (!pos || !res || !gm || !bad || !tf || !at || !tr || !qs)
         st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
     int64_t game_base = 0;
     for (int f = 0; st == TV_OK && f < nfiles; f++) {
@@ -386,40 +401,50 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             for (int64_t k = 0; k <= cnt; k++) {
                 bool flush = (k == cnt && last) || fill == CHUNK;
                 if (flush && fill) {
-                    /* parse the TFENs of the chunk, then resolve */
-#pragma omp parallel for schedule(static)
-                    for (int64_t i = 0; i < fill; i++)
-                        bad[i] = tfen_read(tf[i], &pos[i], NULL) != TV_OK;
-                    for (int64_t i = 0; i < fill; i++)
-                        if (bad[i]) {
-                            st = tv_fail(err, TV_ERR_PARSE, "%s: bad TFEN '%.60s' (game %d of the store)",
-                                         files[f], tf[i], (int)(gm[i] - game_base));
-                            break;
-                        }
-                    /* a position seen before with the same result (in any
-                     * game of any store) is left out: the first is kept */
+                    if (!rv.ctx && (st = resolvers_alloc(&rv, &start->params, &rules, err)) != TV_OK)
+                        break;
                     int64_t kept = 0;
-                    for (int64_t i = 0; st == TV_OK && i < fill; i++) {
-                        uint64_t key = tv_rng_mix(pos[i].hash ^ ((uint64_t)(res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
-                        int added = id_set_add(&pkeys, &pkeys_cap, &pkeys_n, key);
-                        if (added < 0)
-                            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-                        else if (!added)
-                            counts->duplicate_positions++;
-                        else {
-                            if (kept != i) {
-                                pos[kept] = pos[i];
-                                res[kept] = res[i];
-                                gm[kept] = gm[i];
+                    /* One parallel region a chunk: parse the TFENs, drop
+                     * the duplicates (one thread, in order: the first copy
+                     * is kept), resolve what is kept.  Dynamic schedules:
+                     * on a loaded machine a thread that the system holds
+                     * back would leave the other waiting at a static
+                     * schedule's barrier. */
+#pragma omp parallel num_threads(rv.n)
+                    {
+#pragma omp for schedule(dynamic, 64)
+                        for (int64_t i = 0; i < fill; i++)
+                            bad[i] = tfen_read(tf[i], &pos[i], NULL) != TV_OK;
+#pragma omp single
+                        {
+                            for (int64_t i = 0; i < fill; i++)
+                                if (bad[i]) {
+                                    st = tv_fail(err, TV_ERR_PARSE, "%s: bad TFEN '%.60s' (game %d of the store)",
+                                                 files[f], tf[i], (int)(gm[i] - game_base));
+                                    break;
+                                }
+                            /* a position seen before with the same result
+                             * (in any game of any store) is left out */
+                            for (int64_t i = 0; st == TV_OK && i < fill; i++) {
+                                uint64_t key =
+                                    tv_rng_mix(pos[i].hash ^ ((uint64_t)(res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
+                                int added = id_set_add(&pkeys, &pkeys_cap, &pkeys_n, key);
+                                if (added < 0)
+                                    st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+                                else if (!added)
+                                    counts->duplicate_positions++;
+                                else
+                                    at[kept++] = (int32_t)i;
                             }
-                            kept++;
+                        }
+                        if (st == TV_OK) {
+#pragma omp for schedule(dynamic, 16)
+                            for (int64_t j = 0; j < kept; j++)
+                                tune_resolve(rv.ctx[omp_get_thread_num()], &pos[at[j]], &rules, &tr[j], &qs[j], NULL);
                         }
                     }
-                    fill = kept;
-                    if (st == TV_OK && !rv.ctx)
-                        st = resolvers_alloc(&rv, &start->params, &rules, err);
                     if (st == TV_OK)
-                        st = add_positions(out, &rv, pos, res, gm, fill, &rules, skipped, err);
+                        st = append_resolved(out, tr, qs, res, gm, at, kept, skipped, err);
                     fill = 0;
                     if (st != TV_OK)
                         break;
@@ -457,6 +482,9 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
     free(gm);
     free(bad);
     free(tf);
+    free(at);
+    free(tr);
+    free(qs);
     free(ids);
     free(pkeys);
     free(first_options);
