@@ -83,10 +83,7 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
             rc = CLI_FAIL;
             goto done;
         }
-        printf("generation  Elo vs gen-0  95%% interval      SPRT games\n");
-        for (int i = 0; i < nr; i++)
-            printf("gen-%-7d %+8.1f      [%+7.1f, %+7.1f]  %lld\n", rungs[i].generation, rungs[i].elo, rungs[i].lo,
-                   rungs[i].hi, (long long)rungs[i].games);
+        cli_print_ladder(rungs, nr);
         free(rungs);
         printf("%s/report.html\n", outdir);
         goto done;
