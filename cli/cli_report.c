@@ -37,7 +37,8 @@ static const char REPORT_HELP[] =
     "\n"
     "Given the folder of a 'tavreli train' run, writes the Elo ladder of its\n"
     "accepted generations against generation 0 with 95% intervals (ladder.md,\n"
-    "report.html, elo.png) into DIR (default TRAINING-DIR/report).\n";
+    "report.html, elo.png) into DIR (default TRAINING-DIR/report): one rating\n"
+    "fit of the confirmation games, each rung saying how it was measured.\n";
 
 typedef struct {
     const char *out, *tuning_log, *baseline;
