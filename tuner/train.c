@@ -826,6 +826,17 @@ const char *train_rung_method(const TrainRung *r, char *buf, size_t n)
     return buf;
 }
 
+const char *train_rung_direct(const TrainRung *r, char *buf, size_t n)
+{
+    if (isnan(r->direct))
+        snprintf(buf, n, "-");
+    else if (isinf(r->direct))
+        snprintf(buf, n, "%s", r->direct > 0 ? "all won" : "all lost");
+    else
+        snprintf(buf, n, "%+.1f +- %.1f", r->direct, r->direct_err);
+    return buf;
+}
+
 /* What the ladder was made of, for the document. */
 typedef struct {
     int ngen;             /* complete generations */
@@ -909,12 +920,17 @@ static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, 
         TrainRung *r = &rungs[nr++];
         r->generation = g;
         r->vs_prev = -1;
+        r->direct = r->direct_err = NAN;
         if (g == 0) {
             r->method = RUNG_REFERENCE;
             r->games = info->nconfirmed ? fc.played[0] : fs.played[0];
         } else if (confirmed[g] && gen_fit_elo(&fc, g, r)) {
             r->method = RUNG_CONFIRMATION;
             r->vs_prev = prev_of[g];
+            PairingStats ps; /* the games list holds generations as players */
+            pairing_stats(conf.g, conf.n, g, 0, &ps);
+            r->direct = ps.elo;
+            r->direct_err = ps.elo_err95;
         } else {
             r->method = RUNG_SPRT_CHAIN;
             if (!gen_fit_elo(&fs, g, r))
@@ -1003,9 +1019,16 @@ TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out
                      "the test decided, so such an Elo adds up early-stopped steps: each step is biased away from "
                      "0, and strength need not add up between versions. Run `tavreli train --confirm %s`.",
                      (long long)info.sprt_games, dir);
-        doc_table(&D, "lrrrrl");
-        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games", "measured by"};
-        for (int i = 0; i < 6; i++)
+        doc_para(&D,
+                 "The joint fit assumes that strength adds up between versions (A's Elo over C is A's over B "
+                 "plus B's over C). The column `direct vs gen-0` is each confirmed generation's own games "
+                 "against gen-0 alone, Elo from their score with its 95%% half-width: where it and the joint fit "
+                 "disagree beyond their intervals, strength does not add up between these versions, and a "
+                 "direct match is the better measure of the step from gen-0.");
+        doc_table(&D, "lrrrrrl");
+        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games", "direct vs gen-0",
+                              "measured by"};
+        for (int i = 0; i < 7; i++)
             doc_cell(&D, "%s", head[i]);
         for (int i = 0; i < nr; i++) {
             char m[128];
@@ -1014,6 +1037,8 @@ TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out
             doc_cell(&D, "%+.1f", rungs[i].lo);
             doc_cell(&D, "%+.1f", rungs[i].hi);
             doc_cell(&D, "%lld", (long long)rungs[i].games);
+            char d[64];
+            doc_cell(&D, "%s", train_rung_direct(&rungs[i], d, sizeof d));
             doc_cell(&D, "%s", train_rung_method(&rungs[i], m, sizeof m));
         }
         doc_img(&D, PLOT_ELO_PNG, "Elo of the accepted generations against generation 0, 95% intervals");

@@ -112,11 +112,18 @@ typedef struct {
     TrainRungMethod method;
     int64_t games;          /* the games of its method that it played */
     int vs_prev;            /* confirmation: the previous best it also played (-1: only gen-0) */
+    /* confirmation: its own games against gen-0 alone, Elo from their score
+     * with the 95% half-width (NAN otherwise; +-INFINITY for a perfect score) */
+    double direct, direct_err;
 } TrainRung;
 
 /* The method of a rung in words: "confirmation: 200 games (vs gen-0, gen-1)";
  * buf of n >= 96 bytes. */
 const char *train_rung_method(const TrainRung *r, char *buf, size_t n);
+
+/* The direct column of a rung: "+382.0 +- 113.0", "all won" or "all
+ * lost" for a perfect score, "-" without confirmation; buf of n >= 48. */
+const char *train_rung_direct(const TrainRung *r, char *buf, size_t n);
 
 /* The Elo ladder of a training directory: every accepted generation's Elo
  * against generation 0 with its 95% interval.  Confirmed generations are
@@ -124,7 +131,9 @@ const char *train_rung_method(const TrainRung *r, char *buf, size_t n);
  * confirmation games of the run; a generation without a complete
  * confirmation by one fit of the SPRT games (only the pairs each SPRT's
  * decision counted), which chains early-stopped steps and is biased away
- * from 0.  Fills rungs (heap, *nrungs; free()).  Errors: not a training
+ * from 0.  The joint fit assumes that strength adds up between versions;
+ * each confirmed rung also carries its games against gen-0 alone (direct),
+ * which do not.  Fills rungs (heap, *nrungs; free()).  Errors: not a training
  * folder, no complete generation, a damaged store. */
 TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err);
 
