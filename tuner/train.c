@@ -61,10 +61,12 @@ static const TrainKey TRAIN_KEYS[] = {
     {"seed", KEY_U64, offsetof(TrainConfig, seed), 0, 0, 1},
     /* an accepted generation's confirmation: this many opening pairs
      * against gen-0 and as many against the previous best.  50 pairs (100
-     * games) give a 95% half-width of about 60 Elo per match near an even
-     * score; it adds 100 to 200
-     * games per accepted generation, under the 300 self-play and up to 300
-     * SPRT games of each generation of configs/train/quick.ini */
+     * games) give a 95% half-width of 60 to 70 Elo per match near an even
+     * score (1.96 * 695 * sd / sqrt(100), sd 0.42 to 0.5 per game at 30% to
+     * 0% draws) and about 100 at a score of 85-90% (+-101 and +-114 in the
+     * README's run); it adds 100 to 200 games per accepted generation, less
+     * than the 300 self-play and up to 300 SPRT games of each generation of
+     * configs/train/quick.ini */
     {"confirm_pairs", KEY_LONG, offsetof(TrainConfig, confirm_pairs), 0, 1000000, 50},
 };
 #define NKEYS (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0])
