@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "position.h"
+#include "train.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -96,6 +97,10 @@ const char *cli_one_arg(const CliCommand *cmd, char **pos, int npos, const char 
 /* Joins words with single spaces into buf (a TFEN given unquoted arrives as
  * words); stops at the last word that fits. */
 void cli_join_words(char **words, int n, char *buf, size_t size);
+
+/* Prints a training ladder (train_ladder) as a table on stdout, each rung
+ * with how it was measured (cli_train.c; report prints it too). */
+void cli_print_ladder(const TrainRung *rungs, int n);
 
 /* Prints "error: <msg>" on stderr, the message escaped (tv_escape: control
  * bytes and bytes that are not UTF-8, in a file name for example, as \xNN). */

@@ -37,7 +37,8 @@ static const char REPORT_HELP[] =
     "\n"
     "Given the folder of a 'tavreli train' run, writes the Elo ladder of its\n"
     "accepted generations against generation 0 with 95% intervals (ladder.md,\n"
-    "report.html, elo.png) into DIR (default TRAINING-DIR/report).\n";
+    "report.html, elo.png) into DIR (default TRAINING-DIR/report): one rating\n"
+    "fit of the confirmation games, each rung saying how it was measured.\n";
 
 typedef struct {
     const char *out, *tuning_log, *baseline;
@@ -83,10 +84,7 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
             rc = CLI_FAIL;
             goto done;
         }
-        printf("generation  Elo vs gen-0  95%% interval      SPRT games\n");
-        for (int i = 0; i < nr; i++)
-            printf("gen-%-7d %+8.1f      [%+7.1f, %+7.1f]  %lld\n", rungs[i].generation, rungs[i].elo, rungs[i].lo,
-                   rungs[i].hi, (long long)rungs[i].games);
+        cli_print_ladder(rungs, nr);
         free(rungs);
         printf("%s/report.html\n", outdir);
         goto done;

@@ -12,22 +12,34 @@
 
 static const char TRAIN_HELP[] =
     "usage: tavreli train CONFIG.ini [--out DIR]\n"
+    "       tavreli train --confirm DIR\n"
     "\n"
     "Runs generations of gated training (CONFIG.ini: a [train] section, see\n"
     "docs/tuning.md): self-play of the best version against itself (every game\n"
     "its own opening), a tune on all the self-play so far, and an SPRT of the\n"
     "tuned version against the best; a version the SPRT accepts becomes the\n"
-    "best. Everything is kept under DIR (default results/NAME): per generation\n"
-    "gen-G/selfplay.h5, tuned.ini, tune.log, sprt.h5 and result. Run it again\n"
-    "after an interruption to resume. 'tavreli report DIR' draws the Elo ladder\n"
-    "of the accepted generations.\n";
+    "best and is confirmed: it plays [train] confirm_pairs opening pairs against\n"
+    "gen-0 and as many against the previous best. Everything is kept under DIR\n"
+    "(default results/NAME): per generation gen-G/selfplay.h5, tuned.ini,\n"
+    "tune.log, sprt.h5, result, and confirm-gen-O.h5 and confirmed. Run it again\n"
+    "after an interruption to resume. At the end it prints the Elo ladder of\n"
+    "the accepted generations (one rating fit of the confirmation games);\n"
+    "'tavreli report DIR' writes it with a plot.\n"
+    "\n"
+    "  --out DIR      where the run is kept (default results/NAME)\n"
+    "  --confirm DIR  play the missing confirmations of the accepted generations\n"
+    "                 of the existing run in DIR (confirm_pairs of DIR/train.ini,\n"
+    "                 the key's default when it is 0 there) and print the\n"
+    "                 ladder; no new generation is started\n";
 
 typedef struct {
     const char *out;
+    const char *confirm;
 } TrainArgs;
 
 static const CliFlag TRAIN_FLAGS[] = {
     {"out", 0, CLI_STRING, offsetof(TrainArgs, out), 0, 0},
+    {"confirm", 0, CLI_STRING, offsetof(TrainArgs, confirm), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -56,9 +68,69 @@ static void print_event(const TrainEvent *e, void *user)
     fflush(stdout);
 }
 
+void cli_print_ladder(const TrainRung *rungs, int n)
+{
+    printf("generation  Elo vs gen-0  95%% interval        games  direct vs gen-0   measured by\n");
+    for (int i = 0; i < n; i++) {
+        char m[128], d[64];
+        printf("gen-%-7d %+8.1f      [%+7.1f, %+7.1f]  %6lld  %-16s  %s\n", rungs[i].generation, rungs[i].elo,
+               rungs[i].lo, rungs[i].hi, (long long)rungs[i].games, train_rung_direct(&rungs[i], d, sizeof d),
+               train_rung_method(&rungs[i], m, sizeof m));
+    }
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_train_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The ladder of dir on stdout; CLI_OK, or CLI_FAIL after saying why. */
+static int print_ladder(const char *dir)
+{
+    TrainRung *rungs;
+    int nr;
+    TvError err;
+    if (train_ladder(dir, &rungs, &nr, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    cli_print_ladder(rungs, nr);
+    free(rungs);
+    return CLI_OK;
+}
+
+static int stopped(int done)
+{
+    printf("interrupted by signal %d (sent by process %d) after %d complete generations; run the same command "
+           "to resume\n",
+           (int)g_train_signal, (int)g_train_sender, done);
+    return 128 + (g_train_signal ? (int)g_train_signal : SIGINT);
+}
+
+static int run_confirm(const char *dir)
+{
+    install_handlers();
+    const TrainCallbacks cb = {print_event, NULL, &g_train_stop};
+    TrainOutcome out;
+    TvError err;
+    if (train_confirm(dir, &cb, &out, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (out.interrupted)
+        return stopped(out.generations_done);
+    return print_ladder(dir);
+}
+
 static int run_train(const CliCommand *cmd, int argc, char **argv)
 {
-    TrainArgs a = {NULL};
+    TrainArgs a = {NULL, NULL};
     char *pos[2] = {NULL, NULL};
     char **posv = calloc((size_t)argc + 1, sizeof *posv);
     int npos = 0;
@@ -71,6 +143,13 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
     }
     pos[0] = npos == 1 ? posv[0] : NULL;
     free(posv);
+    if (a.confirm) {
+        if (npos || a.out) {
+            cli_error("train: --confirm DIR takes no CONFIG.ini and no --out (see 'tavreli train --help')");
+            return CLI_USAGE;
+        }
+        return run_confirm(a.confirm);
+    }
     if (!pos[0]) {
         cli_error("train: expected one CONFIG.ini (see 'tavreli train --help')");
         return CLI_USAGE;
@@ -94,13 +173,7 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
         snprintf(dir, sizeof dir, "results/%s", c.name);
         mkdir("results", 0777);
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_train_signal;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    install_handlers();
     const TrainCallbacks cb = {print_event, NULL, &g_train_stop};
     TrainOutcome out;
     TvStatus st = train_run(&c, text, dir, &cb, &out, &err);
@@ -109,13 +182,11 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
-    if (out.interrupted) {
-        printf("interrupted by signal %d (sent by process %d) after %d complete generations; run the same command "
-               "to resume\n",
-               (int)g_train_signal, (int)g_train_sender, out.generations_done);
-        return 128 + (g_train_signal ? (int)g_train_signal : SIGINT);
-    }
-    printf("%d generations; the best is gen-%d (%s/gen-%d/%s); the ladder: tavreli report %s\n",
+    if (out.interrupted)
+        return stopped(out.generations_done);
+    if (print_ladder(dir) != CLI_OK)
+        return CLI_FAIL;
+    printf("%d generations; the best is gen-%d (%s/gen-%d/%s); the ladder with a plot: tavreli report %s\n",
            out.generations_done, out.best, dir, out.best, out.best ? "tuned.ini" : "best.ini", dir);
     return CLI_OK;
 }

@@ -34,6 +34,7 @@ generations = 3
 games = 40
 depth = 1
 sprt_pairs = 20
+confirm_pairs = 4
 elo0 = -200
 elo1 = -50
 alpha = 0.2
@@ -78,7 +79,7 @@ check "train.ini is kept" cmp -s "$tmp/t.ini" "$tmp/a/train.ini"
 "$tv" train "$tmp/t.ini" --out "$tmp/k" >"$tmp/s.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 1200); do # up to 120 s: a loaded machine
-  grep -A1 ' result  *accepted' "$tmp/s.out" | grep -q ' self-play ' && break
+  grep -A1 ' result  *accepted' "$tmp/s.out" | grep -qE ' (self-play|confirm) ' && break
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
 done

@@ -59,6 +59,15 @@ static const TrainKey TRAIN_KEYS[] = {
     {"max_plies", KEY_LONG, offsetof(TrainConfig, max_plies), 1, 10000, 300},
     {"threads", KEY_LONG, offsetof(TrainConfig, threads), 0, 1024, 0},
     {"seed", KEY_U64, offsetof(TrainConfig, seed), 0, 0, 1},
+    /* an accepted generation's confirmation: this many opening pairs
+     * against gen-0 and as many against the previous best.  50 pairs (100
+     * games) give a 95% half-width of 60 to 70 Elo per match near an even
+     * score (1.96 * 695 * sd / sqrt(100), sd 0.42 to 0.5 per game at 30% to
+     * 0% draws) and about 100 at a score of 85-90% (+-101 and +-114 in the
+     * README's run); it adds 100 to 200 games per accepted generation, less
+     * than the 300 self-play and up to 300 SPRT games of each generation of
+     * configs/train/quick.ini */
+    {"confirm_pairs", KEY_LONG, offsetof(TrainConfig, confirm_pairs), 0, 1000000, 50},
 };
 #define NKEYS (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0])
 
@@ -160,7 +169,10 @@ static int train_handler(void *user, const char *section, const char *name, cons
     return 0;
 }
 
-TvStatus train_read(const char *path, TrainConfig *c, TvError *err)
+/* Reads a training INI; with check_engine the start engine must be there
+ * (a run's copy DIR/train.ini names it relative to the original INI's
+ * directory, so --confirm, which plays gen-0's copy, does not check it). */
+static TvStatus read_config(const char *path, TrainConfig *c, bool check_engine, TvError *err)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->source, sizeof c->source, "%s", path);
@@ -207,11 +219,18 @@ TvStatus train_read(const char *path, TrainConfig *c, TvError *err)
         return tv_fail(err, TV_ERR_PARSE, "%s: [train] engine = START.ini is required", path);
     if (!(c->elo0 < c->elo1))
         return tv_fail(err, TV_ERR_PARSE, "%s: [train] needs elo0 < elo1 (got %g and %g)", path, c->elo0, c->elo1);
+    if (!check_engine)
+        return TV_OK;
     EngineVersion ev;
     TvError e;
     if (engine_read(c->engine, &ev, &e) != TV_OK)
         return tv_fail(err, e.status ? e.status : TV_ERR_PARSE, "%s: [train] engine: %s", path, e.msg);
     return TV_OK;
+}
+
+TvStatus train_read(const char *path, TrainConfig *c, TvError *err)
+{
+    return read_config(path, c, true, err);
 }
 
 /* ---- files ------------------------------------------------------------------------ */
@@ -366,6 +385,77 @@ static TvStatus play(const char *ini_path, const char *text, const char *store, 
     return st;
 }
 
+/* DIR/gen-G/confirm-gen-O.EXT */
+static void confirm_path(char *buf, size_t n, const char *dir, int g, int o, const char *ext)
+{
+    char file[64];
+    snprintf(file, sizeof file, "confirm-gen-%d.%s", o, ext);
+    gen_path(buf, n, dir, g, file);
+}
+
+/* Step 5: the confirmation of accepted generation g, whose previous best
+ * was prev: pairs opening pairs of gen-G against gen-0 and against gen-P
+ * (once when prev is 0), each match its own store, then DIR/gen-G/confirmed
+ * (last).  Done before (the marker is there): nothing.  *stopped when a
+ * signal stopped it (the stores resume on the next run). */
+static TvStatus confirm_generation(const TrainConfig *c, const char *dir, int g, int prev, long pairs,
+                                   const TrainCallbacks *cb, bool *stopped, TvError *err)
+{
+    char marker[1100];
+    *stopped = false;
+    gen_path(marker, sizeof marker, dir, g, "confirmed");
+    if (exists(marker))
+        return TV_OK;
+    int opp[2] = {0, prev};
+    int nopp = prev == 0 ? 1 : 2;
+    for (int k = 0; k < nopp; k++) {
+        int o = opp[k];
+        char text[2048], ini[1100], store[1100];
+        /* seeds apart from the self-play's (seed * 1000003 + G) and the
+         * SPRT's (+ 500000 + G): G <= 100 and O < G */
+        snprintf(text, sizeof text,
+                 "; written by tavreli train: generation %d's confirmation, gen-%d (accepted) against gen-%d\n"
+                 "[tournament]\nname = %s-g%d-confirm-%d\npairs = %ld\nseed = %llu\nthreads = %ld\n"
+                 "[openings]\nplies = %ld\n[adjudication]\nmax_plies = %ld\n"
+                 "[engine gen-%d]\npath = tuned.ini\ndepth = %ld\n[engine gen-%d]\npath = ../gen-%d/%s\ndepth = %ld\n",
+                 g, g, o, c->name, g, o, pairs,
+                 (unsigned long long)(c->seed * 1000003ULL + 600000ULL + 1000ULL * (uint64_t)g + (uint64_t)o),
+                 c->threads, c->plies, c->max_plies, g, c->depth, o, o, o == 0 ? "best.ini" : "tuned.ini",
+                 c->depth);
+        confirm_path(ini, sizeof ini, dir, g, o, "ini");
+        confirm_path(store, sizeof store, dir, g, o, "h5");
+        emit(cb, g, "confirm", "gen-%d against gen-%d, %ld pairs -> %s", g, o, pairs, store);
+        RunStats rs;
+        TvStatus st = play(ini, text, store, c, cb, &rs, err);
+        *stopped = rs.interrupted;
+        run_stats_free(&rs);
+        if (st != TV_OK || *stopped)
+            return st;
+    }
+    char text[512], also[32] = "";
+    if (prev)
+        snprintf(also, sizeof also, ", gen-%d", prev);
+    snprintf(text, sizeof text,
+             "; written by tavreli train: generation %d's confirmation is complete\n[confirmed]\npairs = %ld\n"
+             "against = gen-0%s\n",
+             g, pairs, also);
+    return write_atomic(marker, text, err);
+}
+
+/* Confirms generation g when it was accepted (res) and pairs > 0; sets
+ * out->interrupted when a signal stopped it. */
+static TvStatus confirm_if_accepted(const TrainConfig *c, const char *dir, int g, int prev, const char *outcome,
+                                    long pairs, const TrainCallbacks *cb, TrainOutcome *out, TvError *err)
+{
+    if (strcmp(outcome, "accepted") != 0 || pairs <= 0)
+        return TV_OK;
+    bool stopped;
+    TvStatus st = confirm_generation(c, dir, g, prev, pairs, cb, &stopped, err);
+    if (st == TV_OK && stopped)
+        out->interrupted = true;
+    return st;
+}
+
 TvStatus train_run(const TrainConfig *c, const char *config_text, const char *dir, const TrainCallbacks *cb,
                    TrainOutcome *out, TvError *err)
 {
@@ -402,9 +492,15 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
         if ((st = read_result(dir, g, &res, &have, err)) != TV_OK)
             return st;
         if (have) {
+            int prev = best;
             best = (int)res.best;
             out->generations_done = g;
             emit(cb, g, "skip", "done before: %s, best gen-%d", res.outcome, best);
+            st = confirm_if_accepted(c, dir, g, prev, res.outcome, c->confirm_pairs, cb, out, err);
+            if (st != TV_OK || out->interrupted) {
+                out->best = best;
+                return st;
+            }
             continue;
         }
         gen_path(path, sizeof path, dir, g, NULL);
@@ -480,6 +576,7 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
              improved ? "an improvement" : "no improvement, the SPRT is skipped");
         char result[512];
         const char *outcome = "no-change";
+        int prev_best = best;
         double llr = 0;
         int64_t pairs = 0;
         if (improved) {
@@ -525,9 +622,54 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
         out->generations_done = g;
         emit(cb, g, "result", "%s (LLR %.3f after %lld pairs); the best is gen-%d", outcome, llr, (long long)pairs,
              best);
+        /* 5. the confirmation of an accepted generation */
+        st = confirm_if_accepted(c, dir, g, prev_best, outcome, c->confirm_pairs, cb, out, err);
+        if (st != TV_OK || out->interrupted) {
+            out->best = best;
+            return st;
+        }
     }
     out->best = best;
     return TV_OK;
+}
+
+/* The default of a [train] key (TRAIN_KEYS). */
+static double key_default(const char *name)
+{
+    for (int k = 0; k < NKEYS; k++)
+        if (!strcmp(TRAIN_KEYS[k].name, name))
+            return TRAIN_KEYS[k].def;
+    return 0;
+}
+
+TvStatus train_confirm(const char *dir, const TrainCallbacks *cb, TrainOutcome *out, TvError *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!train_is_dir(dir))
+        return tv_fail(err, TV_ERR_ARG, "%s is not a training folder (no train.ini and gen-0): give the folder of a "
+                       "'tavreli train' run", dir);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/train.ini", dir);
+    TrainConfig c;
+    TvStatus st = read_config(path, &c, false, err);
+    if (st != TV_OK)
+        return st;
+    long pairs = c.confirm_pairs > 0 ? c.confirm_pairs : (long)key_default("confirm_pairs");
+    int best = 0;
+    for (int g = 1;; g++) {
+        GenResult res;
+        bool have;
+        if ((st = read_result(dir, g, &res, &have, err)) != TV_OK || !have)
+            break;
+        int prev = best;
+        best = (int)res.best;
+        out->generations_done = g;
+        st = confirm_if_accepted(&c, dir, g, prev, res.outcome, pairs, cb, out, err);
+        if (st != TV_OK || out->interrupted)
+            break;
+    }
+    out->best = best;
+    return st;
 }
 
 /* ---- the ladder --------------------------------------------------------------------- */
@@ -552,131 +694,279 @@ static int gen_of_name(const char *name)
     return *end || end == name + 4 || g < 0 || g > 100000 ? -1 : (int)g;
 }
 
-TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out, int *nrungs_out, TvError *err)
+/* The games of one store into *games (grown), engines named gen-G; slot
+ * keeps pair ids apart between the stores of a generation; with max_index
+ * >= 0 only the games of plan index below it. */
+typedef struct {
+    RatedGame *g;
+    int64_t n, cap;
+    int maxgen;
+} GameList;
+
+static TvStatus add_store(const char *store, int gen, int slot, int64_t max_index, GameList *L, TvError *err)
+{
+    StoreContents c;
+    memset(&c, 0, sizeof c);
+    TvStatus st = h5store_read(store, false, false, &c, err);
+    for (int64_t i = 0; st == TV_OK && i < c.ngames; i++) {
+        const StoredGame *sg = &c.games[i];
+        if (max_index >= 0 && sg->index >= max_index)
+            continue;
+        int w = sg->white >= 0 && sg->white < c.nengines ? gen_of_name(c.engines[sg->white].name) : -1;
+        int b = sg->black >= 0 && sg->black < c.nengines ? gen_of_name(c.engines[sg->black].name) : -1;
+        if (w < 0 || b < 0) {
+            st = tv_fail(err, TV_ERR_PARSE, "%s: engines not named gen-G", store);
+            break;
+        }
+        if (L->n == L->cap) {
+            int64_t cap = L->cap ? 2 * L->cap : 1024;
+            RatedGame *ng = realloc(L->g, sizeof *ng * (size_t)cap);
+            if (!ng) {
+                st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+                break;
+            }
+            L->g = ng;
+            L->cap = cap;
+        }
+        L->g[L->n++] = (RatedGame){w, b, sg->result, ((int64_t)gen * 128 + slot) * 100000000LL + sg->index / 2};
+        L->maxgen = w > L->maxgen ? w : b > L->maxgen ? b : L->maxgen;
+    }
+    h5store_contents_free(&c);
+    return st;
+}
+
+/* One rating fit of a game list: each generation that played is a player. */
+typedef struct {
+    int maxgen;
+    int *player;     /* maxgen + 1: the generation's rating index, -1 when it did not play */
+    int64_t *played; /* maxgen + 1: its games */
+    int np;
+    Ratings R;
+    bool rated;
+} GenFit;
+
+static void gen_fit_free(GenFit *F)
+{
+    free(F->player);
+    free(F->played);
+    if (F->rated)
+        ratings_free(&F->R);
+    memset(F, 0, sizeof *F);
+}
+
+static TvStatus gen_fit(const GameList *L, GenFit *F, TvError *err)
+{
+    memset(F, 0, sizeof *F);
+    F->maxgen = L->maxgen;
+    F->player = malloc(sizeof *F->player * (size_t)(L->maxgen + 1));
+    F->played = calloc((size_t)L->maxgen + 1, sizeof *F->played);
+    RatedGame *games = malloc(sizeof *games * (size_t)(L->n ? L->n : 1));
+    if (!F->player || !F->played || !games) {
+        free(games);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    for (int g = 0; g <= L->maxgen; g++)
+        F->player[g] = -1;
+    for (int64_t i = 0; i < L->n; i++) {
+        int gg[2] = {L->g[i].white, L->g[i].black};
+        for (int k = 0; k < 2; k++) {
+            F->played[gg[k]]++;
+            if (F->player[gg[k]] < 0)
+                F->player[gg[k]] = F->np++;
+        }
+        games[i] = L->g[i];
+        games[i].white = F->player[gg[0]];
+        games[i].black = F->player[gg[1]];
+    }
+    TvStatus st = TV_OK;
+    if (F->np >= 2) {
+        st = ratings_fit(games, L->n, F->np, 0, 1, &F->R, err);
+        F->rated = st == TV_OK;
+    }
+    free(games);
+    return st;
+}
+
+/* Generation g's Elo against generation 0 in fit F with its 95% interval
+ * (from the covariance of the two ratings); false when F does not rate both. */
+static bool gen_fit_elo(const GenFit *F, int g, TrainRung *r)
+{
+    if (!F->rated || g > F->maxgen || F->player[g] < 0 || F->player[0] < 0)
+        return false;
+    int a = F->player[g], z = F->player[0], np = F->np;
+    double d = F->R.elo[a] - F->R.elo[z];
+    double v = F->R.cov[a * np + a] + F->R.cov[z * np + z] - 2 * F->R.cov[a * np + z];
+    double h = STATS_Z975 * sqrt(v > 0 ? v : 0);
+    r->elo = d;
+    r->lo = d - h;
+    r->hi = d + h;
+    r->games = F->played[g];
+    return true;
+}
+
+const char *train_rung_method(const TrainRung *r, char *buf, size_t n)
+{
+    char also[32] = "";
+    if (r->vs_prev > 0)
+        snprintf(also, sizeof also, " and gen-%d", r->vs_prev);
+    switch (r->method) {
+    case RUNG_REFERENCE:
+        snprintf(buf, n, "reference");
+        break;
+    case RUNG_CONFIRMATION:
+        snprintf(buf, n, "confirmation games, one joint fit (played gen-0%s)", also);
+        break;
+    case RUNG_SPRT_CHAIN:
+        snprintf(buf, n, "SPRT games only: not confirmed, biased away from 0");
+        break;
+    }
+    return buf;
+}
+
+const char *train_rung_direct(const TrainRung *r, char *buf, size_t n)
+{
+    if (isnan(r->direct))
+        snprintf(buf, n, "-");
+    else if (isinf(r->direct))
+        snprintf(buf, n, "%s", r->direct > 0 ? "all won" : "all lost");
+    else
+        snprintf(buf, n, "%+.1f +- %.1f", r->direct, r->direct_err);
+    return buf;
+}
+
+/* What the ladder was made of, for the document. */
+typedef struct {
+    int ngen;             /* complete generations */
+    int64_t sprt_games;   /* the games the SPRTs' decisions counted */
+    int64_t confirm_games;
+    int nconfirmed;
+} LadderInfo;
+
+static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, LadderInfo *info, TvError *err)
 {
     *rungs_out = NULL;
     *nrungs_out = 0;
+    memset(info, 0, sizeof *info);
     if (!train_is_dir(dir))
         return tv_fail(err, TV_ERR_ARG, "%s is not a training folder (no train.ini and gen-0)", dir);
-    /* generations with a result, and their SPRT games */
-    RatedGame *games = NULL;
-    int64_t ngames = 0, cap = 0;
-    int ngen = 0, maxgen = 0;
-    bool *accepted = NULL;
+    GameList sprt = {0}, conf = {0};
+    int *prev_of = NULL; /* per generation: the best before it (accepted ones), -1 otherwise */
+    bool *confirmed = NULL;
     TvStatus st = TV_OK;
+    int best = 0;
     for (int g = 1;; g++) {
         GenResult res;
         bool have;
-        if ((st = read_result(dir, g, &res, &have, err)) != TV_OK)
+        if ((st = read_result(dir, g, &res, &have, err)) != TV_OK || !have)
             break;
-        if (!have)
-            break;
-        ngen = g;
-        bool *a = realloc(accepted, sizeof *a * (size_t)(g + 1));
-        if (!a) {
+        int *p = realloc(prev_of, sizeof *p * (size_t)(g + 1));
+        if (p)
+            prev_of = p;
+        bool *cf = realloc(confirmed, sizeof *cf * (size_t)(g + 1));
+        if (cf)
+            confirmed = cf;
+        if (!p || !cf) {
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
             break;
         }
-        accepted = a;
-        accepted[0] = true;
-        accepted[g] = !strcmp(res.outcome, "accepted");
-        char store[1100];
-        gen_path(store, sizeof store, dir, g, "sprt.h5");
-        if (!exists(store))
-            continue;
-        StoreContents c;
-        memset(&c, 0, sizeof c);
-        if ((st = h5store_read(store, false, false, &c, err)) != TV_OK)
+        info->ngen = g;
+        prev_of[0] = -1;
+        confirmed[0] = false;
+        bool acc = !strcmp(res.outcome, "accepted");
+        prev_of[g] = acc ? best : -1;
+        char path[1100];
+        gen_path(path, sizeof path, dir, g, "confirmed");
+        confirmed[g] = acc && exists(path);
+        /* the SPRT: only the pairs its decision counted (plan order), not
+         * the games still in flight when it decided */
+        gen_path(path, sizeof path, dir, g, "sprt.h5");
+        if (exists(path) && (st = add_store(path, g, 0, 2 * (int64_t)res.pairs, &sprt, err)) != TV_OK)
             break;
-        for (int64_t i = 0; i < c.ngames && st == TV_OK; i++) {
-            const StoredGame *sg = &c.games[i];
-            int w = sg->white >= 0 && sg->white < c.nengines ? gen_of_name(c.engines[sg->white].name) : -1;
-            int b = sg->black >= 0 && sg->black < c.nengines ? gen_of_name(c.engines[sg->black].name) : -1;
-            if (w < 0 || b < 0) {
-                st = tv_fail(err, TV_ERR_PARSE, "%s: engines not named gen-G", store);
+        if (confirmed[g]) {
+            int opp[2] = {0, best};
+            for (int k = 0; k < (best ? 2 : 1) && st == TV_OK; k++) {
+                confirm_path(path, sizeof path, dir, g, opp[k], "h5");
+                st = add_store(path, g, 1 + opp[k], -1, &conf, err);
+            }
+            if (st != TV_OK)
                 break;
-            }
-            if (ngames == cap) {
-                cap = cap ? 2 * cap : 1024;
-                RatedGame *ng = realloc(games, sizeof *ng * (size_t)cap);
-                if (!ng) {
-                    st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-                    break;
-                }
-                games = ng;
-            }
-            games[ngames++] = (RatedGame){w, b, sg->result, (int64_t)g * 100000000LL + sg->index / 2};
-            maxgen = w > maxgen ? w : b > maxgen ? b : maxgen;
+            info->nconfirmed++;
         }
-        h5store_contents_free(&c);
-        if (st != TV_OK)
-            break;
+        if (acc)
+            best = g;
     }
-    if (st == TV_OK && ngen == 0)
+    if (st == TV_OK && info->ngen == 0)
         st = tv_fail(err, TV_ERR_ARG, "%s: no generation is complete yet", dir);
-    /* players: the generations that played, compacted */
-    int *player = calloc((size_t)maxgen + 1, sizeof *player), np = 0;
-    int *gen_of = calloc((size_t)maxgen + 1, sizeof *gen_of);
-    int64_t *played = calloc((size_t)maxgen + 1, sizeof *played);
-    if (st == TV_OK && (!player || !gen_of || !played))
-        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    if (st == TV_OK) {
-        for (int g = 0; g <= maxgen; g++)
-            player[g] = -1;
-        for (int64_t i = 0; i < ngames; i++) {
-            int gg[2] = {games[i].white, games[i].black};
-            for (int k = 0; k < 2; k++) {
-                played[gg[k]]++;
-                if (player[gg[k]] < 0) {
-                    gen_of[np] = gg[k];
-                    player[gg[k]] = np++;
-                }
-            }
-        }
-        for (int64_t i = 0; i < ngames; i++) {
-            games[i].white = player[games[i].white];
-            games[i].black = player[games[i].black];
-        }
-    }
-    Ratings R;
-    memset(&R, 0, sizeof R);
-    bool rated = false;
-    if (st == TV_OK && np >= 2) {
-        st = ratings_fit(games, ngames, np, 0, 1, &R, err);
-        rated = st == TV_OK;
-    }
-    /* the rungs: generation 0 and every accepted generation that was rated */
-    TrainRung *rungs = calloc((size_t)ngen + 1, sizeof *rungs);
+    info->sprt_games = sprt.n;
+    info->confirm_games = conf.n;
+    GenFit fs, fc;
+    memset(&fs, 0, sizeof fs);
+    memset(&fc, 0, sizeof fc);
+    if (st == TV_OK)
+        st = gen_fit(&sprt, &fs, err);
+    if (st == TV_OK)
+        st = gen_fit(&conf, &fc, err);
+    /* the rungs: generation 0 and every accepted generation */
+    TrainRung *rungs = NULL;
     int nr = 0;
-    if (st == TV_OK && !rungs)
+    if (st == TV_OK && !(rungs = calloc((size_t)info->ngen + 1, sizeof *rungs)))
         st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    for (int g = 0; st == TV_OK && g <= ngen; g++) {
-        if (!accepted[g])
+    for (int g = 0; st == TV_OK && g <= info->ngen; g++) {
+        if (g > 0 && prev_of[g] < 0)
             continue;
         TrainRung *r = &rungs[nr++];
         r->generation = g;
-        if (g == 0 || !rated || g > maxgen || player[g] < 0 || player[0] < 0) {
-            r->elo = 0;
-            r->lo = r->hi = 0;
-            r->games = g <= maxgen ? played[g] : 0;
-            continue;
+        r->vs_prev = -1;
+        r->direct = r->direct_err = NAN;
+        if (g == 0) {
+            r->method = RUNG_REFERENCE;
+            r->games = info->nconfirmed ? fc.played[0] : fs.played[0];
+        } else if (confirmed[g] && gen_fit_elo(&fc, g, r)) {
+            r->method = RUNG_CONFIRMATION;
+            r->vs_prev = prev_of[g];
+            PairingStats ps; /* the games list holds generations as players */
+            pairing_stats(conf.g, conf.n, g, 0, &ps);
+            r->direct = ps.elo;
+            r->direct_err = ps.elo_err95;
+        } else {
+            r->method = RUNG_SPRT_CHAIN;
+            if (!gen_fit_elo(&fs, g, r))
+                r->games = 0;
         }
-        int a = player[g], z = player[0];
-        double d = R.elo[a] - R.elo[z];
-        double v = R.cov[a * np + a] + R.cov[z * np + z] - 2 * R.cov[a * np + z];
-        double h = 1.959964 * sqrt(v > 0 ? v : 0);
-        r->elo = d;
-        r->lo = d - h;
-        r->hi = d + h;
-        r->games = played[g];
     }
-    if (st == TV_OK && rated && player[0] >= 0)
-        rungs[0].games = played[0];
+    gen_fit_free(&fs);
+    gen_fit_free(&fc);
+    free(sprt.g);
+    free(conf.g);
+    free(prev_of);
+    free(confirmed);
+    if (st != TV_OK) {
+        free(rungs);
+        return st;
+    }
+    *rungs_out = rungs;
+    *nrungs_out = nr;
+    return TV_OK;
+}
+
+TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err)
+{
+    LadderInfo info;
+    return ladder(dir, rungs, nrungs, &info, err);
+}
+
+TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out, int *nrungs_out, TvError *err)
+{
+    TrainRung *rungs;
+    int nr;
+    LadderInfo info;
+    TvStatus st = ladder(dir, &rungs, &nr, &info, err);
+    if (st != TV_OK)
+        return st;
     /* the document and the plot */
     Doc D = {0};
     StrBuf md = {0}, html = {0};
-    if (st == TV_OK)
-        st = doc_make_dirs(outdir, err);
+    st = doc_make_dirs(outdir, err);
     if (st == TV_OK) {
         PlotSet p;
         plot_begin(&p, outdir);
@@ -709,38 +999,64 @@ TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out
         doc_h1(&D, "Training ladder: %s", dir);
         int nacc = nr - 1;
         doc_para(&D,
-                 "%d generations complete, %d accepted. Elo of every accepted generation against generation 0 "
-                 "with its 95%% interval, from one rating fit (BayesElo's model) of all %lld SPRT games of the run "
-                 "(each version is one player, gen-G). The SPRT matches stop when the test decides, which biases "
-                 "each step's estimate away from 0; the steps of the ladder add up.",
-                 ngen, nacc, (long long)ngames);
-        doc_table(&D, "lrrrr");
-        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "SPRT games"};
-        for (int i = 0; i < 5; i++)
+                 "%d generations complete, %d accepted, %d of them confirmed. Elo of every accepted generation "
+                 "against generation 0 with its 95%% interval; the last column says how each was measured.",
+                 info.ngen, nacc, info.nconfirmed);
+        doc_para(&D,
+                 "Confirmed generations: one rating fit (BayesElo's model) of all %lld confirmation games of the "
+                 "run, in which each accepted generation played generation 0 and the best before it (`train` "
+                 "does this after each accepted generation, `[train] confirm_pairs` pairs per opponent; `tavreli "
+                 "train --confirm DIR` for a run without). Each version is one player, gen-G, and the interval of "
+                 "its Elo against gen-0 uses the covariance of the two ratings.",
+                 (long long)info.confirm_games);
+        if (info.nconfirmed < nacc)
+            doc_para(&D,
+                     "Generations not confirmed: one rating fit of the %lld SPRT games the tests' decisions "
+                     "counted. Each SPRT played only the generation against the best before it and stopped when "
+                     "the test decided, so such an Elo adds up early-stopped steps: each step is biased away from "
+                     "0, and strength need not add up between versions. Run `tavreli train --confirm %s`.",
+                     (long long)info.sprt_games, dir);
+        doc_para(&D,
+                 "The joint fit assumes that strength adds up between versions (A's Elo over C is A's over B "
+                 "plus B's over C). The column `direct vs gen-0` is each confirmed generation's own games "
+                 "against gen-0 alone, Elo from their score with its 95%% half-width: where it and the joint fit "
+                 "disagree beyond their intervals, strength does not add up between these versions, and a "
+                 "direct match is the better measure of the step from gen-0.");
+        doc_table(&D, "lrrrrrl");
+        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games", "direct vs gen-0",
+                              "measured by"};
+        for (int i = 0; i < 7; i++)
             doc_cell(&D, "%s", head[i]);
         for (int i = 0; i < nr; i++) {
+            char m[128];
             doc_cell(&D, "gen-%d", rungs[i].generation);
             doc_cell(&D, "%+.1f", rungs[i].elo);
             doc_cell(&D, "%+.1f", rungs[i].lo);
             doc_cell(&D, "%+.1f", rungs[i].hi);
             doc_cell(&D, "%lld", (long long)rungs[i].games);
+            char d[64];
+            doc_cell(&D, "%s", train_rung_direct(&rungs[i], d, sizeof d));
+            doc_cell(&D, "%s", train_rung_method(&rungs[i], m, sizeof m));
         }
         doc_img(&D, PLOT_ELO_PNG, "Elo of the accepted generations against generation 0, 95% intervals");
         doc_h2(&D, "Generations");
-        doc_table(&D, "lllrr");
-        const char *gh[] = {"generation", "outcome", "best after", "LLR", "SPRT pairs"};
-        for (int i = 0; i < 5; i++)
+        doc_table(&D, "lllrrl");
+        const char *gh[] = {"generation", "outcome", "best after", "LLR", "SPRT pairs", "confirmed"};
+        for (int i = 0; i < 6; i++)
             doc_cell(&D, "%s", gh[i]);
-        for (int g = 1; g <= ngen; g++) {
+        for (int g = 1; g <= info.ngen; g++) {
             GenResult res;
             bool have;
             if (read_result(dir, g, &res, &have, err) != TV_OK || !have)
                 break;
+            char path[1100];
+            gen_path(path, sizeof path, dir, g, "confirmed");
             doc_cell(&D, "gen-%d", g);
             doc_cell(&D, "%s", res.outcome);
             doc_cell(&D, "gen-%ld", res.best);
             doc_cell(&D, "%.3f", res.llr);
             doc_cell(&D, "%ld", res.pairs);
+            doc_cell(&D, "%s", strcmp(res.outcome, "accepted") ? "-" : exists(path) ? "yes" : "no");
         }
         if (D.oom)
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
@@ -756,13 +1072,6 @@ TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out
     doc_free(&D);
     free(md.s);
     free(html.s);
-    if (rated)
-        ratings_free(&R);
-    free(games);
-    free(accepted);
-    free(player);
-    free(gen_of);
-    free(played);
     if (st != TV_OK) {
         free(rungs);
         return st;

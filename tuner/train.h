@@ -15,9 +15,14 @@
  *   4. the outcome is written to DIR/gen-G/result (an INI [result] section:
  *      outcome = accepted | rejected | inconclusive | no-change, best = the
  *      best's generation afterwards, llr, pairs), written last and renamed
- *      into place, so a generation with a result is complete.
+ *      into place, so a generation with a result is complete;
+ *   5. an accepted generation is confirmed (with confirm_pairs > 0): gen-G
+ *      plays confirm_pairs opening pairs against gen-0 and as many against
+ *      the previous best, into DIR/gen-G/confirm-gen-O.h5 (tournament INI
+ *      confirm-gen-O.ini); DIR/gen-G/confirmed, written last, marks the
+ *      confirmation complete.  The ladder is one rating fit of these games.
  * A run that is interrupted (a signal, kill -9) resumes where it stopped:
- * complete generations are skipped, a store being written is resumed
+ * complete generations (and confirmations) are skipped, a store being written is resumed
  * (runner --resume), a tune is redone (it is deterministic).  Generation 0
  * is the start engine (DIR/gen-0/best.ini).
  *
@@ -29,6 +34,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -47,6 +53,7 @@ typedef struct {
     long max_plies;     /* adjudication: a game still going is drawn here */
     long threads;       /* 0: all cores */
     uint64_t seed;
+    long confirm_pairs; /* the confirmation's opening pairs against each opponent (0: none) */
 } TrainConfig;
 
 /* Reads a training INI (errors name the file and line: unknown section or
@@ -56,7 +63,7 @@ TvStatus train_read(const char *path, TrainConfig *c, TvError *err);
 /* One step of the run, for the front end to print. */
 typedef struct {
     int generation;
-    const char *stage;  /* "self-play", "tune", "sprt", "result", "skip" */
+    const char *stage;  /* "self-play", "tune", "sprt", "result", "skip", "confirm" */
     char text[512];     /* what happened */
 } TrainEvent;
 
@@ -80,24 +87,59 @@ typedef struct {
 TvStatus train_run(const TrainConfig *c, const char *config_text, const char *dir, const TrainCallbacks *cb,
                    TrainOutcome *out, TvError *err);
 
+/* `tavreli train --confirm DIR`: plays the confirmation (step 5 above) of
+ * every accepted generation of the existing run in dir that has none yet,
+ * with the confirm_pairs of DIR/train.ini (the key's default when it is 0
+ * or missing there); no new generation is started.  Resumable as train_run
+ * is.  Errors: dir is not a training folder, a damaged train.ini or
+ * result, those of self-play. */
+TvStatus train_confirm(const char *dir, const TrainCallbacks *cb, TrainOutcome *out, TvError *err);
+
 /* True when dir holds a training run (DIR/train.ini and DIR/gen-0). */
 bool train_is_dir(const char *dir);
+
+/* How a rung of the ladder was measured. */
+typedef enum {
+    RUNG_REFERENCE,    /* generation 0: 0 by definition */
+    RUNG_CONFIRMATION, /* the joint fit of the confirmation games */
+    RUNG_SPRT_CHAIN,   /* not confirmed: the fit of the SPRT games (a chain of early-stopped steps) */
+} TrainRungMethod;
 
 /* One rung of the ladder: an accepted generation (and generation 0). */
 typedef struct {
     int generation;
-    double elo, lo, hi; /* Elo against generation 0 with its 95% interval */
-    int64_t games;      /* SPRT games the version played */
+    double elo, lo, hi;     /* Elo against generation 0 with its 95% interval */
+    TrainRungMethod method;
+    int64_t games;          /* the games of its method that it played */
+    int vs_prev;            /* confirmation: the previous best it also played (-1: only gen-0) */
+    /* confirmation: its own games against gen-0 alone, Elo from their score
+     * with the 95% half-width (NAN otherwise; +-INFINITY for a perfect score) */
+    double direct, direct_err;
 } TrainRung;
 
+/* The method of a rung in words: "confirmation: 200 games (vs gen-0, gen-1)";
+ * buf of n >= 96 bytes. */
+const char *train_rung_method(const TrainRung *r, char *buf, size_t n);
+
+/* The direct column of a rung: "+382.0 +- 113.0", "all won" or "all
+ * lost" for a perfect score, "-" without confirmation; buf of n >= 48. */
+const char *train_rung_direct(const TrainRung *r, char *buf, size_t n);
+
 /* The Elo ladder of a training directory: every accepted generation's Elo
- * against generation 0 with 95% intervals, from one rating fit of all the
- * SPRT games of the run (accepted and not; each version is a player named
- * gen-G); writes outdir/ladder.md, outdir/report.html and the plot
- * outdir/ladder.png (gnuplot), and fills rungs (heap, *nrungs; free()).
- * The intervals are those of the fit; SPRT matches stop early when the
- * test decides, which biases each step's estimate away from 0 (reported in
- * the document).  Errors: no complete generation, no SPRT games, gnuplot
+ * against generation 0 with its 95% interval.  Confirmed generations are
+ * rated by one joint fit (BayesElo's model, tuner/ratings.h) of all the
+ * confirmation games of the run; a generation without a complete
+ * confirmation by one fit of the SPRT games (only the pairs each SPRT's
+ * decision counted), which chains early-stopped steps and is biased away
+ * from 0.  The joint fit assumes that strength adds up between versions;
+ * each confirmed rung also carries its games against gen-0 alone (direct),
+ * which do not.  Fills rungs (heap, *nrungs; free()).  Errors: not a training
+ * folder, no complete generation, a damaged store. */
+TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err);
+
+/* train_ladder, and writes outdir/ladder.md, outdir/report.html and the
+ * plot outdir/elo.png (gnuplot): the ladder with each rung's method, and
+ * every generation's outcome.  Errors: those of train_ladder, gnuplot
  * missing, an unwritable outdir. */
 TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs, int *nrungs, TvError *err);
 
