@@ -129,13 +129,17 @@ static bool well_determined(const TuneResult *r, int i)
     return r->free[i] && !r->at_bound[i] && !r->undetermined[i] && isfinite(r->se[i]) && r->se[i] > 0;
 }
 
-static void test_bootstrap_agreement(void **state)
+/* The clustered errors against the bootstrap at L2 strength l2 (auto:
+ * cross-validated, as `tavreli tune` does by default); the median ratio
+ * over the well-determined weights within [lo, hi]. */
+static void check_bootstrap_agreement(void **state, bool l2_auto, double lo, double hi)
 {
     Fixture *f = *state;
     TuneOptions opt;
     tune_options_default(&opt);
     opt.bootstrap = 50;
     opt.seed = 3;
+    opt.l2_auto = l2_auto;
     TuneResult r;
     TvError err;
     if (tune_fit(&f->all, NULL, &f->start.params, &opt, &r, &err) != TV_OK)
@@ -150,13 +154,20 @@ static void test_bootstrap_agreement(void **state)
         }
     assert_true(n >= 20);
     double m = median(ratio, n), mn = median(naive, n);
-    print_message("%d weights: clustered / bootstrap median %.3f (range %.2f .. %.2f); per-position / bootstrap "
-                  "median %.3f\n",
-                  n, m, ratio[0], ratio[n - 1], mn);
-    assert_true(m >= 0.75 && m <= 1.25);
+    print_message("L2 %g: %d weights: clustered / bootstrap median %.3f (range %.2f .. %.2f); per-position / "
+                  "bootstrap median %.3f\n",
+                  r.l2, n, m, ratio[0], ratio[n - 1], mn);
+    assert_true(m >= lo && m <= hi);
     assert_true(mn < 0.75);
     tune_result_free(&r);
 }
+
+static void test_bootstrap_agreement(void **state) { check_bootstrap_agreement(state, false, 0.75, 1.25); }
+
+/* At the cross-validated L2 the bootstrap refits with the pull: the
+ * clustered errors must hold its curvature too (without it they were about
+ * twice the bootstrap's). */
+static void test_bootstrap_agreement_l2_auto(void **state) { check_bootstrap_agreement(state, true, 0.8, 1.25); }
 
 static void test_recovers_known_weights(void **state)
 {
@@ -273,6 +284,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bootstrap_agreement),
+        cmocka_unit_test(test_bootstrap_agreement_l2_auto),
         cmocka_unit_test(test_recovers_known_weights),
         cmocka_unit_test(test_threads_identical),
     };

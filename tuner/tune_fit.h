@@ -68,6 +68,19 @@ void tune_options_default(TuneOptions *o);
 /* Strengths of the L2 pull tried by --l2 auto (the last is 0). */
 #define TUNE_CV_GRID 13
 
+/* Two fitted weights whose estimates correlate beyond this (|r|, from the
+ * game-clustered covariance) trade off against each other: the data fix
+ * their combination, not each value (docs/tuning.md).  0.8: r^2 = 0.64,
+ * so knowing one estimate explains two thirds of the other's variance. */
+#define TUNE_CORR_REPORT 0.8
+/* The strongest pairs kept (the count of all is kept too). */
+#define TUNE_CORR_MAX 32
+
+typedef struct {
+    int a, b;  /* weight elements, a < b in weights.def order */
+    double r;  /* the correlation of their estimates */
+} TuneCorrPair;
+
 typedef struct {
     double K;
     double l2;                     /* the strength used (chosen by cross-validation when l2_auto) */
@@ -84,7 +97,8 @@ typedef struct {
     double start[EVAL_NWEIGHTS];   /* start weights */
     double fitted[EVAL_NWEIGHTS];  /* real-valued optimum (start where not free) */
     int rounded[EVAL_NWEIGHTS];    /* fitted, rounded and clamped to the bounds */
-    double se[EVAL_NWEIGHTS];      /* standard error, game-clustered (0: not fitted or at a bound) */
+    double se[EVAL_NWEIGHTS];      /* standard error, game-clustered sandwich at the fit's L2 (0: not fitted
+                                      or at a bound) */
     double se_positions[EVAL_NWEIGHTS]; /* the same with positions taken as independent (too small:
                                            positions of one game share its result); for comparison */
     double boot_sd[EVAL_NWEIGHTS]; /* bootstrap sd (0 without --bootstrap) */
@@ -95,6 +109,13 @@ typedef struct {
     bool undetermined[EVAL_NWEIGHTS]; /* the data cannot fix it (infinite stderr, or its feature seen in
                                          fewer than TUNE_MIN_GAMES games or TUNE_MIN_POSITIONS
                                          positions): poorly determined, rounded keeps the start */
+    bool fixed[EVAL_NWEIGHTS];     /* held at the start value by TuneOptions.fixed: left out of the fit */
+    TuneCorrPair corr[TUNE_CORR_MAX]; /* pairs with |r| > TUNE_CORR_REPORT, strongest first */
+    int ncorr, ncorr_all;          /* kept, and found (ncorr_all - ncorr beyond TUNE_CORR_MAX) */
+    int32_t fit_games;             /* games of the fit set */
+    int64_t fit_positions;         /* positions of the fit set */
+    int moved_2se;                 /* fitted weights (finite error, not on a bound) moved by more than 2
+                                      standard errors from the start */
     int32_t feature_games[EVAL_NWEIGHTS]; /* games of the fit set in which the weight's feature occurs */
     int64_t feature_positions[EVAL_NWEIGHTS]; /* ... and positions */
     int nfree;
