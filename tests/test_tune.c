@@ -417,7 +417,7 @@ static void test_monotone_and_reproducible(void **state)
     assert_int_equal(a.nhistory, b.nhistory);
     assert_memory_equal(a.history, b.history, sizeof *a.history * (size_t)a.nhistory);
     /* the INI comment carries a line per fitted weight */
-    char *c = tune_ini_comment(&a, "hdr");
+    char *c = tune_ini_comment(&a, "hdr", NULL);
     assert_non_null(c);
     assert_non_null(strstr(c, "tempo: 10 -> "));
     free(c);
@@ -698,7 +698,7 @@ static void test_l2_auto_and_improvement(void **state)
     assert_true(b.hold_loss_rounded >= b.hold_loss0);
     for (int i = 0; i < NW; i++)
         assert_int_equal(b.rounded[i], f->start.w[i]);
-    char *c = tune_ini_comment(&b, NULL);
+    char *c = tune_ini_comment(&b, NULL, NULL);
     assert_non_null(c);
     assert_non_null(strstr(c, "NO IMPROVEMENT"));
     assert_non_null(strstr(c, "not adopted"));

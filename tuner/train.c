@@ -28,7 +28,7 @@
 
 /* ---- the configuration ------------------------------------------------------ */
 
-typedef enum { KEY_NAME, KEY_PATH, KEY_LONG, KEY_DOUBLE, KEY_U64 } KeyKind;
+typedef enum { KEY_NAME, KEY_PATH, KEY_LONG, KEY_DOUBLE, KEY_U64, KEY_FIXED } KeyKind;
 
 /* Every key of [train], declared once: name, kind, place, range, default
  * (the defaults are set from this table too), and what it means (for
@@ -59,6 +59,8 @@ static const TrainKey TRAIN_KEYS[] = {
     {"max_plies", KEY_LONG, offsetof(TrainConfig, max_plies), 1, 10000, 300},
     {"threads", KEY_LONG, offsetof(TrainConfig, threads), 0, 1024, 0},
     {"seed", KEY_U64, offsetof(TrainConfig, seed), 0, 0, 1},
+    /* weights every tune holds at the best's values (tune --fixed) */
+    {"fixed", KEY_FIXED, offsetof(TrainConfig, fixed), 0, 0, 0},
 };
 #define NKEYS (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0])
 
@@ -138,6 +140,21 @@ static int train_handler(void *user, const char *section, const char *name, cons
                 return 0;
             }
             *(double *)at = v;
+            return 1;
+        }
+        case KEY_FIXED: {
+            bool mask[EVAL_NWEIGHTS];
+            TvError e;
+            if (strlen(value) >= sizeof r->c->fixed) {
+                snprintf(r->msg, sizeof r->msg, "[train] fixed: the list is longer than %zu characters",
+                         sizeof r->c->fixed - 1);
+                return 0;
+            }
+            if (tune_fixed_parse(value, mask, &e) != TV_OK) {
+                snprintf(r->msg, sizeof r->msg, "[train] %.240s", e.msg);
+                return 0;
+            }
+            snprintf(at, sizeof r->c->fixed, "%s", value);
             return 1;
         }
         case KEY_U64: {
@@ -461,6 +478,7 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
         ta.out = tuned;
         ta.log = log;
         ta.seed = c->seed + (uint64_t)g;
+        ta.fixed = c->fixed[0] ? c->fixed : NULL;
         /* no hold-out set: every game goes into the fit and the 5-fold
          * cross-validation over games judges the fit (a 10% hold-out of a
          * few hundred games was too noisy a gate); the SPRT decides */

@@ -47,6 +47,7 @@ typedef struct {
     long max_plies;     /* adjudication: a game still going is drawn here */
     long threads;       /* 0: all cores */
     uint64_t seed;
+    char fixed[512];    /* weights every tune holds at the best's values ("" none; tune --fixed) */
 } TrainConfig;
 
 /* Reads a training INI (errors name the file and line: unknown section or

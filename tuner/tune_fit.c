@@ -227,6 +227,59 @@ TvStatus tune_groups_parse(const char *groups, bool *mask, TvError *err)
     }
     return TV_OK;
 }
+TvStatus tune_fixed_parse(const char *list, bool *mask, TvError *err)
+{
+    for (int i = 0; i < NW; i++)
+        mask[i] = false;
+    if (!list)
+        return TV_OK;
+    const char *s = list;
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        size_t len = strcspn(s, ",");
+        const char *next = s[len] ? s + len + 1 : s + len;
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+            len--;
+        if (len == 0) {
+            if (!*next && s == list)
+                break; /* empty list */
+            return tv_fail(err, TV_ERR_ARG, "fixed: an empty name in '%.100s' (names are separated by commas)", list);
+        }
+        int hits = 0;
+        bool again = false;
+        for (int i = 0; i < NW; i++) {
+            char name[96];
+            eval_weight_element_name(i, name, sizeof name);
+            const WeightInfo *wi = eval_weight_info_of(i);
+            bool whole = strlen(wi->name) == len && !strncmp(wi->name, s, len);
+            if (whole || (strlen(name) == len && !strncmp(name, s, len))) {
+                again |= mask[i];
+                mask[i] = true;
+                hits++;
+            }
+        }
+        if (again)
+            return tv_fail(err, TV_ERR_ARG, "fixed: '%.*s' is given twice", (int)(len > 64 ? 64 : len), s);
+        if (!hits) {
+            char hint[128] = "";
+            for (int d = 0; d < EVAL_NDECLS; d++) {
+                const WeightInfo *wi = &EVAL_WEIGHT_INFO[d];
+                size_t nl = strlen(wi->name);
+                if (len > nl && !strncmp(wi->name, s, nl) && s[nl] == '[')
+                    snprintf(hint, sizeof hint, " (%s has elements %s[0] to %s[%d])", wi->name, wi->name, wi->name,
+                             wi->size - 1);
+            }
+            return tv_fail(err, TV_ERR_ARG,
+                           "fixed: unknown weight '%.*s'%s (an element: top_value[1], tempo; a whole weight: "
+                           "top_value; the names: "
+                           "core/weights.def)",
+                           (int)(len > 64 ? 64 : len), s, hint);
+        }
+        s = next;
+    }
+    return TV_OK;
+}
 /* ---- K ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -975,9 +1028,10 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
         c.lo[i] = wi->lo;
         c.hi[i] = wi->hi;
         c.base[i] = c.pull[i] = start->w[i];
-        if (opt->free[i] && !seen[i])
+        out->fixed[i] = opt->free[i] && opt->fixed[i];
+        if (opt->free[i] && !opt->fixed[i] && !seen[i])
             out->no_data[i] = true;
-        if (opt->free[i] && seen[i]) {
+        if (opt->free[i] && !opt->fixed[i] && seen[i]) {
             out->free[i] = true;
             c.fidx[c.p++] = i;
         }
@@ -1042,6 +1096,17 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
          * others here, e.g. a tune on one game) keeps its start value: the
          * fitted number is one of infinitely many equally good ones. */
         count_feature_games(fit, out->feature_games, out->feature_positions);
+        out->fit_positions = fit->n;
+        out->fit_games = 0;
+        unsigned char *seen_game = calloc((size_t)fit->ngames + 1, 1);
+        if (!seen_game)
+            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+        for (int64_t k = 0; seen_game && k < fit->n; k++)
+            if (!seen_game[fit->game[k]]) {
+                seen_game[fit->game[k]] = 1;
+                out->fit_games++;
+            }
+        free(seen_game);
         for (int j = 0; st == TV_OK && j < c.p; j++) {
             int i = c.fidx[j];
             if ((!out->at_bound[i] && !isfinite(out->se[i])) || out->feature_games[i] < TUNE_MIN_GAMES ||
@@ -1049,6 +1114,12 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
                 out->undetermined[i] = true;
                 out->rounded[i] = start->w[i];
             }
+        }
+        out->moved_2se = 0;
+        for (int j = 0; st == TV_OK && j < c.p; j++) {
+            int i = c.fidx[j];
+            out->moved_2se += isfinite(out->se[i]) && out->se[i] > 0 && !out->undetermined[i] &&
+                              fabs(out->fitted[i] - out->start[i]) > 2 * out->se[i];
         }
         out->fit_loss1 = tune_loss(fit, out->fitted, c.K, NULL, NULL);
         out->hold_loss1 = hold_loss(hold, out->fitted, c.K);

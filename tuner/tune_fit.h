@@ -35,6 +35,14 @@ double tune_loss(const TuneSet *s, const double *w, double K, const float *game_
  * weight.  Error: an unknown group (the message lists the known ones). */
 TvStatus tune_groups_parse(const char *groups, bool *mask, TvError *err);
 
+/* Parses a comma-separated list of weight names into mask (EVAL_NWEIGHTS;
+ * true = named): an element ("top_value[1]", or "tempo" for a scalar) or a
+ * whole array ("top_value": all its elements); spaces around names are
+ * skipped.  NULL or "" names none.  Error: an unknown name or a bad index
+ * (the message says which and how names are written), or a name given
+ * twice. */
+TvStatus tune_fixed_parse(const char *list, bool *mask, TvError *err);
+
 /* Fits K with weights w: minimises tune_loss over K (grid in log K, then
  * GSL's Brent minimiser). */
 TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err);
@@ -49,6 +57,7 @@ typedef struct {
 
 typedef struct {
     bool free[EVAL_NWEIGHTS]; /* weights to fit (others stay at the start) */
+    bool fixed[EVAL_NWEIGHTS]; /* held at the start even when free (anchors the scale): out of the fit */
     double l2;                /* lambda of the pull to the start weights (unless l2_auto) */
     bool l2_auto;             /* choose l2 by cross-validation over games (cv_folds folds) */
     int cv_folds;             /* 0: 5 */
@@ -67,6 +76,10 @@ void tune_options_default(TuneOptions *o);
 
 /* Strengths of the L2 pull tried by --l2 auto (the last is 0). */
 #define TUNE_CV_GRID 13
+
+/* Fewer games than this per fitted weight draw a warning from the summary
+ * (docs/tuning.md, "Small data", has the measurement that chose it). */
+#define TUNE_WARN_GAMES_PER_WEIGHT 10
 
 /* Two fitted weights whose estimates correlate beyond this (|r|, from the
  * game-clustered covariance) trade off against each other: the data fix
