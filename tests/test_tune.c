@@ -498,12 +498,19 @@ static void check_log_round_trip(const TuneResult *r)
         assert_string_equal(w->name, name);
         assert_true(w->start == r->start[i]);
         assert_true(w->now == r->rounded[i]);
-        double se = r->boot_done > 1 ? r->boot_sd[i] : r->se[i];
+        double se = r->se[i]; /* one error: the clustered one, also with a bootstrap */
         if (!close_to(w->se, isfinite(se) ? se : 0.0, 1e-3))
             fail_msg("weight %s: stderr read %g, wrote %g", name, w->se, se);
     }
     assert_int_equal(j, log.nweights);
     assert_int_equal(log.nweights, r->nfree);
+    assert_int_equal(log.ncorr, r->ncorr);
+    for (int k = 0; k < r->ncorr; k++) {
+        char na[96], nb[96];
+        assert_string_equal(log.corr[k].a, eval_weight_element_name(r->corr[k].a, na, sizeof na));
+        assert_string_equal(log.corr[k].b, eval_weight_element_name(r->corr[k].b, nb, sizeof nb));
+        assert_true(close_to(log.corr[k].r, r->corr[k].r, 1e-3));
+    }
     tune_log_free(&log);
     assert_null(log.iters);
     assert_int_equal(log.niters + log.npaths + log.nweights, 0);
@@ -585,9 +592,11 @@ static void test_log_round_trip(void **state)
 
     /* the reader's errors */
     check_log_text("iter 1 fit_loss 0.1 holdout_loss 0.2\n\nweight tempo 10 twelve 1\n", TV_ERR_PARSE,
-                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR' or 'cv L2 "
-                   "LOSS SE'",
+                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR', "
+                   "'corr NAME1 NAME2 R' or 'cv L2 LOSS SE'",
                    3);
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncorr tempo top_value[1] 1.5\n", TV_ERR_PARSE,
+                   "corr: R must be a number from -1 to 1", 2);
     check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv -1 0.2 0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
     check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv start 0.2 -0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
     check_log_text("# comment\niter 2 fit_loss inf holdout_loss 0.2\n", TV_ERR_PARSE,
