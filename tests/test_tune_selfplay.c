@@ -5,7 +5,8 @@
  * by the runner; its positions are resolved as `tavreli tune` resolves
  * them (tune_load).  Then:
  *
- *  - bootstrap agreement: on the games' real results, the game-clustered
+ *  - bootstrap agreement (at L2 0 and at the cross-validated L2): on the
+ *    games' real results, the game-clustered
  *    standard errors agree with the bootstrap over games (50 refits) within
  *    25% at the median over the well-determined weights (free, not on a
  *    bound, not poorly determined), while the errors that take positions as
@@ -21,7 +22,8 @@
  *    the per-position errors cover clearly less.
  *
  *  - the same load and fit (cross-validation, errors, bootstrap) bit for
- *    bit on 1 and on 2 threads.
+ *    bit on 1 and on 2 threads;
+ *  - `tune` on 100 of the games warns about the data per fitted weight.
  *
  * Sizes are small enough for the sanitizer build. */
 #define _POSIX_C_SOURCE 200809L
@@ -280,6 +282,58 @@ static void test_threads_identical(void **state)
     }
 }
 
+/* The whole command (tune_run) on 100 of the games (hold-out 2/3): the
+ * summary gives the data per fitted weight and warns, counts the moves
+ * beyond 2 standard errors, says that an SPRT decides with the command to
+ * run one, and the log has its corr header. */
+static void test_small_data_warns(void **state)
+{
+    Fixture *f = *state;
+    char out[160], log[160];
+    snprintf(out, sizeof out, "%s/new.ini", f->dir);
+    snprintf(log, sizeof log, "%s/new.tuning.log", f->dir);
+    const char *files[1] = {f->store};
+    TuneArgs a;
+    tune_args_default(&a);
+    a.files = files;
+    a.nfiles = 1;
+    a.engine = TAVRELI_TEST_DATA "/../../configs/engines/default.ini";
+    a.out = out;
+    a.holdout = 2.0 / 3.0;
+    TuneRunReport rep;
+    TvError err;
+    if (tune_run(&a, NULL, &rep, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    const char *sum = rep.summary;
+    assert_non_null(sum);
+    const char *d = strstr(sum, "data per fitted weight: ");
+    assert_non_null(d);
+    double gpw = 0;
+    int games = 0, nfree = 0;
+    long long npos = 0;
+    assert_int_equal(sscanf(d, "data per fitted weight: %lf games and %*f positions (%d games, %lld positions, %d",
+                            &gpw, &games, &npos, &nfree),
+                     4);
+    print_message("%d games, %lld positions, %d weights: %.1f games per weight\n", games, npos, nfree, gpw);
+    assert_true(games >= 80 && games <= 120);
+    assert_true(fabs(gpw - (double)games / nfree) < 0.06);
+    assert_non_null(strstr(sum, "WARNING: few games per fitted weight"));
+    assert_non_null(strstr(sum, "moves beyond 2 standard errors: "));
+    assert_non_null(strstr(sum, "an SPRT of the new weights against the start decides"));
+    assert_non_null(strstr(sum, "tavreli selfplay sprt.ini"));
+    FILE *fp = fopen(log, "r");
+    assert_non_null(fp);
+    char line[512];
+    bool corr = false;
+    while (fgets(line, sizeof line, fp))
+        corr |= !strncmp(line, "# corr NAME1 NAME2 R", 20);
+    fclose(fp);
+    assert_true(corr);
+    tune_run_report_free(&rep);
+    remove(out);
+    remove(log);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_bootstrap_agreement_l2_auto),
         cmocka_unit_test(test_recovers_known_weights),
         cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_small_data_warns),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
