@@ -577,15 +577,17 @@ static void test_log_round_trip(void **state)
     assert_int_equal(tune_fit(&fit, &hold, &f->start, &opt, &r, &err), TV_OK);
     assert_true(r.nhistory >= 2 && r.nfree > 0 && r.nfree < NW);
     check_log_round_trip(&r);
-    /* no hold-out loss (nan), the bootstrap sd as STDERR, and an infinite
-     * one (written as 0) */
+    /* no hold-out loss (nan), a bootstrap (STDERR stays the clustered
+     * error: one ±), and an infinite error (written as 0) */
     for (int k = 0; k < r.nhistory; k++)
         r.history[k].holdout_loss = NAN;
     r.boot_done = 2;
     bool first = true;
     for (int i = 0; i < NW; i++)
         if (r.free[i]) {
-            r.boot_sd[i] = first ? INFINITY : 0.25 * (i + 1);
+            r.boot_sd[i] = 0.25 * (i + 1);
+            if (first)
+                r.se[i] = INFINITY;
             first = false;
         }
     check_log_round_trip(&r);
