@@ -58,5 +58,11 @@ want=$(grep '^top_value' "$eng" | awk -F'[=,]' '{gsub(/ /,""); print $3}')
 got=$(grep '^top_value' "$tmp/run/gen-1/tuned.ini" | awk -F'[=,]' '{gsub(/ /,""); print $3}')
 check "the fixed element keeps its value ($want, got $got)" test "$want" = "$got"
 
+# the report's tuning section lists a log's correlated pairs
+cp "$tmp/run/gen-1/tune.log" "$tmp/l.log"
+echo "corr top_value[2] prisoner[2] 0.9130" >>"$tmp/l.log"
+"$tv" report "$tmp/run/gen-1/selfplay.h5" --tuning-log "$tmp/l.log" -o "$tmp/rep" >/dev/null 2>&1
+check "report: the correlated pair is in the tuning section" grep -q '^| top_value\[2\] | prisoner\[2\] | +0.913 |' "$tmp/rep/report.md"
+
 echo "$passes passed, $fails failed"
 test "$fails" -eq 0

@@ -1461,9 +1461,10 @@ static void build_doc(const Report *R, Doc *D)
             doc_img(D, PLOT_TUNING_WEIGHTS_PNG, "the weights that moved most, with +/- 2 stderr error bars");
         }
         if (t->ncorr > 0) {
-            doc_para(D, "Pairs of weights whose estimates are strongly correlated (|r| > 0.8): the data fix their "
+            doc_para(D, "Pairs of weights whose estimates are strongly correlated (|r| > %g): the data fix their "
                         "combination, not each value; holding one fixed (tune --fixed, [train] fixed) anchors "
-                        "the other.");
+                        "the other.",
+                     TUNE_CORR_REPORT);
             doc_table(D, "llr");
             doc_cell(D, "weight");
             doc_cell(D, "weight");
