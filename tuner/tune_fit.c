@@ -19,9 +19,10 @@
  *    BFGS on a penalised box stopped on line-search stalls well short of
  *    the bounded minimum.)  Weights ending on a bound get no standard error
  *    (0) and are left out of the covariance;
- *  - standard errors: from the Gauss-Newton matrix at the optimum and the
- *    residuals (see covariance()); --bootstrap refits on games resampled with
- *    replacement, since positions of one game are correlated. */
+ *  - standard errors: the game-clustered sandwich with the objective's
+ *    Hessian (the L2 pull's curvature included) as bread (see
+ *    covariance()); --bootstrap refits on games resampled with replacement,
+ *    since positions of one game are correlated: a check of them. */
 #include "tune_fit.h"
 
 #include <math.h>
