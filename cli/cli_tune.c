@@ -13,7 +13,8 @@
 static const char TUNE_HELP[] =
     "usage: tavreli tune --data FILE.h5 [FILE.h5 ...] --engine START.ini --out NEW.ini\n"
     "                    [--groups GROUP,...] [--holdout F] [--seed S] [--l2 LAMBDA]\n"
-    "                    [--bootstrap N] [--max-iter N] [--log FILE] [--mix-rules]\n"
+    "                    [--fixed NAME,...] [--bootstrap N] [--max-iter N] [--log FILE]\n"
+    "                    [--mix-rules]\n"
     "\n"
     "Fits the evaluation weights to the results of stored games (Texel tuning):\n"
     "every stored position is resolved to its quiescence leaf with the START\n"
@@ -26,6 +27,9 @@ static const char TUNE_HELP[] =
     "  --seed S     seed of the split and the bootstrap (1)\n"
     "  --l2 LAMBDA|auto  add LAMBDA * sum (w - w_start)^2 to the loss; auto\n"
     "               (default) chooses LAMBDA by 5-fold cross-validation over games\n"
+    "  --fixed NAME,...  hold these weights at their start values, out of the\n"
+    "               fit (top_value[1], tempo, or a whole array: top_value), e.g.\n"
+    "               to anchor the scale of weights that trade off\n"
     "  --bootstrap N  N refits on games resampled with replacement (0)\n"
     "  --max-iter N iteration limit of the minimiser (500)\n"
     "  --log FILE   the tuning log (default: NEW.tuning.log next to NEW.ini),\n"
@@ -34,7 +38,11 @@ static const char TUNE_HELP[] =
     "               (refused otherwise); a game two stores hold is read once\n"
     "\n"
     "Writes NEW.ini (the START engine with the fitted weights rounded, and the\n"
-    "fit as comments: losses, and per weight 'name: start -> new +- se').\n";
+    "fit as comments: data per fitted weight (a warning below 10 games), losses,\n"
+    "the verdict, moves beyond 2 standard errors, strongly correlated pairs of\n"
+    "estimates, and per weight 'name: start -> new +- se', se the game-clustered\n"
+    "standard error at the chosen L2).  An SPRT, not the loss, decides whether\n"
+    "NEW plays better: the summary gives the command.\n";
 
 static const char BENCH_TUNE_HELP[] =
     "usage: tavreli bench tune [--positions N] [--base N] [--seed S] [--data FILE.h5]\n"
@@ -72,7 +80,7 @@ static void print_iteration(const TuneIteration *it, void *user)
 }
 
 typedef struct {
-    const char *data, *engine, *out, *log, *groups, *l2;
+    const char *data, *engine, *out, *log, *groups, *l2, *fixed;
     double holdout;
     unsigned long long seed;
     long bootstrap, max_iter;
@@ -87,6 +95,7 @@ static const CliFlag TUNE_FLAGS[] = {
     {"holdout", 0, CLI_DOUBLE, offsetof(TuneCliArgs, holdout), 0, 0.9},
     {"seed", 0, CLI_U64, offsetof(TuneCliArgs, seed), 0, 18446744073709551615.0},
     {"l2", 0, CLI_STRING, offsetof(TuneCliArgs, l2), 0, 0},
+    {"fixed", 0, CLI_STRING, offsetof(TuneCliArgs, fixed), 0, 0},
     {"bootstrap", 0, CLI_LONG, offsetof(TuneCliArgs, bootstrap), 0, 100000},
     {"max-iter", 0, CLI_LONG, offsetof(TuneCliArgs, max_iter), 1, 100000},
     {"log", 0, CLI_STRING, offsetof(TuneCliArgs, log), 0, 0},
@@ -98,7 +107,12 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
 {
     TuneArgs a;
     tune_args_default(&a);
-    TuneCliArgs c = {NULL, NULL, NULL, NULL, NULL, NULL, a.holdout, a.seed, a.bootstrap, a.max_iter, false};
+    TuneCliArgs c;
+    memset(&c, 0, sizeof c);
+    c.holdout = a.holdout;
+    c.seed = a.seed;
+    c.bootstrap = a.bootstrap;
+    c.max_iter = a.max_iter;
     /* --data takes one or more files: the first is its value, the rest
      * arrive as positional arguments. */
     const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -125,6 +139,7 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
     a.out = c.out;
     a.log = c.log;
     a.groups = c.groups;
+    a.fixed = c.fixed;
     a.holdout = c.holdout;
     if (c.l2 && strcmp(c.l2, "auto") != 0) {
         char *end;

@@ -24,7 +24,11 @@
  *  - the tuning log read back (tune_log_read) gives every record written
  *    (tune_write_log), to the precision written; the reader's errors;
  *  - errors: unknown group (lists the known ones), unreadable store, no
- *    files, empty fit set, bad hold-out fraction.
+ *    files, empty fit set, bad hold-out fraction;
+ *  - a planted pair of nearly collinear features: their estimates'
+ *    correlation is reported (summary, log), the independent weight's not;
+ *  - a fixed weight keeps its start value, the others converge; bad names
+ *    for fixed are refused.
  * Sizes are small enough for sanitizer builds (a few seconds). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -417,7 +421,7 @@ static void test_monotone_and_reproducible(void **state)
     assert_int_equal(a.nhistory, b.nhistory);
     assert_memory_equal(a.history, b.history, sizeof *a.history * (size_t)a.nhistory);
     /* the INI comment carries a line per fitted weight */
-    char *c = tune_ini_comment(&a, "hdr");
+    char *c = tune_ini_comment(&a, "hdr", NULL);
     assert_non_null(c);
     assert_non_null(strstr(c, "tempo: 10 -> "));
     free(c);
@@ -498,12 +502,19 @@ static void check_log_round_trip(const TuneResult *r)
         assert_string_equal(w->name, name);
         assert_true(w->start == r->start[i]);
         assert_true(w->now == r->rounded[i]);
-        double se = r->boot_done > 1 ? r->boot_sd[i] : r->se[i];
+        double se = r->se[i]; /* one error: the clustered one, also with a bootstrap */
         if (!close_to(w->se, isfinite(se) ? se : 0.0, 1e-3))
             fail_msg("weight %s: stderr read %g, wrote %g", name, w->se, se);
     }
     assert_int_equal(j, log.nweights);
     assert_int_equal(log.nweights, r->nfree);
+    assert_int_equal(log.ncorr, r->ncorr);
+    for (int k = 0; k < r->ncorr; k++) {
+        char na[96], nb[96];
+        assert_string_equal(log.corr[k].a, eval_weight_element_name(r->corr[k].a, na, sizeof na));
+        assert_string_equal(log.corr[k].b, eval_weight_element_name(r->corr[k].b, nb, sizeof nb));
+        assert_true(close_to(log.corr[k].r, r->corr[k].r, 1e-3));
+    }
     tune_log_free(&log);
     assert_null(log.iters);
     assert_int_equal(log.niters + log.npaths + log.nweights, 0);
@@ -566,15 +577,17 @@ static void test_log_round_trip(void **state)
     assert_int_equal(tune_fit(&fit, &hold, &f->start, &opt, &r, &err), TV_OK);
     assert_true(r.nhistory >= 2 && r.nfree > 0 && r.nfree < NW);
     check_log_round_trip(&r);
-    /* no hold-out loss (nan), the bootstrap sd as STDERR, and an infinite
-     * one (written as 0) */
+    /* no hold-out loss (nan), a bootstrap (STDERR stays the clustered
+     * error: one ±), and an infinite error (written as 0) */
     for (int k = 0; k < r.nhistory; k++)
         r.history[k].holdout_loss = NAN;
     r.boot_done = 2;
     bool first = true;
     for (int i = 0; i < NW; i++)
         if (r.free[i]) {
-            r.boot_sd[i] = first ? INFINITY : 0.25 * (i + 1);
+            r.boot_sd[i] = 0.25 * (i + 1);
+            if (first)
+                r.se[i] = INFINITY;
             first = false;
         }
     check_log_round_trip(&r);
@@ -585,9 +598,11 @@ static void test_log_round_trip(void **state)
 
     /* the reader's errors */
     check_log_text("iter 1 fit_loss 0.1 holdout_loss 0.2\n\nweight tempo 10 twelve 1\n", TV_ERR_PARSE,
-                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR' or 'cv L2 "
-                   "LOSS SE'",
+                   "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR', "
+                   "'corr NAME1 NAME2 R' or 'cv L2 LOSS SE'",
                    3);
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncorr tempo top_value[1] 1.5\n", TV_ERR_PARSE,
+                   "corr: R must be a number from -1 to 1", 2);
     check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv -1 0.2 0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
     check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv start 0.2 -0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
     check_log_text("# comment\niter 2 fit_loss inf holdout_loss 0.2\n", TV_ERR_PARSE,
@@ -698,7 +713,7 @@ static void test_l2_auto_and_improvement(void **state)
     assert_true(b.hold_loss_rounded >= b.hold_loss0);
     for (int i = 0; i < NW; i++)
         assert_int_equal(b.rounded[i], f->start.w[i]);
-    char *c = tune_ini_comment(&b, NULL);
+    char *c = tune_ini_comment(&b, NULL, NULL);
     assert_non_null(c);
     assert_non_null(strstr(c, "NO IMPROVEMENT"));
     assert_non_null(strstr(c, "not adopted"));
@@ -724,6 +739,145 @@ static void test_l2_auto_and_improvement(void **state)
     tune_set_free(&hold_start);
 }
 
+/* The index of weight element `name` (tune_fixed_parse names exactly one). */
+static int weight_index(const char *name)
+{
+    bool m[NW];
+    TvError err;
+    assert_int_equal(tune_fixed_parse(name, m, &err), TV_OK);
+    int at = -1, n = 0;
+    for (int i = 0; i < NW; i++)
+        if (m[i]) {
+            at = i;
+            n++;
+        }
+    assert_int_equal(n, 1);
+    return at;
+}
+
+/* A planted pair: feature b is feature a plus rare noise, c independent;
+ * results drawn from the model (truth = start + 40), 400 games of 10
+ * positions.  The set and the three indices. */
+static void planted_pair(TuneSet *s, const EvalParams *start, int *a, int *b, int *c, double *truth)
+{
+    *a = weight_index("top_value[1]");
+    *b = weight_index("top_value[3]");
+    *c = weight_index("tempo");
+    for (int i = 0; i < NW; i++)
+        truth[i] = start->w[i];
+    truth[*a] += 40;
+    truth[*b] += 40;
+    truth[*c] += 40;
+    tune_set_init(s);
+    uint64_t rs = 77;
+    TvError err;
+    for (int g = 0; g < 400; g++)
+        for (int k = 0; k < 10; k++) {
+            EvalTrace t;
+            memset(&t, 0, sizeof t);
+            t.f[*a] = (int)tv_rng_below(&rs, 3) - 1;
+            t.f[*b] = t.f[*a] + (tv_rng_below(&rs, 10) == 0 ? (int)tv_rng_below(&rs, 3) - 1 : 0);
+            t.f[*c] = (int)tv_rng_below(&rs, 5) - 2;
+            double e = truth[*a] * t.f[*a] + truth[*b] * t.f[*b] + truth[*c] * t.f[*c];
+            double y = unif(&rs) < tune_sigmoid(0.003 * e) ? 1.0 : 0.0;
+            assert_int_equal(tune_set_add(s, &t, 1, y, g, &err), TV_OK);
+        }
+}
+
+/* Nearly collinear features: their estimates are strongly (negatively)
+ * correlated and the summary and the log say so; the independent one is
+ * in no pair. */
+static void test_correlated_pair(void **state)
+{
+    Fixture *f = *state;
+    TuneSet s;
+    int a, b, c;
+    double truth[NW];
+    planted_pair(&s, &f->start, &a, &b, &c, truth);
+    TuneOptions opt;
+    tune_options_default(&opt);
+    opt.fixed_k = 0.003;
+    TuneResult r;
+    TvError err;
+    if (tune_fit(&s, NULL, &f->start, &opt, &r, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(r.nfree, 3);
+    assert_int_equal(r.ncorr, 1);
+    assert_int_equal(r.ncorr_all, 1);
+    assert_int_equal(r.corr[0].a, a < b ? a : b);
+    assert_int_equal(r.corr[0].b, a < b ? b : a);
+    print_message("planted pair: r = %.3f\n", r.corr[0].r);
+    assert_true(r.corr[0].r < -TUNE_CORR_REPORT);
+    char *sum = tune_ini_comment(&r, NULL, NULL);
+    assert_non_null(strstr(sum, "strongly correlated estimates (|r| > 0.8"));
+    assert_non_null(strstr(sum, "  top_value[1] top_value[3] -0."));
+    free(sum);
+    char path[] = "/tmp/tavreli_tune_corr_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(tune_write_log(path, &r, NULL, &err), TV_OK);
+    TuneLog log;
+    assert_int_equal(tune_log_read(path, &log, &err), TV_OK);
+    assert_int_equal(log.ncorr, 1);
+    assert_string_equal(log.corr[0].a, "top_value[1]");
+    assert_string_equal(log.corr[0].b, "top_value[3]");
+    tune_log_free(&log);
+    remove(path);
+    tune_result_free(&r);
+    tune_set_free(&s);
+}
+
+/* A fixed weight keeps its start value and is left out of the fit; the
+ * others still converge (the independent one to its truth).  Bad names
+ * are refused, saying how names are written. */
+static void test_fixed_weights(void **state)
+{
+    Fixture *f = *state;
+    TuneSet s;
+    int a, b, c;
+    double truth[NW];
+    planted_pair(&s, &f->start, &a, &b, &c, truth);
+    TuneOptions opt;
+    tune_options_default(&opt);
+    opt.fixed_k = 0.003;
+    TvError err;
+    assert_int_equal(tune_fixed_parse(" top_value[1] ", opt.fixed, &err), TV_OK);
+    TuneResult r;
+    if (tune_fit(&s, NULL, &f->start, &opt, &r, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(r.nfree, 2);
+    assert_true(r.fixed[a] && !r.free[a]);
+    assert_true(r.fitted[a] == f->start.w[a] && r.rounded[a] == f->start.w[a]);
+    assert_string_equal(r.stop_reason, "converged: projected gradient below tolerance");
+    assert_true(fabs(r.fitted[c] - truth[c]) < 4 * r.se[c]);
+    /* b absorbs a's share: their sum is what the data fix */
+    assert_true(fabs(r.fitted[b] + f->start.w[a] - truth[a] - truth[b]) < 4 * r.se[b]);
+    assert_int_equal(r.ncorr, 0);
+    char *sum = tune_ini_comment(&r, NULL, NULL);
+    assert_non_null(strstr(sum, "top_value[1]: 500 (fixed)\n"));
+    free(sum);
+    tune_result_free(&r);
+    tune_set_free(&s);
+    /* names */
+    bool m[NW];
+    assert_int_equal(tune_fixed_parse("top_value", m, &err), TV_OK);
+    int n = 0;
+    for (int i = 0; i < NW; i++)
+        n += m[i];
+    assert_int_equal(n, 6);
+    assert_int_equal(tune_fixed_parse("top_value[6]", m, &err), TV_ERR_ARG);
+    assert_non_null(strstr(err.msg, "unknown weight 'top_value[6]' (top_value has elements top_value[0] to "
+                                    "top_value[5])"));
+    assert_int_equal(tune_fixed_parse("tempo,nonsense", m, &err), TV_ERR_ARG);
+    assert_non_null(strstr(err.msg, "unknown weight 'nonsense'"));
+    assert_non_null(strstr(err.msg, "core/weights.def"));
+    assert_int_equal(tune_fixed_parse("tempo, tempo", m, &err), TV_ERR_ARG);
+    assert_non_null(strstr(err.msg, "'tempo' is given twice"));
+    assert_int_equal(tune_fixed_parse("tempo,,top_value[0]", m, &err), TV_ERR_ARG);
+    assert_non_null(strstr(err.msg, "an empty name"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,6 +890,8 @@ int main(void)
         cmocka_unit_test(test_l2_auto_and_improvement),
         cmocka_unit_test(test_log_round_trip),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_correlated_pair),
+        cmocka_unit_test(test_fixed_weights),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

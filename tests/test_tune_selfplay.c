@@ -5,7 +5,8 @@
  * by the runner; its positions are resolved as `tavreli tune` resolves
  * them (tune_load).  Then:
  *
- *  - bootstrap agreement: on the games' real results, the game-clustered
+ *  - bootstrap agreement (at L2 0 and at the cross-validated L2): on the
+ *    games' real results, the game-clustered
  *    standard errors agree with the bootstrap over games (50 refits) within
  *    25% at the median over the well-determined weights (free, not on a
  *    bound, not poorly determined), while the errors that take positions as
@@ -21,7 +22,8 @@
  *    the per-position errors cover clearly less.
  *
  *  - the same load and fit (cross-validation, errors, bootstrap) bit for
- *    bit on 1 and on 2 threads.
+ *    bit on 1 and on 2 threads;
+ *  - `tune` on 100 of the games warns about the data per fitted weight.
  *
  * Sizes are small enough for the sanitizer build. */
 #define _POSIX_C_SOURCE 200809L
@@ -129,13 +131,17 @@ static bool well_determined(const TuneResult *r, int i)
     return r->free[i] && !r->at_bound[i] && !r->undetermined[i] && isfinite(r->se[i]) && r->se[i] > 0;
 }
 
-static void test_bootstrap_agreement(void **state)
+/* The clustered errors against the bootstrap at L2 strength l2 (auto:
+ * cross-validated, as `tavreli tune` does by default); the median ratio
+ * over the well-determined weights within [lo, hi]. */
+static void check_bootstrap_agreement(void **state, bool l2_auto, double lo, double hi)
 {
     Fixture *f = *state;
     TuneOptions opt;
     tune_options_default(&opt);
     opt.bootstrap = 50;
     opt.seed = 3;
+    opt.l2_auto = l2_auto;
     TuneResult r;
     TvError err;
     if (tune_fit(&f->all, NULL, &f->start.params, &opt, &r, &err) != TV_OK)
@@ -150,13 +156,20 @@ static void test_bootstrap_agreement(void **state)
         }
     assert_true(n >= 20);
     double m = median(ratio, n), mn = median(naive, n);
-    print_message("%d weights: clustered / bootstrap median %.3f (range %.2f .. %.2f); per-position / bootstrap "
-                  "median %.3f\n",
-                  n, m, ratio[0], ratio[n - 1], mn);
-    assert_true(m >= 0.75 && m <= 1.25);
+    print_message("L2 %g: %d weights: clustered / bootstrap median %.3f (range %.2f .. %.2f); per-position / "
+                  "bootstrap median %.3f\n",
+                  r.l2, n, m, ratio[0], ratio[n - 1], mn);
+    assert_true(m >= lo && m <= hi);
     assert_true(mn < 0.75);
     tune_result_free(&r);
 }
+
+static void test_bootstrap_agreement(void **state) { check_bootstrap_agreement(state, false, 0.75, 1.25); }
+
+/* At the cross-validated L2 the bootstrap refits with the pull: the
+ * clustered errors must hold its curvature too (without it they were about
+ * twice the bootstrap's). */
+static void test_bootstrap_agreement_l2_auto(void **state) { check_bootstrap_agreement(state, true, 0.8, 1.25); }
 
 static void test_recovers_known_weights(void **state)
 {
@@ -269,12 +282,66 @@ static void test_threads_identical(void **state)
     }
 }
 
+/* The whole command (tune_run) on 100 of the games (hold-out 2/3): the
+ * summary gives the data per fitted weight and warns, counts the moves
+ * beyond 2 standard errors, says that an SPRT decides with the command to
+ * run one, and the log has its corr header. */
+static void test_small_data_warns(void **state)
+{
+    Fixture *f = *state;
+    char out[160], log[160];
+    snprintf(out, sizeof out, "%s/new.ini", f->dir);
+    snprintf(log, sizeof log, "%s/new.tuning.log", f->dir);
+    const char *files[1] = {f->store};
+    TuneArgs a;
+    tune_args_default(&a);
+    a.files = files;
+    a.nfiles = 1;
+    a.engine = TAVRELI_TEST_DATA "/../../configs/engines/default.ini";
+    a.out = out;
+    a.holdout = 2.0 / 3.0;
+    TuneRunReport rep;
+    TvError err;
+    if (tune_run(&a, NULL, &rep, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    const char *sum = rep.summary;
+    assert_non_null(sum);
+    const char *d = strstr(sum, "data per fitted weight: ");
+    assert_non_null(d);
+    double gpw = 0;
+    int games = 0, nfree = 0;
+    long long npos = 0;
+    assert_int_equal(sscanf(d, "data per fitted weight: %lf games and %*f positions (%d games, %lld positions, %d",
+                            &gpw, &games, &npos, &nfree),
+                     4);
+    print_message("%d games, %lld positions, %d weights: %.1f games per weight\n", games, npos, nfree, gpw);
+    assert_true(games >= 80 && games <= 120);
+    assert_true(fabs(gpw - (double)games / nfree) < 0.06);
+    assert_non_null(strstr(sum, "WARNING: few games per fitted weight"));
+    assert_non_null(strstr(sum, "moves beyond 2 standard errors: "));
+    assert_non_null(strstr(sum, "an SPRT of the new weights against the start decides"));
+    assert_non_null(strstr(sum, "tavreli selfplay sprt.ini"));
+    FILE *fp = fopen(log, "r");
+    assert_non_null(fp);
+    char line[512];
+    bool corr = false;
+    while (fgets(line, sizeof line, fp))
+        corr |= !strncmp(line, "# corr NAME1 NAME2 R", 20);
+    fclose(fp);
+    assert_true(corr);
+    tune_run_report_free(&rep);
+    remove(out);
+    remove(log);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bootstrap_agreement),
+        cmocka_unit_test(test_bootstrap_agreement_l2_auto),
         cmocka_unit_test(test_recovers_known_weights),
         cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_small_data_warns),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

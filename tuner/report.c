@@ -1460,6 +1460,21 @@ static void build_doc(const Report *R, Doc *D)
             }
             doc_img(D, PLOT_TUNING_WEIGHTS_PNG, "the weights that moved most, with +/- 2 stderr error bars");
         }
+        if (t->ncorr > 0) {
+            doc_para(D, "Pairs of weights whose estimates are strongly correlated (|r| > %g): the data fix their "
+                        "combination, not each value; holding one fixed (tune --fixed, [train] fixed) anchors "
+                        "the other.",
+                     TUNE_CORR_REPORT);
+            doc_table(D, "llr");
+            doc_cell(D, "weight");
+            doc_cell(D, "weight");
+            doc_cell(D, "r");
+            for (int i = 0; i < t->ncorr; i++) {
+                doc_cell(D, "%s", t->corr[i].a);
+                doc_cell(D, "%s", t->corr[i].b);
+                doc_cell(D, "%+.3f", t->corr[i].r);
+            }
+        }
     }
 }
 

@@ -28,7 +28,7 @@
 
 /* ---- the configuration ------------------------------------------------------ */
 
-typedef enum { KEY_NAME, KEY_PATH, KEY_LONG, KEY_DOUBLE, KEY_U64 } KeyKind;
+typedef enum { KEY_NAME, KEY_PATH, KEY_LONG, KEY_DOUBLE, KEY_U64, KEY_FIXED } KeyKind;
 
 /* Every key of [train], declared once: name, kind, place, range, default
  * (the defaults are set from this table too), and what it means (for
@@ -68,6 +68,8 @@ static const TrainKey TRAIN_KEYS[] = {
      * than the 300 self-play and up to 300 SPRT games of each generation of
      * configs/train/quick.ini */
     {"confirm_pairs", KEY_LONG, offsetof(TrainConfig, confirm_pairs), 0, 1000000, 50},
+    /* weights every tune holds at the best's values (tune --fixed) */
+    {"fixed", KEY_FIXED, offsetof(TrainConfig, fixed), 0, 0, 0},
 };
 #define NKEYS (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0])
 
@@ -147,6 +149,21 @@ static int train_handler(void *user, const char *section, const char *name, cons
                 return 0;
             }
             *(double *)at = v;
+            return 1;
+        }
+        case KEY_FIXED: {
+            bool mask[EVAL_NWEIGHTS];
+            TvError e;
+            if (strlen(value) >= sizeof r->c->fixed) {
+                snprintf(r->msg, sizeof r->msg, "[train] fixed: the list is longer than %zu characters",
+                         sizeof r->c->fixed - 1);
+                return 0;
+            }
+            if (tune_fixed_parse(value, mask, &e) != TV_OK) {
+                snprintf(r->msg, sizeof r->msg, "[train] %.240s", e.msg);
+                return 0;
+            }
+            snprintf(at, sizeof r->c->fixed, "%s", value);
             return 1;
         }
         case KEY_U64: {
@@ -557,6 +574,7 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
         ta.out = tuned;
         ta.log = log;
         ta.seed = c->seed + (uint64_t)g;
+        ta.fixed = c->fixed[0] ? c->fixed : NULL;
         /* no hold-out set: every game goes into the fit and the 5-fold
          * cross-validation over games judges the fit (a 10% hold-out of a
          * few hundred games was too noisy a gate); the SPRT decides */

@@ -54,6 +54,7 @@ typedef struct {
     long threads;       /* 0: all cores */
     uint64_t seed;
     long confirm_pairs; /* the confirmation's opening pairs against each opponent (0: none) */
+    char fixed[512];    /* weights every tune holds at the best's values ("" none; tune --fixed) */
 } TrainConfig;
 
 /* Reads a training INI (errors name the file and line: unknown section or

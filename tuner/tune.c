@@ -58,6 +58,9 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     st = tune_groups_parse(a->groups, opt.free, err);
     if (st != TV_OK)
         return st;
+    st = tune_fixed_parse(a->fixed, opt.fixed, err);
+    if (st != TV_OK)
+        return st;
     opt.l2 = a->l2;
     opt.l2_auto = a->l2_auto;
     opt.bootstrap = a->bootstrap;
@@ -113,9 +116,10 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
             hl += (size_t)snprintf(header + hl, sizeof header - hl, " %s", a->files[k]);
         if (hl < sizeof header)
             snprintf(header + hl, sizeof header - hl,
-                     "\ngroups %s; hold-out %g; seed %llu; l2 %s; bootstrap %d\n"
+                     "\ngroups %s; fixed %s; hold-out %g; seed %llu; l2 %s; bootstrap %d\n"
                      "positions %lld (fit %lld, hold-out %lld, skipped %lld, duplicates removed %lld)",
-                     a->groups ? a->groups : "all", a->holdout, (unsigned long long)a->seed, l2text, a->bootstrap,
+                     a->groups ? a->groups : "all", a->fixed && *a->fixed ? a->fixed : "none", a->holdout,
+                     (unsigned long long)a->seed, l2text, a->bootstrap,
                      (long long)nall, (long long)fit.n, (long long)hold.n, (long long)skipped,
                      (long long)lc.duplicate_positions);
         EngineVersion ne = start;
@@ -130,7 +134,15 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
             snprintf(ne.name, sizeof ne.name, "tuned");
         else
             snprintf(ne.name, sizeof ne.name, "%.*s", (int)(bl < sizeof ne.name ? bl : sizeof ne.name - 1), base);
-        char *comment = tune_ini_comment(&r, header);
+        /* the SPRT that decides: both engines at their own settings, from a
+         * tournament INI in the current directory (paths as given here) */
+        char sprt[2600];
+        snprintf(sprt, sizeof sprt,
+                 "run one: printf '[tournament]\\npairs = 200\\n[sprt]\\nelo0 = 0\\nelo1 = 10\\n[engine new]\\npath = %s"
+                 "\\n[engine start]\\npath = %s\\n' > sprt.ini && tavreli selfplay sprt.ini --out sprt.h5 "
+                 "(docs/tuning.md)",
+                 a->out, a->engine);
+        char *comment = tune_ini_comment(&r, header, sprt);
         st = engine_write(a->out, &ne, comment, err);
         if (st == TV_OK)
             st = tune_write_log(logpath, &r, header, err);

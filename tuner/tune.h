@@ -43,6 +43,7 @@ typedef struct {
     const char *out;     /* NEW engine INI */
     const char *log;     /* NULL: derived from out (see tune_default_log_path) */
     const char *groups;  /* NULL: all */
+    const char *fixed;   /* NULL: none; weights held at the start (tune_fixed_parse) */
     double holdout;      /* 0.1 */
     uint64_t seed;
     double l2;           /* used when !l2_auto */

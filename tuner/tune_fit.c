@@ -19,9 +19,10 @@
  *    BFGS on a penalised box stopped on line-search stalls well short of
  *    the bounded minimum.)  Weights ending on a bound get no standard error
  *    (0) and are left out of the covariance;
- *  - standard errors: from the Gauss-Newton matrix at the optimum and the
- *    residuals (see covariance()); --bootstrap refits on games resampled with
- *    replacement, since positions of one game are correlated. */
+ *  - standard errors: the game-clustered sandwich with the objective's
+ *    Hessian (the L2 pull's curvature included) as bread (see
+ *    covariance()); --bootstrap refits on games resampled with replacement,
+ *    since positions of one game are correlated: a check of them. */
 #include "tune_fit.h"
 
 #include <math.h>
@@ -224,6 +225,59 @@ TvStatus tune_groups_parse(const char *groups, bool *mask, TvError *err)
         if (!e)
             break;
         s = e + 1;
+    }
+    return TV_OK;
+}
+TvStatus tune_fixed_parse(const char *list, bool *mask, TvError *err)
+{
+    for (int i = 0; i < NW; i++)
+        mask[i] = false;
+    if (!list)
+        return TV_OK;
+    const char *s = list;
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        size_t len = strcspn(s, ",");
+        const char *next = s[len] ? s + len + 1 : s + len;
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+            len--;
+        if (len == 0) {
+            if (!*next && s == list)
+                break; /* empty list */
+            return tv_fail(err, TV_ERR_ARG, "fixed: an empty name in '%.100s' (names are separated by commas)", list);
+        }
+        int hits = 0;
+        bool again = false;
+        for (int i = 0; i < NW; i++) {
+            char name[96];
+            eval_weight_element_name(i, name, sizeof name);
+            const WeightInfo *wi = eval_weight_info_of(i);
+            bool whole = strlen(wi->name) == len && !strncmp(wi->name, s, len);
+            if (whole || (strlen(name) == len && !strncmp(name, s, len))) {
+                again |= mask[i];
+                mask[i] = true;
+                hits++;
+            }
+        }
+        if (again)
+            return tv_fail(err, TV_ERR_ARG, "fixed: '%.*s' is given twice", (int)(len > 64 ? 64 : len), s);
+        if (!hits) {
+            char hint[128] = "";
+            for (int d = 0; d < EVAL_NDECLS; d++) {
+                const WeightInfo *wi = &EVAL_WEIGHT_INFO[d];
+                size_t nl = strlen(wi->name);
+                if (len > nl && !strncmp(wi->name, s, nl) && s[nl] == '[')
+                    snprintf(hint, sizeof hint, " (%s has elements %s[0] to %s[%d])", wi->name, wi->name, wi->name,
+                             wi->size - 1);
+            }
+            return tv_fail(err, TV_ERR_ARG,
+                           "fixed: unknown weight '%.*s'%s (an element: top_value[1], tempo; a whole weight: "
+                           "top_value; the names: "
+                           "core/weights.def)",
+                           (int)(len > 64 ? 64 : len), s, hint);
+        }
+        s = next;
     }
     return TV_OK;
 }
@@ -524,14 +578,14 @@ void tune_result_free(TuneResult *r)
  * the result does not depend on the number of threads.  *ngames receives
  * the number of games.  False when out of memory. */
 static bool cluster_sums(const TuneSet *s, const double *w, double K, const int *fidx, int p, double *Bc,
-                         int64_t *ngames)
+                         double *usum, int64_t *ngames)
 {
     enum { CL_CHUNKS = 16 };
     size_t pp = (size_t)p * (size_t)p;
     int32_t G = s->ngames;
     int64_t *start = calloc((size_t)G + 2, sizeof *start); /* positions of game g: order[start[g] .. start[g+1]) */
     int64_t *order = malloc(sizeof *order * (size_t)(s->n ? s->n : 1));
-    double *part = calloc((size_t)CL_CHUNKS * (pp ? pp : 1), sizeof *part);
+    double *part = calloc((size_t)CL_CHUNKS * (pp + (size_t)p + 1), sizeof *part);
     if (!start || !order || !part) {
         free(start);
         free(order);
@@ -562,7 +616,7 @@ static bool cluster_sums(const TuneSet *s, const double *w, double K, const int 
         posf[fidx[j]] = j;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int c = 0; c < CL_CHUNKS; c++) {
-        double *bm = part + (size_t)c * pp;
+        double *bm = part + (size_t)c * (pp + (size_t)p + 1), *us = bm + pp;
         double u[NW];
         int32_t g0 = (int32_t)((int64_t)G * c / CL_CHUNKS), g1 = (int32_t)((int64_t)G * (c + 1) / CL_CHUNKS);
         for (int32_t g = g0; g < g1; g++) {
@@ -583,15 +637,22 @@ static bool cluster_sums(const TuneSet *s, const double *w, double K, const int 
                 }
             }
             for (int x = 0; x < p; x++)
-                if (u[x] != 0)
+                if (u[x] != 0) {
+                    us[x] += u[x];
                     for (int y = 0; y < p; y++)
                         bm[(size_t)x * (size_t)p + (size_t)y] += u[x] * u[y];
+                }
         }
     }
     memset(Bc, 0, pp * sizeof *Bc);
-    for (int c = 0; c < CL_CHUNKS; c++)
+    memset(usum, 0, (size_t)p * sizeof *usum);
+    for (int c = 0; c < CL_CHUNKS; c++) {
+        const double *bm = part + (size_t)c * (pp + (size_t)p + 1);
         for (size_t k = 0; k < pp; k++)
-            Bc[k] += part[(size_t)c * pp + k];
+            Bc[k] += bm[k];
+        for (int x = 0; x < p; x++)
+            usum[x] += bm[pp + (size_t)x];
+    }
     free(start);
     free(order);
     free(part);
@@ -600,48 +661,66 @@ static bool cluster_sums(const TuneSet *s, const double *w, double K, const int 
 }
 
 /* The covariance of the fitted weights over the free weights not on a
- * bound, the "sandwich" with game-clustered scores:
- *   cov = G/(G-1) A^+ Bc A^+,  A = sum_i J_i J_i^T,
- *   Bc = sum_g u_g u_g^T (cluster_sums),  J_i = sigmoid'(K e_i) K f_i.
+ * bound, the "sandwich" with game-clustered scores, at the L2 strength of
+ * the fit:
+ *   cov = G/(G-1) H^-1 Bc H^-1,  H = A + l2 W I,
+ *   A = the exact second derivative of the squared-error sum (hess_sums),
+ *   Bc = sum_g (u_g - ubar)(u_g - ubar)^T (cluster_sums; ubar the mean game
+ *   score, not 0 at a penalised optimum),  J_i = sigmoid'(K e_i) K f_i.
+ * H is the Hessian of the objective that was minimised (W = the number of
+ * positions: the loss is a mean), so the error is that of the estimate the
+ * fit returns at its L2: the pull's curvature is in the bread.  (With the
+ * Gauss-Newton matrix of the data alone as bread, the errors at the chosen
+ * L2 came out about twice the bootstrap over games, which refits with the
+ * pull; with H they agree: tests/test_tune_selfplay.c.)
  * Positions of one game share its result, so their residuals are strongly
  * correlated: treating them as independent (B = sum_i r_i^2 J_i J_i^T, the
  * per-position sandwich with n/(n-p), kept in se_positions for comparison)
  * gave errors 2.6 times (median) smaller than the bootstrap over games.
- * A is the Gauss-Newton matrix of the data alone: an l2 pull shrinks the
- * estimate towards the start but does not make the data say more, so it
- * is left out of the error (with it in, the errors shrank ~14 times and
- * meant nothing).  A^+ is the pseudo-inverse from the eigen-decomposition
- * of A scaled to unit diagonal: a weight with a real component in a null
- * direction (collinear features in the data: the loss cannot tell it from
- * a combination of others) gets se = INFINITY.  *resvar receives
+ * Identifiability is judged on the data alone: from the eigen-decomposition
+ * of the Gauss-Newton matrix sum_i J_i J_i^T scaled to unit diagonal, a
+ * weight with a real component in a null direction (collinear features in
+ * the data: the loss cannot tell it from a combination of others) gets se =
+ * INFINITY, whatever the pull.  The inverse of H is a pseudo-inverse over
+ * the same scaling.  The correlations of the clustered covariance with
+ * |r| > TUNE_CORR_REPORT go to corr (strongest first).  *resvar receives
  * rss / (n - p). */
-static TvStatus covariance(const TuneSet *s, const double *w, double K, const int *fidx, int p, double *se,
-                           double *se_positions, double *resvar, TvError *err)
+static TvStatus covariance(const TuneSet *s, const double *w, double K, double l2, const int *fidx, int p,
+                           double *se, double *se_positions, double *resvar, TuneResult *corr, TvError *err)
 {
     size_t pp = (size_t)p * (size_t)p;
     double *A = malloc(sizeof *A * (pp ? pp : 1));
+    double *H = malloc(sizeof *H * (pp ? pp : 1));
     double *B = malloc(sizeof *B * (pp ? pp : 1));
     double *Bc = malloc(sizeof *Bc * (pp ? pp : 1));
+    double usum[NW];
     int64_t G = 0;
-    if (!A || !B || !Bc || !cluster_sums(s, w, K, fidx, p, Bc, &G)) {
+    if (!A || !H || !B || !Bc || !cluster_sums(s, w, K, fidx, p, Bc, usum, &G)) {
         free(A);
+        free(H);
         free(B);
         free(Bc);
         return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
     }
-    double rss, W;
+    double rss, W, rss2, W2;
     gn_sums(s, w, K, NULL, fidx, p, A, B, &rss, &W);
+    hess_sums(s, w, K, NULL, fidx, p, true, H, NULL, &rss2, &W2);
     *resvar = s->n > p ? rss / (double)(s->n - p) : NAN;
+    corr->ncorr = corr->ncorr_all = 0;
     if (p == 0) {
         free(A);
+        free(H);
         free(B);
         free(Bc);
         return TV_OK;
     }
+    if (G > 0)
+        for (int u = 0; u < p; u++)
+            for (int v = 0; v < p; v++)
+                Bc[(size_t)u * (size_t)p + (size_t)v] -= usum[u] * usum[v] / (double)G;
     /* small-sample corrections: n / (n - p) per position, G / (G - 1) per game */
     double hc1 = s->n > p ? (double)s->n / (double)(s->n - p) : 1;
     double cr1 = G > 1 ? (double)G / (double)(G - 1) : 1;
-    const double l2 = 0;
     size_t up = (size_t)p;
     gsl_matrix *C = gsl_matrix_alloc(up, up), *V = gsl_matrix_alloc(up, up), *Mi = gsl_matrix_calloc(up, up),
                *T = gsl_matrix_alloc(up, up), *R = gsl_matrix_alloc(up, up);
@@ -651,29 +730,36 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, const in
     TvStatus ts = TV_OK;
     if (!C || !V || !Mi || !T || !R || !ev || !ws || !d)
         ts = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    if (ts == TV_OK) {
+    /* pass 0: the data's Gauss-Newton matrix (identifiability); pass 1: the
+     * objective's Hessian (its pseudo-inverse into Mi) */
+    for (int pass = 0; pass < 2 && ts == TV_OK; pass++) {
+        const double *M = pass ? H : A;
+        const double shift = pass ? W * l2 : 0;
         for (int j = 0; j < p; j++) {
-            double m = A[(size_t)j * up + (size_t)j] + W * l2;
+            double m = A[(size_t)j * up + (size_t)j] + shift;
             d[j] = m > 0 ? sqrt(m) : 1;
         }
         for (int u = 0; u < p; u++)
             for (int v = 0; v < p; v++)
                 gsl_matrix_set(C, (size_t)u, (size_t)v,
-                               (A[(size_t)u * up + (size_t)v] + (u == v ? W * l2 : 0)) / (d[u] * d[v]));
+                               (M[(size_t)u * up + (size_t)v] + (u == v ? shift : 0)) / (d[u] * d[v]));
         int st = gsl_eigen_symmv(C, ev, V, ws);
-        if (st)
+        if (st) {
             ts = tuner_gsl_fail(err, st, TUNE_GSL_MSG, "the covariance's eigen-decomposition");
-    }
-    if (ts == TV_OK) {
+            break;
+        }
         double emax = gsl_vector_max(ev), cut = 1e-10 * (emax > 0 ? emax : 1);
-        for (int j = 0; j < p; j++) {
-            double nullload = 0;
-            for (int k = 0; k < p; k++) {
-                double e = gsl_vector_get(ev, (size_t)k), vjk = gsl_matrix_get(V, (size_t)j, (size_t)k);
-                if (e <= cut)
-                    nullload += vjk * vjk;
+        if (pass == 0) {
+            for (int j = 0; j < p; j++) {
+                double nullload = 0;
+                for (int k = 0; k < p; k++) {
+                    double e = gsl_vector_get(ev, (size_t)k), vjk = gsl_matrix_get(V, (size_t)j, (size_t)k);
+                    if (e <= cut)
+                        nullload += vjk * vjk;
+                }
+                se[fidx[j]] = nullload > 1e-8 ? INFINITY : 0;
             }
-            se[fidx[j]] = nullload > 1e-8 ? INFINITY : 0;
+            continue;
         }
         /* Mi = D^-1 V L^+ V^T D^-1 */
         for (int u = 0; u < p; u++)
@@ -686,7 +772,7 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, const in
                 }
                 gsl_matrix_set(Mi, (size_t)u, (size_t)v, acc / (d[u] * d[v]));
             }
-        /* Mi B Mi, per position and per game */
+        /* Mi B Mi, per position and per game (the game's last: R keeps it) */
         for (int k = 0; k < 2; k++) {
             gsl_matrix_view Bv = gsl_matrix_view_array(k ? Bc : B, up, up);
             gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, Mi, &Bv.matrix, 0.0, T);
@@ -701,6 +787,32 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, const in
                 out[fidx[j]] = v > 0 ? sqrt(v) : 0;
             }
         }
+        /* the strongly correlated pairs, strongest first */
+        for (int u = 0; u < p; u++)
+            for (int v = u + 1; v < p; v++) {
+                if (!isfinite(se[fidx[u]]) || !isfinite(se[fidx[v]]))
+                    continue;
+                double su = gsl_matrix_get(R, (size_t)u, (size_t)u), sv = gsl_matrix_get(R, (size_t)v, (size_t)v);
+                if (!(su > 0 && sv > 0))
+                    continue;
+                double r = gsl_matrix_get(R, (size_t)u, (size_t)v) / sqrt(su * sv);
+                if (!(fabs(r) > TUNE_CORR_REPORT))
+                    continue;
+                corr->ncorr_all++;
+                int at;
+                if (corr->ncorr < TUNE_CORR_MAX)
+                    at = corr->ncorr++;
+                else if (fabs(r) > fabs(corr->corr[TUNE_CORR_MAX - 1].r))
+                    at = TUNE_CORR_MAX - 1; /* the list is full: the weakest makes room */
+                else
+                    continue;
+                corr->corr[at] = (TuneCorrPair){fidx[u], fidx[v], r};
+                for (; at > 0 && fabs(corr->corr[at - 1].r) < fabs(corr->corr[at].r); at--) {
+                    TuneCorrPair t = corr->corr[at];
+                    corr->corr[at] = corr->corr[at - 1];
+                    corr->corr[at - 1] = t;
+                }
+            }
     }
     if (C)
         gsl_matrix_free(C);
@@ -718,6 +830,7 @@ static TvStatus covariance(const TuneSet *s, const double *w, double K, const in
         gsl_eigen_symmv_free(ws);
     free(d);
     free(A);
+    free(H);
     free(B);
     free(Bc);
     return ts;
@@ -916,9 +1029,10 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
         c.lo[i] = wi->lo;
         c.hi[i] = wi->hi;
         c.base[i] = c.pull[i] = start->w[i];
-        if (opt->free[i] && !seen[i])
+        out->fixed[i] = opt->free[i] && opt->fixed[i];
+        if (opt->free[i] && !opt->fixed[i] && !seen[i])
             out->no_data[i] = true;
-        if (opt->free[i] && seen[i]) {
+        if (opt->free[i] && !opt->fixed[i] && seen[i]) {
             out->free[i] = true;
             c.fidx[c.p++] = i;
         }
@@ -977,11 +1091,23 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
                 v = wi->hi;
             out->rounded[i] = out->free[i] ? (int)v : start->w[i];
         }
-        st = covariance(fit, out->fitted, c.K, fidx2, p2, out->se, out->se_positions, &out->residual_var, err);
+        st = covariance(fit, out->fitted, c.K, c.l2, fidx2, p2, out->se, out->se_positions, &out->residual_var, out,
+                        err);
         /* A weight the data cannot determine (its feature collinear with
          * others here, e.g. a tune on one game) keeps its start value: the
          * fitted number is one of infinitely many equally good ones. */
         count_feature_games(fit, out->feature_games, out->feature_positions);
+        out->fit_positions = fit->n;
+        out->fit_games = 0;
+        unsigned char *seen_game = calloc((size_t)fit->ngames + 1, 1);
+        if (!seen_game)
+            st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+        for (int64_t k = 0; seen_game && k < fit->n; k++)
+            if (!seen_game[fit->game[k]]) {
+                seen_game[fit->game[k]] = 1;
+                out->fit_games++;
+            }
+        free(seen_game);
         for (int j = 0; st == TV_OK && j < c.p; j++) {
             int i = c.fidx[j];
             if ((!out->at_bound[i] && !isfinite(out->se[i])) || out->feature_games[i] < TUNE_MIN_GAMES ||
@@ -989,6 +1115,12 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
                 out->undetermined[i] = true;
                 out->rounded[i] = start->w[i];
             }
+        }
+        out->moved_2se = 0;
+        for (int j = 0; st == TV_OK && j < c.p; j++) {
+            int i = c.fidx[j];
+            out->moved_2se += isfinite(out->se[i]) && out->se[i] > 0 && !out->undetermined[i] &&
+                              fabs(out->fitted[i] - out->start[i]) > 2 * out->se[i];
         }
         out->fit_loss1 = tune_loss(fit, out->fitted, c.K, NULL, NULL);
         out->hold_loss1 = hold_loss(hold, out->fitted, c.K);

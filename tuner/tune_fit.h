@@ -35,6 +35,14 @@ double tune_loss(const TuneSet *s, const double *w, double K, const float *game_
  * weight.  Error: an unknown group (the message lists the known ones). */
 TvStatus tune_groups_parse(const char *groups, bool *mask, TvError *err);
 
+/* Parses a comma-separated list of weight names into mask (EVAL_NWEIGHTS;
+ * true = named): an element ("top_value[1]", or "tempo" for a scalar) or a
+ * whole array ("top_value": all its elements); spaces around names are
+ * skipped.  NULL or "" names none.  Error: an unknown name or a bad index
+ * (the message says which and how names are written), or a name given
+ * twice. */
+TvStatus tune_fixed_parse(const char *list, bool *mask, TvError *err);
+
 /* Fits K with weights w: minimises tune_loss over K (grid in log K, then
  * GSL's Brent minimiser). */
 TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err);
@@ -49,6 +57,7 @@ typedef struct {
 
 typedef struct {
     bool free[EVAL_NWEIGHTS]; /* weights to fit (others stay at the start) */
+    bool fixed[EVAL_NWEIGHTS]; /* held at the start even when free (anchors the scale): out of the fit */
     double l2;                /* lambda of the pull to the start weights (unless l2_auto) */
     bool l2_auto;             /* choose l2 by cross-validation over games (cv_folds folds) */
     int cv_folds;             /* 0: 5 */
@@ -68,6 +77,25 @@ void tune_options_default(TuneOptions *o);
 /* Strengths of the L2 pull tried by --l2 auto (the last is 0). */
 #define TUNE_CV_GRID 13
 
+/* Fewer games than this per fitted weight draw a warning from the summary.
+ * Measured on depth-2 self-play (61 weights, seeds 1-3 of the split): at
+ * 4.4 and 8.9 games per weight the verdict (hold-out loss) changed with the
+ * seed, at 13.3 and 17.7 it did not (docs/tuning.md, "Small data"). */
+#define TUNE_WARN_GAMES_PER_WEIGHT 10
+
+/* Two fitted weights whose estimates correlate beyond this (|r|, from the
+ * game-clustered covariance) trade off against each other: the data fix
+ * their combination, not each value (docs/tuning.md).  0.8: r^2 = 0.64,
+ * so knowing one estimate explains two thirds of the other's variance. */
+#define TUNE_CORR_REPORT 0.8
+/* The strongest pairs kept (the count of all is kept too). */
+#define TUNE_CORR_MAX 32
+
+typedef struct {
+    int a, b;  /* weight elements, a < b in weights.def order */
+    double r;  /* the correlation of their estimates */
+} TuneCorrPair;
+
 typedef struct {
     double K;
     double l2;                     /* the strength used (chosen by cross-validation when l2_auto) */
@@ -84,7 +112,8 @@ typedef struct {
     double start[EVAL_NWEIGHTS];   /* start weights */
     double fitted[EVAL_NWEIGHTS];  /* real-valued optimum (start where not free) */
     int rounded[EVAL_NWEIGHTS];    /* fitted, rounded and clamped to the bounds */
-    double se[EVAL_NWEIGHTS];      /* standard error, game-clustered (0: not fitted or at a bound) */
+    double se[EVAL_NWEIGHTS];      /* standard error, game-clustered sandwich at the fit's L2 (0: not fitted
+                                      or at a bound) */
     double se_positions[EVAL_NWEIGHTS]; /* the same with positions taken as independent (too small:
                                            positions of one game share its result); for comparison */
     double boot_sd[EVAL_NWEIGHTS]; /* bootstrap sd (0 without --bootstrap) */
@@ -95,6 +124,13 @@ typedef struct {
     bool undetermined[EVAL_NWEIGHTS]; /* the data cannot fix it (infinite stderr, or its feature seen in
                                          fewer than TUNE_MIN_GAMES games or TUNE_MIN_POSITIONS
                                          positions): poorly determined, rounded keeps the start */
+    bool fixed[EVAL_NWEIGHTS];     /* held at the start value by TuneOptions.fixed: left out of the fit */
+    TuneCorrPair corr[TUNE_CORR_MAX]; /* pairs with |r| > TUNE_CORR_REPORT, strongest first */
+    int ncorr, ncorr_all;          /* kept, and found (ncorr_all - ncorr beyond TUNE_CORR_MAX) */
+    int32_t fit_games;             /* games of the fit set */
+    int64_t fit_positions;         /* positions of the fit set */
+    int moved_2se;                 /* fitted weights (finite error, not on a bound) moved by more than 2
+                                      standard errors from the start */
     int32_t feature_games[EVAL_NWEIGHTS]; /* games of the fit set in which the weight's feature occurs */
     int64_t feature_positions[EVAL_NWEIGHTS]; /* ... and positions */
     int nfree;

@@ -17,8 +17,6 @@
 
 /* ---- the writer ---------------------------------------------------------------- */
 
-static double reported_se(const TuneResult *r, int i) { return r->boot_done > 1 ? r->boot_sd[i] : r->se[i]; }
-
 TvStatus tune_write_log(const char *path, const TuneResult *r, const char *header, TvError *err)
 {
     TvAtomicFile a;
@@ -47,15 +45,25 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
             fprintf(f, " %.6g", r->history[k].w[i]);
         fprintf(f, "\n");
     }
-    fprintf(f, "# weight NAME START NEW STDERR  (NEW as written to the INI; STDERR %s)\n",
-            r->boot_done > 1 ? "bootstrap sd over games" : "game-clustered sandwich");
+    fprintf(f, "# weight NAME START NEW STDERR  (NEW as written to the INI; STDERR the game-clustered standard "
+               "error at L2 %.6g)\n",
+            r->l2);
     for (int i = 0; i < NW; i++) {
         if (!r->free[i])
             continue;
         char name[96];
         eval_weight_element_name(i, name, sizeof name);
-        double se = reported_se(r, i);
+        double se = r->se[i];
         fprintf(f, "weight %s %g %d %.4g\n", name, r->start[i], r->rounded[i], isfinite(se) ? se : 0.0);
+    }
+    fprintf(f, "# corr NAME1 NAME2 R  (pairs of fitted weights whose estimates correlate beyond |r| > %g, "
+               "strongest first; %d found)\n",
+            TUNE_CORR_REPORT, r->ncorr_all);
+    for (int k = 0; k < r->ncorr; k++) {
+        char na[96], nb[96];
+        eval_weight_element_name(r->corr[k].a, na, sizeof na);
+        eval_weight_element_name(r->corr[k].b, nb, sizeof nb);
+        fprintf(f, "corr %s %s %.4f\n", na, nb, r->corr[k].r);
     }
     if (r->l2_auto) {
         fprintf(f, "# cv L2 LOSS SE  (%d-fold cross-validation over games: mean validation MSE and its error; "
@@ -131,7 +139,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
     FILE *f = fopen(path, "r");
     if (!f)
         return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    int cap_iters = 0, cap_paths = 0, cap_weights = 0, cap_cv = 0;
+    int cap_iters = 0, cap_paths = 0, cap_weights = 0, cap_cv = 0, cap_corr = 0;
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
@@ -199,6 +207,22 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
             t->weights[t->nweights++] = w;
             continue;
         }
+        TuneLogCorr co;
+        memset(&co, 0, sizeof co);
+        used = -1;
+        if (sscanf(line, " corr %95s %95s %lf %n", co.a, co.b, &co.r, &used) == 3 && used >= 0 &&
+            only_space(line + used)) {
+            if (!(co.r >= -1 && co.r <= 1)) {
+                st = log_error(err, path, lineno, "corr: R must be a number from -1 to 1");
+                break;
+            }
+            if (!room_for((void **)&t->corr, t->ncorr, &cap_corr, sizeof *t->corr)) {
+                st = out_of_memory(err, path);
+                break;
+            }
+            t->corr[t->ncorr++] = co;
+            continue;
+        }
         char l2w[32];
         TuneLogCv cv = {0, 0, 0};
         used = -1;
@@ -219,8 +243,8 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
             continue;
         }
         st = log_error(err, path, lineno,
-                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR' "
-                       "or 'cv L2 LOSS SE'");
+                       "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR', "
+                       "'corr NAME1 NAME2 R' or 'cv L2 LOSS SE'");
         break;
     }
     if (st == TV_OK && ferror(f))
@@ -242,16 +266,41 @@ void tune_log_free(TuneLog *t)
     free(t->iters);
     free(t->weights);
     free(t->cv);
+    free(t->corr);
     memset(t, 0, sizeof *t);
 }
 
 /* ---- the INI comment ------------------------------------------------------------- */
 
-char *tune_ini_comment(const TuneResult *r, const char *header)
+/* The pairs of strongly correlated estimates, one per line, each line
+ * started with lead. */
+static void add_corr(StrBuf *b, const TuneResult *r, const char *lead)
+{
+    for (int k = 0; k < r->ncorr; k++) {
+        char na[96], nb[96];
+        eval_weight_element_name(r->corr[k].a, na, sizeof na);
+        eval_weight_element_name(r->corr[k].b, nb, sizeof nb);
+        strbuf_addf(b, "%s%s %s %+.3f\n", lead, na, nb, r->corr[k].r);
+    }
+}
+
+char *tune_ini_comment(const TuneResult *r, const char *header, const char *sprt)
 {
     StrBuf b = {0};
     if (header)
         strbuf_addf(&b, "%s\n", header);
+    {
+        int nf = r->nfree > 0 ? r->nfree : 1;
+        double gpw = (double)r->fit_games / nf, ppw = (double)r->fit_positions / nf;
+        strbuf_addf(&b, "data per fitted weight: %.1f games and %.0f positions (%d games, %lld positions, %d weights "
+                        "fitted)\n",
+                    gpw, ppw, r->fit_games, (long long)r->fit_positions, r->nfree);
+        if (gpw < TUNE_WARN_GAMES_PER_WEIGHT)
+            strbuf_addf(&b, "WARNING: few games per fitted weight (%.1f, below %d): the moves are mostly noise and the "
+                            "verdict below may change with --seed; play more games, or fit fewer weights "
+                            "(--groups, --fixed) (docs/tuning.md)\n",
+                        gpw, TUNE_WARN_GAMES_PER_WEIGHT);
+    }
     strbuf_addf(&b, "K %.6g; %d weights fitted; %d iterations (%s); projected gradient %.3g (tolerance %.3g); "
                     "%.2f s\n",
                 r->K, r->nfree, r->iterations, r->stop_reason ? r->stop_reason : "", r->pgnorm, r->pgtol,
@@ -287,9 +336,31 @@ char *tune_ini_comment(const TuneResult *r, const char *header)
     else if (r->improved)
         strbuf_addf(&b, "improvement: the fitted weights predict %s better than the start's\n",
                     r->hold_loss0 == r->hold_loss0 ? "the hold-out games" : "held-out folds");
-    strbuf_addf(&b, "weights: name: start -> new +- standard error%s\n",
-              r->boot_done > 1 ? " (game-clustered sandwich; bootstrap sd over games in brackets)"
-                                   : " (game-clustered sandwich)");
+    if (r->improvement_checked)
+        strbuf_addf(&b, "the loss predicts results, it does not play: an SPRT of the new weights against the start "
+                        "decides whether they are stronger%s%s\n",
+                    sprt ? "; " : "", sprt ? sprt : "");
+    int fitted_se = 0;
+    for (int i = 0; i < NW; i++)
+        fitted_se += r->free[i] && !r->at_bound[i] && !r->undetermined[i] && isfinite(r->se[i]) && r->se[i] > 0;
+    strbuf_addf(&b, "moves beyond 2 standard errors: %d of the %d weights with one (%d fitted)\n", r->moved_2se,
+                fitted_se, r->nfree);
+    if (r->ncorr_all) {
+        strbuf_addf(&b, "strongly correlated estimates (|r| > %g: the data fix their combination, not each value; "
+                        "fix one with --fixed to anchor it): %d pair%s%s\n",
+                    TUNE_CORR_REPORT, r->ncorr_all, r->ncorr_all == 1 ? "" : "s",
+                    r->ncorr_all > r->ncorr ? " (the strongest listed)" : "");
+        add_corr(&b, r, "  ");
+    } else
+        strbuf_addf(&b, "no strongly correlated estimates (|r| > %g)\n", TUNE_CORR_REPORT);
+    strbuf_addf(&b, "weights: name: start -> new +- se, se the game-clustered standard error at L2 %.4g%s\n", r->l2,
+                r->boot_done > 1 ? "; in brackets the bootstrap sd over games, a check of it" : "");
+    for (int i = 0; i < NW; i++)
+        if (r->fixed[i]) {
+            char name[96];
+            eval_weight_element_name(i, name, sizeof name);
+            strbuf_addf(&b, "%s: %g (fixed)\n", name, r->start[i]);
+        }
     for (int i = 0; i < NW; i++) {
         char name[96];
         eval_weight_element_name(i, name, sizeof name);

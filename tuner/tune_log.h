@@ -13,13 +13,17 @@
  *   weight NAME START NEW STDERR       a fitted weight: its start value, the
  *                                      value written to the INI, its standard
  *                                      error (>= 0)
+ *   corr NAME1 NAME2 R                 two fitted weights whose estimates
+ *                                      correlate strongly (|R| >
+ *                                      TUNE_CORR_REPORT, R in [-1, 1]),
+ *                                      strongest first
  *   cv L2 LOSS SE                      --l2 auto: the mean validation loss
  *                                      (MSE) over the folds of games at L2
  *                                      strength L2 (a number >= 0, or
  *                                      'start' for the start weights), and
  *                                      its standard error (>= 0)
  * The writer puts every iter line, then every path line, then the weight
- * lines, then the cv lines, with comments before each group. */
+ * lines, then the corr lines, then the cv lines, with comments before each group. */
 #ifndef TAVRELI_TUNE_LOG_H
 #define TAVRELI_TUNE_LOG_H
 
@@ -52,6 +56,12 @@ typedef struct {
     double se;  /* STDERR */
 } TuneLogWeight;
 
+/* One 'corr' record. */
+typedef struct {
+    char a[96], b[96]; /* the two weights' names */
+    double r;          /* the correlation of their estimates */
+} TuneLogCorr;
+
 /* One 'cv' record. */
 typedef struct {
     double l2;   /* INFINITY: the start weights */
@@ -62,6 +72,8 @@ typedef struct {
 typedef struct {
     TuneLogCv *cv;
     int ncv;
+    TuneLogCorr *corr;
+    int ncorr;
     TuneLogIter *iters;
     int niters;
     TuneLogPath *paths;
@@ -89,6 +101,6 @@ void tune_log_free(TuneLog *log);
 /* The comment block for the tuned engine INI (heap string; NULL when out of
  * memory): header (may be NULL), K, the losses, and per weight
  * "name: start -> new +- se". */
-char *tune_ini_comment(const TuneResult *r, const char *header);
+char *tune_ini_comment(const TuneResult *r, const char *header, const char *sprt);
 
 #endif
