@@ -206,6 +206,13 @@ void coordinator_free(Coordinator *c)
  * the plan's (pairing, colours, opening, seed), and its moves must replay
  * to its stored termination and result (verify_moves).  A store that
  * differs is refused (it was made by another plan, or damaged). */
+/* A stored game is the plan's game pg: the same pairing, colours, opening and seed. */
+static bool is_planned(const StoredGame *g, const PlannedGame *pg)
+{
+    return g->pairing == pg->pairing && g->white == pg->white && g->black == pg->black && g->opening == pg->opening &&
+           g->seed == pg->seed;
+}
+
 static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc, int64_t total, TvError *err)
 {
     Options o;
@@ -230,9 +237,7 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
             if (!h || i > first_bad || g->index >= total)
                 continue;
             tournament_game(ro->t, g->index, &pg);
-            if (g->pairing != pg.pairing || g->white != pg.white || g->black != pg.black ||
-                g->opening != pg.opening || g->seed != pg.seed ||
-                verify_moves(g, &sc->moves[g->move_offset], &o, NULL, h, why, sizeof why))
+            if (!is_planned(g, &pg) || verify_moves(g, &sc->moves[g->move_offset], &o, NULL, h, why, sizeof why))
                 first_bad = i;
         }
         free(h);
@@ -250,8 +255,7 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
         PlannedGame pg;
         tournament_game(ro->t, g->index, &pg);
         char why[400];
-        if (g->pairing != pg.pairing || g->white != pg.white || g->black != pg.black || g->opening != pg.opening ||
-            g->seed != pg.seed)
+        if (!is_planned(g, &pg))
             st = tv_fail(err, TV_ERR_ARG,
                          "%s: game %lld is not the plan's: pairing %d, white %d, black %d, opening %d, seed %llu "
                          "stored, the plan has %d, %d, %d, %d, %llu (the store was made by another tournament, or "

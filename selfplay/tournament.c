@@ -979,14 +979,8 @@ static TvStatus load_openings(Tournament *t, const Reader *r, TvError *err)
     else
         st = tfen_openings(&o, t, text, path, err);
     free(text);
-    if (st == TV_OK && o.n == 0) {
-        if (err) {
-            tv_error_clear(err);
-            copy_str(err->file, sizeof err->file, t->source);
-            err->line = ini_line;
-        }
-        st = tv_fail(err, TV_ERR_PARSE, "%s:%d: the openings file '%s' has no positions", t->source, ini_line, path);
-    }
+    if (st == TV_OK && o.n == 0)
+        st = fail_at(err, TV_ERR_PARSE, t->source, ini_line, "the openings file '%s' has no positions", path);
     const int64_t needed = tournament_openings_needed(t);
     if (st == TV_OK && t->openings.start > o.n)
         st = fail_at(err, TV_ERR_PARSE, t->source, r->start_line,
