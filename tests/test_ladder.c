@@ -44,6 +44,9 @@ static const LadderRow ROWS[] = {
     /* the first accepted generation, many draws: the rung is the score's
      * Elo, not BayesElo's draw-model scale */
     {"first generation, many draws", 1, 0, {{1, 0, 60, 120, 20}}, 1},
+    /* every game against gen-0 won: the Elo is infinite, the rung is the
+     * one-sided 95% bound the games support (what a match prints, "> +N") */
+    {"all won against gen-0", 2, 1, {{1, 0, 30, 10, 0}, {2, 1, 20, 10, 10}, {2, 0, 40, 0, 0}}, 3},
 };
 
 /* The games of the matches, in colour-swapped pairs: the wins, draws and
@@ -85,9 +88,15 @@ static void test_rung(void **state)
     pairing_stats(games, n, row->g, 0, &direct);
     print_message("%s: gen-%d %+.1f [%+.1f, %+.1f], direct against gen-0 %+.1f +- %.1f\n", row->name, row->g, r.elo,
                   r.lo, r.hi, direct.elo, direct.elo_err95);
-    assert_true(r.lo <= direct.elo && direct.elo <= r.hi);
-    assert_true(fabs(r.elo - direct.elo) < 1e-9);
-    assert_true(fabs((r.hi - r.lo) / 2 - direct.elo_err95) < 1e-9);
+    if (isinf(direct.elo)) {
+        assert_true(direct.elo > 0);
+        assert_true(r.elo == stats_perfect_score_bound(direct.wins) && r.lo == r.elo);
+        assert_true(isinf(r.hi) && r.hi > 0);
+    } else {
+        assert_true(r.lo <= direct.elo && direct.elo <= r.hi);
+        assert_true(fabs(r.elo - direct.elo) < 1e-9);
+        assert_true(fabs((r.hi - r.lo) / 2 - direct.elo_err95) < 1e-9);
+    }
     assert_int_equal(r.games, direct.wins + direct.draws + direct.losses);
     /* the step beside it: the games against the previous best, alone */
     if (row->prev > 0) {
