@@ -23,7 +23,7 @@ static const char TRAIN_HELP[] =
     "(default results/NAME): per generation gen-G/selfplay.h5, tuned.ini,\n"
     "tune.log, sprt.h5, result, and confirm-gen-O.h5 and confirmed. Run it again\n"
     "after an interruption to resume. At the end it prints the Elo ladder of\n"
-    "the accepted generations (one rating fit of the confirmation games);\n"
+    "the accepted generations (each from its confirmation games against gen-0);\n"
     "'tavreli report DIR' writes it with a plot.\n"
     "\n"
     "  --out DIR      where the run is kept (default results/NAME)\n"

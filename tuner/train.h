@@ -20,7 +20,8 @@
  *      plays confirm_pairs opening pairs against gen-0 and as many against
  *      the previous best, into DIR/gen-G/confirm-gen-O.h5 (tournament INI
  *      confirm-gen-O.ini); DIR/gen-G/confirmed, written last, marks the
- *      confirmation complete.  The ladder is one rating fit of these games.
+ *      confirmation complete.  The ladder rates gen-G by its games against
+ *      gen-0 (train_rung_confirmed), the others are the step beside it.
  * A run that is interrupted (a signal, kill -9) resumes where it stopped:
  * complete generations (and confirmations) are skipped, a store being written is resumed
  * (runner --resume), a tune is redone (it is deterministic).  Generation 0
