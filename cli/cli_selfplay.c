@@ -278,11 +278,24 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                             "lower --threads (or threads = in [tournament])");
         bool have_store;
         if (distrib_prepare_store(out, resume, force, &t, &g_stop, &have_store, &err) != TV_OK) {
-            cli_error("%s", err.msg);
-            tournament_free(&t);
-            return g_signal ? interrupted_status() : CLI_FAIL;
+            if (!(g_stop && resume)) {
+                cli_error("%s", err.msg);
+                tournament_free(&t);
+                return g_signal ? interrupted_status() : CLI_FAIL;
+            }
+            stats.interrupted = stats.stopped_reading = true; /* while the store was read: the store as it was */
+        } else {
+            st = runner_run(&ro, &stats, &err);
         }
-        st = runner_run(&ro, &stats, &err);
+        if (stats.stopped_reading) {
+            printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the missing games (stopped "
+                   "while reading the store: nothing was played or changed)\n",
+                   config, out);
+            fflush(stdout);
+            run_stats_free(&stats);
+            tournament_free(&t);
+            return interrupted_status();
+        }
     }
     int rc = CLI_OK;
     if (st != TV_OK) {

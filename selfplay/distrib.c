@@ -177,9 +177,9 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
         for (int i = 0; st == TV_OK && i < nparts; i++)
             st = h5store_check_not_live(parts[i], err);
         for (int i = 0; st == TV_OK && i < nparts; i++)
-            st = runner_adopt_ini(parts[i], t, err);
+            st = runner_adopt_ini(parts[i], t, stop, err);
         if (st == TV_OK && exists)
-            st = runner_adopt_ini(out, t, err);
+            st = runner_adopt_ini(out, t, stop, err);
         if (st == TV_OK)
             st = merge_into(out, parts, nparts, tournament_ini, stop, &stopped, &n, err);
         if (st == TV_OK && stopped) /* the parts must stay: a new run would write over them */
@@ -189,7 +189,7 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
                          out);
         exists = st == TV_OK;
     } else if (exists) {
-        st = runner_adopt_ini(out, t, err); /* not live: checked above (refused now, not after the run) */
+        st = runner_adopt_ini(out, t, stop, err); /* not live: checked above (refused now, not after the run) */
     } else {
         st = tv_fail(err, TV_ERR_IO, "nothing to resume: %s does not exist (run without --resume to start it)", out);
     }

@@ -457,11 +457,14 @@ TvStatus h5store_close(H5Store *s, TvError *err)
 
 /* ---- resuming ------------------------------------------------------------------------------------ */
 
+static TvStatus rewrite(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
+                        H5Store **out, TvError *err);
+
 /* h5store_open_append; may_repair: a store left by a crash is first
  * rewritten (a merge of one input: the complete games, PATH.tmp renamed
  * over PATH), then opened. */
-static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair, H5Store **out,
-                            TvError *err)
+static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair,
+                            const volatile sig_atomic_t *stop, H5Store **out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
     H5Store *s = NULL;
@@ -479,16 +482,15 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
      * games counted as played.  A crash's torn tail is rewritten away. */
     if (may_repair) {
         StoreContents c;
-        if ((st = h5store_check_not_live(path, err)) != TV_OK || (st = h5store_read(path, false, false, &c, err)) != TV_OK)
+        if ((st = h5store_check_not_live(path, err)) != TV_OK ||
+            (st = store_read_games(path, false, false, NULL, stop, &c, err)) != TV_OK)
             goto done;
         int64_t torn = c.torn_rows;
         h5store_contents_free(&c);
-        if ((st = h5store_check_readable(path, err)) != TV_OK)
+        if ((st = store_check_readable(path, stop, err)) != TV_OK)
             goto done;
         if (torn > 0) {
-            const char *inputs[1] = {path};
-            if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
-                st = open_append(path, tournament_ini, false, out, err);
+            st = rewrite(path, tournament_ini, stop, out, err);
             goto done;
         }
     }
@@ -515,9 +517,7 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
             st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the repaired store for writing");
             goto done;
         }
-        const char *inputs[1] = {path};
-        if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
-            st = open_append(path, tournament_ini, false, out, err);
+        st = rewrite(path, tournament_ini, stop, out, err);
         goto done;
     }
     if ((st = store_check_schema(s->file, path, &schema, err)) != TV_OK ||
@@ -532,9 +532,7 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
             st = tv_fail(err, TV_ERR_IO, "%s: the rewritten store still has schema version %d", path, schema);
             goto done;
         }
-        const char *inputs[1] = {path};
-        if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
-            st = open_append(path, tournament_ini, false, out, err);
+        st = rewrite(path, tournament_ini, stop, out, err);
         goto done;
     }
     st = TV_ERR_IO;
@@ -586,10 +584,29 @@ done:
     return st;
 }
 
+/* The store rewritten (a merge of one input: its complete games, in the
+ * current schema version) and opened; a stop leaves it as it was. */
+static TvStatus rewrite(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
+                        H5Store **out, TvError *err)
+{
+    const char *inputs[1] = {path};
+    bool stopped = false;
+    TvStatus st = h5store_merge_stoppable(path, inputs, 1, tournament_ini, stop, &stopped, NULL, err);
+    if (st == TV_OK && stopped)
+        return store_stopped(err, path, "rewriting");
+    return st == TV_OK ? open_append(path, tournament_ini, false, stop, out, err) : st;
+}
+
 /* Repairs at most once: a repaired store that still cannot be opened is an error. */
 TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
 {
-    return open_append(path, tournament_ini, true, out, err);
+    return open_append(path, tournament_ini, true, NULL, out, err);
+}
+
+TvStatus h5store_open_append_stoppable(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
+                                       H5Store **out, TvError *err)
+{
+    return open_append(path, tournament_ini, true, stop, out, err);
 }
 
 /* Opens the file normally (not SWMR), deletes each attribute that exists
