@@ -373,6 +373,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     info->threads = runner_threads(ro);
     TvStatus st = TV_OK;
     Coordinator *coord = NULL;
+    H5RunLock *run_lock = NULL; /* rank 0's: one run at a time on the store (h5store.h) */
     H5Store *part = NULL;
     char part_path[1100];
     distrib_part_path(ro->out_path, rank, part_path, sizeof part_path);
@@ -414,7 +415,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
 
     /* Rank 0 readies the store (merging what an interrupted run left). */
     bool have_store = false;
-    if (rank == 0)
+    if (rank == 0 && (st = h5store_lock_run(ro->out_path, NULL, NULL, &run_lock, err)) == TV_OK)
         st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t, ro->stop, &have_store, err);
     if ((st = agree(st, err, rank)) != TV_OK)
         goto finalize;
@@ -527,6 +528,7 @@ finalize:
         remove(part_path);
     }
     coordinator_free(coord);
+    h5store_unlock_run(run_lock);
     stats->wall_seconds = tv_now_seconds() - t_start;
     return st;
 }

@@ -184,6 +184,22 @@ TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreR
  * whose target does not exist or cannot be reached. */
 TvStatus h5store_resolve_path(const char *path, char *buf, size_t n, TvError *err);
 
+/* The run lock: one run at a time on a store.  A run that creates,
+ * replaces, resumes or merges the store at path holds it from before it
+ * looks at the file until it has closed it: PATH.lock beside it, locked
+ * with fcntl (also over NFS), holding "PID HOST".  Taking it, a second run
+ * is refused: "PATH is in use by another run (pid N on HOST holds
+ * PATH.lock): wait until it ends, or stop it ...".  The file is removed
+ * when the run lets the lock go (one left by a run that was killed is
+ * taken over: the kernel let its lock go).
+ * Holding it, the temporary stores PATH.tmp-PID-N that a creation killed
+ * before its link left are removed when process PID is gone, each reported
+ * to `removed` (may be NULL). */
+typedef struct H5RunLock H5RunLock;
+typedef void (*H5LeftoverFn)(const char *leftover, long pid, void *user);
+TvStatus h5store_lock_run(const char *path, H5LeftoverFn removed, void *user, H5RunLock **lock, TvError *err);
+void h5store_unlock_run(H5RunLock *lock); /* NULL: nothing */
+
 /* TV_OK unless a live process is writing the store (it holds the lock). */
 TvStatus h5store_check_not_live(const char *path, TvError *err);
 

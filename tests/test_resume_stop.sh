@@ -76,5 +76,43 @@ done
 "$tv" selfplay "$tmp/one.ini" --out "$tmp/r.h5" --resume --games 2 --threads 2 --quiet >"$tmp/r.out" 2>&1
 check "the stopped store resumes" grep -q "2 games stored this run (3000 before)" "$tmp/r.out"
 
+# ---- two runs on one store: the run lock ----------------------------------------------
+# Run A resumes the big store (seconds of reading); B, started meanwhile
+# with --force (or --resume), is refused, naming A's pid.  Before the lock B
+# removed the store under A and made its own.
+cp "$tmp/big.h5" "$tmp/lk.h5"
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/lk.h5" --resume --threads 1 --quiet >"$tmp/a.out" 2>&1 &
+apid=$!
+for i in $(seq 300); do grep -q "^$apid " "$tmp/lk.h5.lock" 2>/dev/null && break; sleep 0.1; done
+for flag in --force --resume; do
+  "$tv" selfplay "$tmp/one.ini" --out "$tmp/lk.h5" $flag --games 1 --quiet >"$tmp/b.out" 2>&1
+  rc=$?
+  check "a second run ($flag) on a store that another run holds is refused ($rc)" [ $rc = 1 ]
+  check "... naming the other run's pid and what to do" \
+    grep -q "lk.h5 is in use by another run (pid $apid on .* holds .*lk.h5.lock): wait until it ends, or stop it" \
+    "$tmp/b.out"
+done
+kill -TERM $apid
+wait $apid
+check "the first run was not disturbed (an interruption: $?)" grep -q "^interrupted: run" "$tmp/a.out"
+check "... its store unchanged" [ "$(md5sum <"$tmp/lk.h5")" = "$sum" ]
+check "... and the lock file removed when it ended" [ ! -e "$tmp/lk.h5.lock" ]
+
+# ---- a store creation killed just before its link --------------------------------------
+TAVRELI_TEST_PAUSE_BEFORE_LINK="$tmp/paused" "$tv" selfplay "$tmp/one.ini" --out "$tmp/kl.h5" --games 1 \
+  --threads 1 --quiet >/dev/null 2>&1 &
+kpid=$!
+for i in $(seq 300); do [ -e "$tmp/paused" ] && break; sleep 0.1; done
+kill -9 $kpid
+wait $kpid 2>/dev/null
+check "kill -9 just before the link leaves the temporary store and no store" \
+  [ -e "$tmp/kl.h5.tmp-$kpid-0" -a ! -e "$tmp/kl.h5" ]
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/kl.h5" --games 1 --threads 1 --quiet >"$tmp/k.out" 2>&1
+check "the next run on the store succeeds ($?)" grep -q "1 games stored this run" "$tmp/k.out"
+check "... removes the leftover" [ -z "$(ls "$tmp" | grep 'kl.h5.tmp')" ]
+check "... and says so" \
+  grep -q "^note: removed .*kl.h5.tmp-$kpid-0, left by a store creation (pid $kpid) that was killed" "$tmp/k.out"
+check "... and the killed run's lock file is gone" [ ! -e "$tmp/kl.h5.lock" ]
+
 echo "$passes passed, $fails failed"
 [ $fails = 0 ]
