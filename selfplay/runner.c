@@ -566,7 +566,7 @@ void run_stats_free(RunStats *stats)
 TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
-    if (!t->sprt)
+    if (!t->sprt || stats->stopped_reading) /* stopped before the games were counted: nothing to say */
         return TV_OK;
     char settings[160];
     sprt_settings_format(&t->sprt_settings, settings, sizeof settings);
@@ -967,7 +967,7 @@ cleanup:
     }
     if (st != TV_OK && store)
         count_stored(ro, created, stats);
-    if (st == TV_OK && ro->out_path && !stats->stopped_reading)
+    if (st == TV_OK && ro->out_path)
         st = runner_store_sprt(ro, stats, err);
     stats->wall_seconds = tv_now_seconds() - t_start;
     free(openings);

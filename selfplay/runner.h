@@ -177,7 +177,8 @@ TvStatus runner_adopt_ini(const char *path, const Tournament *t, const volatile 
 int runner_threads(const RunOptions *ro);              /* game threads of this process */
 StoredEngine *runner_stored_engines(const Tournament *t); /* the /engines rows (heap) */
 /* With an [sprt] section: stores the settings and stats->sprt_result as the
- * attributes sprt and sprt_result of the (closed) store ro->out_path. */
+ * attributes sprt and sprt_result of the (closed) store ro->out_path
+ * (nothing after a run stopped while it read the store). */
 TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err);
 
 #endif
