@@ -155,6 +155,10 @@ typedef struct {
  * damaged extent of millions of rows costs nothing), either whole (the rows
  * a command asked for) or their game and ply only. */
 #define CURSOR_BLOCK_ROWS 65536
+/* A block is read in pieces, the stop flag looked at before each: 8,192
+ * rows (8 chunks of /positions, 2 of /moves) take about 10 ms, so a signal
+ * is seen within a second even when the process gets a twentieth of a core. */
+#define CURSOR_PIECE_ROWS 8192
 
 typedef struct {
     int which;            /* DS_MOVES or DS_POSITIONS */
@@ -166,7 +170,8 @@ typedef struct {
     int64_t base, have, cap; /* cap: rows the buffer holds */
     bool slide;           /* rows before `keep` may be dropped (a scan that only goes forward, keys only) */
     int64_t keep;
-    bool failed;          /* an HDF5 read or an allocation failed */
+    bool failed;          /* an HDF5 read or an allocation failed, or a stop */
+    const volatile sig_atomic_t *stop; /* may be NULL */
 } RowCursor;
 
 static bool cursor_open(RowCursor *c, hid_t file, int which, bool whole)
@@ -236,12 +241,15 @@ static bool cursor_reach(RowCursor *c, int64_t upto)
         c->buf = b;
         c->cap = cap;
     }
-    char *at = c->buf + (size_t)(c->have - c->base) * c->row_size;
-    if (c->whole)
-        store_prefill(c->which, at, want - c->have);
-    if (!store_read_rows(c->ds, c->mt, c->have, want - c->have, at)) {
-        c->failed = true;
-        return false;
+    for (int64_t from = c->have; from < want; from += CURSOR_PIECE_ROWS) {
+        int64_t k = want - from < CURSOR_PIECE_ROWS ? want - from : CURSOR_PIECE_ROWS;
+        char *at = c->buf + (size_t)(from - c->base) * c->row_size;
+        if (c->whole)
+            store_prefill(c->which, at, k);
+        if ((c->stop && *c->stop) || !store_read_rows(c->ds, c->mt, from, k, at)) {
+            c->failed = true;
+            return false;
+        }
     }
     c->have = want;
     return true;
@@ -559,6 +567,8 @@ static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, Ro
             po += g[i].position_count;
             continue;
         }
+        if (stop && *stop)
+            return store_stopped(err, path, "reading");
         if (r->cur[0].failed || r->cur[1].failed)
             return store_h5_fail(err, TV_ERR_IO, path, "cannot read /moves and /positions");
         /* The torn tail of a crash: every row from here on unwritten. */
@@ -733,6 +743,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
      * rows, not the whole dataset */
     rows.cur[0].slide = !with_moves && !repair;
     rows.cur[1].slide = !with_positions && !repair;
+    rows.cur[0].stop = rows.cur[1].stop = stop;
     if (repair) {
         memset(repair->counts, 0, sizeof *repair->counts);
         repair->counts->rows = ng;
