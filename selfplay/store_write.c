@@ -1,7 +1,8 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 /* store_write.c: writing the HDF5 store: creating it, appending games,
  * closing it, setting attributes, the lock that keeps a second writer out,
- * and opening a store again to append to it (repairing one left by a crash).
+ * the run lock (PATH.lock: one run at a time on a store, h5store.h), and
+ * opening a store again to append to it (repairing one left by a crash).
  *
  * Crash safety:
  *  - a store is built under a temporary name beside PATH (PATH.tmp-PID-N:
