@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine_proc.h"
+#include "option.h"
 #include "rng.h"
 #include "strbuf.h"
 
@@ -90,35 +91,6 @@ static bool parse_yes_no(const char *s, bool *out)
     else
         return false;
     return true;
-}
-
-/* The built-in engine's tunable value called name: a search setting or a
- * weight element.  False when there is none; *is_bool for a BOOL setting. */
-static bool builtin_find(const char *name, SpsaTarget *target, int *index, int *lo, int *hi, bool *is_bool)
-{
-    *is_bool = false;
-    int s = search_setting_find(name);
-    if (s >= 0) {
-        const SearchSettingInfo *si = &SEARCH_SETTING_INFO[s];
-        *target = SPSA_TARGET_SETTING;
-        *index = s;
-        *lo = si->lo;
-        *hi = si->hi;
-        *is_bool = si->type == SEARCH_SETTING_BOOL;
-        return true;
-    }
-    for (int i = 0; i < EVAL_NWEIGHTS; i++) {
-        char buf[96];
-        if (!strcmp(eval_weight_element_name(i, buf, sizeof buf), name)) {
-            const WeightInfo *w = eval_weight_info_of(i);
-            *target = SPSA_TARGET_WEIGHT;
-            *index = i;
-            *lo = w->lo;
-            *hi = w->hi;
-            return true;
-        }
-    }
-    return false;
 }
 
 /* `param NAME = START, MIN, MAX, C_END, R_END` */
@@ -423,20 +395,26 @@ TvStatus spsa_read_text(const char *path, char *text, size_t len, SpsaConfig *c,
             continue;
         }
         r.failed = false;
-        int lo, hi;
-        bool is_bool;
+        OptionInfo info;
+        p->target = SPSA_TARGET_ENGINE;
+        p->index = option_find(p->name);
         if (te->kind != PLAYER_ENGINE) {
             failf(&r, p->line, "param %s: the engine plays random moves, it has nothing to tune", p->name);
-        } else if (!builtin_find(p->name, &p->target, &p->index, &lo, &hi, &is_bool)) {
+        } else if (p->index < 0 || !option_info(p->index, &info)) {
             failf(&r, p->line,
                   "param %s: the built-in engine has no such setting or weight (see 'tavreli weights' and "
                   "core/search.def; weight elements are written like top_value[1])",
                   p->name);
-        } else if (is_bool) {
+        } else if (info.type == OPTION_BOOL) {
             failf(&r, p->line, "param %s is a yes/no setting, not tunable: set it in the engine file", p->name);
-        } else if (p->lo < lo || p->hi > hi) {
+        } else if (p->lo < info.lo || p->hi > info.hi) {
             failf(&r, p->line, "param %s: [MIN, MAX] = [%g, %g] goes beyond the engine's bounds [%d, %d]", p->name,
-                  p->lo, p->hi, lo, hi);
+                  p->lo, p->hi, info.lo, info.hi);
+        } else {
+            for (int j = 0; j < i; j++)
+                if (c->params[j].index == p->index)
+                    failf(&r, p->line, "param %s is the same engine option as param %s (line %d): give it once",
+                          p->name, c->params[j].name, c->params[j].line);
         }
         if (r.failed) {
             spsa_free(c);
@@ -541,12 +519,12 @@ TvStatus spsa_apply(const SpsaConfig *c, Tournament *t, int which, const double 
         const SpsaParam *sp = &c->params[p];
         long v = spsa_round(values[p]);
         switch (sp->target) {
-        case SPSA_TARGET_SETTING:
-            *search_setting_field(&te->engine.settings, sp->index) = (int)v;
+        case SPSA_TARGET_ENGINE: {
+            TvStatus st = option_set(&te->engine, sp->index, (int)v, err);
+            if (st != TV_OK)
+                return st;
             break;
-        case SPSA_TARGET_WEIGHT:
-            te->engine.params.w[sp->index] = (int)v;
-            break;
+        }
         case SPSA_TARGET_OPTION: {
             int k = 0;
             while (k < te->noptions && strcmp(te->option_names[k], sp->name) != 0)

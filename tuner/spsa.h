@@ -30,16 +30,16 @@
 enum { SPSA_PLUS = 0, SPSA_MINUS = 1 };
 
 typedef enum {
-    SPSA_TARGET_SETTING = 0, /* a search setting of core/search.def (index: SS_ name) */
-    SPSA_TARGET_WEIGHT = 1,  /* a weight element of core/weights.def (index: element) */
-    SPSA_TARGET_OPTION = 2   /* an option of a separate program, sent with setoption */
+    SPSA_TARGET_ENGINE = 0, /* an option of the built-in engine (core/option.h: a search setting or a
+                               weight element) */
+    SPSA_TARGET_OPTION = 1  /* an option of a separate program, sent with setoption */
 } SpsaTarget;
 
 typedef struct {
     char name[64];
     double start, lo, hi, c_end, r_end;
     SpsaTarget target;
-    int index;                 /* SPSA_TARGET_SETTING / _WEIGHT: which one */
+    int index;                 /* SPSA_TARGET_ENGINE: the option (option.h) */
     int line;                  /* the param line (for messages) */
 } SpsaParam;
 
@@ -105,9 +105,9 @@ void spsa_step(const SpsaConfig *c, long k, const int8_t *delta, double score, d
 long spsa_round(double v);
 
 /* Sets the parameters on engine `which` (SPSA_PLUS or SPSA_MINUS) of t:
- * values[p] rounded, in its engine version (built-in) or its option lines
- * (a separate program).  Errors: more option lines than a tournament engine
- * holds. */
+ * values[p] rounded, in its engine version (built-in, core/option.h) or
+ * its option lines (a separate program).  Errors: a value outside the
+ * option's bounds, more option lines than a tournament engine holds. */
 TvStatus spsa_apply(const SpsaConfig *c, Tournament *t, int which, const double *values, TvError *err);
 
 #endif
