@@ -61,7 +61,7 @@ const CliCommand *const *cli_commands(int *n);
 /* The commands, each defined in its front end's file. */
 extern const CliCommand CLI_PERFT, CLI_MOVES, CLI_REPLAY, CLI_ANALYSE, CLI_PLAY, CLI_WEIGHTS, CLI_STRENGTH,
     CLI_SELFPLAY, CLI_EXPORT, CLI_VERIFY, CLI_REPAIR, CLI_REPORT, CLI_SPRT, CLI_TUNE, CLI_BENCH, CLI_BENCH_PERFT, CLI_BENCH_SEARCH,
-    CLI_BENCH_SELFPLAY, CLI_BENCH_TUNE, CLI_BENCH_MPI, CLI_UCI, CLI_BENCH_PROTOCOL, CLI_TRAIN;
+    CLI_BENCH_SELFPLAY, CLI_BENCH_TUNE, CLI_BENCH_MPI, CLI_UCI, CLI_BENCH_PROTOCOL, CLI_TRAIN, CLI_SPSA;
 
 /* The result of cli_parse besides the flags' values. */
 typedef enum { CLI_PARSED = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 } CliParse;

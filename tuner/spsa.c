@@ -298,9 +298,10 @@ static bool tournament_text(SpsaReader *r, const char *text, StrBuf *out, char *
                 size_t m = strlen(engine);
                 while (m && (engine[m - 1] == ' ' || engine[m - 1] == '\t'))
                     engine[--m] = 0;
-                /* ENGINE_NAME: leaves room for the + and - of the players */
-                if (m == 0 || m > 40)
-                    return failf(r, line, "engine name '%s' must have 1 to 40 letters, digits or _ - . +", engine);
+                /* room for the players' and the verification's names ("NAME-start": a section header of
+                 * at most 45 characters) */
+                if (m == 0 || m > 32)
+                    return failf(r, line, "engine name '%s' must have 1 to 32 letters, digits or _ - . +", engine);
                 strbuf_add(out, "[each]\n");
                 s += len + (eol ? 1 : 0);
                 continue;
@@ -421,7 +422,29 @@ TvStatus spsa_read_text(const char *path, char *text, size_t len, SpsaConfig *c,
             return TV_ERR_PARSE;
         }
     }
+    snprintf(c->engine, sizeof c->engine, "%s", engine);
     return TV_OK;
+}
+
+TvStatus spsa_tournament_text(const SpsaConfig *c, const char *tail, char **out, TvError *err)
+{
+    *out = NULL;
+    SpsaConfig *scratch = calloc(1, sizeof *scratch); /* the transform notes the [spsa] line in it */
+    if (!scratch)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    snprintf(scratch->source, sizeof scratch->source, "%s", c->source);
+    SpsaReader r = {.c = scratch, .err = err};
+    StrBuf tb = {0};
+    char engine[TV_INI_LINE_MAX + 2];
+    bool ok = tournament_text(&r, c->t.text, &tb, engine, sizeof engine);
+    free(scratch);
+    if (!ok) {
+        strbuf_free(&tb);
+        return TV_ERR_PARSE;
+    }
+    strbuf_add(&tb, tail);
+    *out = strbuf_take(&tb);
+    return *out ? TV_OK : tv_fail(err, TV_ERR_LIMIT, "out of memory");
 }
 
 void spsa_free(SpsaConfig *c)

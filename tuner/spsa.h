@@ -58,6 +58,7 @@ typedef struct {
     int nparams;
     SpsaParam params[SPSA_MAX_PARAMS];
     int spsa_line;             /* the [spsa] header's line */
+    char engine[48];           /* the base engine's section name ([engine NAME]) */
     Tournament t;              /* the games: engines SPSA_PLUS and SPSA_MINUS (both the base engine), the
                                   rules, openings and adjudication; pairs = iterations x batch; its text
                                   is the INI text */
@@ -77,6 +78,12 @@ TvStatus spsa_read(const char *path, SpsaConfig *c, TvError *err);
 TvStatus spsa_read_text(const char *path, char *text, size_t len, SpsaConfig *c, TvError *err);
 
 void spsa_free(SpsaConfig *c);
+
+/* The tournament text the SPSA file stands for, without its [tournament]
+ * and engine sections: the [spsa] section blanked, the [engine NAME]
+ * header made [each] (so that every engine added after it is the base
+ * engine with its limits and options), and `tail` appended (heap). */
+TvStatus spsa_tournament_text(const SpsaConfig *c, const char *tail, char **out, TvError *err);
 
 /* Starts the separate program of c (a command = engine) once and checks
  * that it declares each parameter as a spin option whose range holds the

@@ -1,0 +1,180 @@
+/* cli_spsa.c: `tavreli spsa CONFIG.ini` (tuner/spsa_run.h does the work). */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "progress.h"
+#include "spsa_run.h"
+#include "stats.h"
+
+static const char SPSA_HELP[] =
+    "usage: tavreli spsa CONFIG.ini [--out DIR] [--threads N] [--resume|--force]\n"
+    "\n"
+    "Tunes engine settings, weights or a separate program's options by SPSA\n"
+    "played as games (docs/spsa.md): CONFIG.ini has an [spsa] section with one\n"
+    "'param NAME = START, MIN, MAX, C_END, R_END' line per parameter, one\n"
+    "[engine NAME] section (path = ENGINE.ini or command = PROGRAM, with its\n"
+    "limits) and [rules], [openings] and [adjudication] as a tournament. Each\n"
+    "iteration plays [spsa] batch opening pairs of theta + c delta against\n"
+    "theta - c delta and steps theta; the trajectory depends only on the file.\n"
+    "Every game and the /spsa table go to DIR/spsa.h5; at the end the tuned\n"
+    "engine is written (DIR/tuned.ini, or DIR/tuned.options for a program) and,\n"
+    "unless [spsa] verify = no, an SPRT of it against the start is played into\n"
+    "DIR/verify.h5. Ctrl-C or SIGTERM stops cleanly; --resume continues.\n"
+    "\n"
+    "  --out DIR      where the run is kept (default results/NAME)\n"
+    "  --threads N    game threads (default [spsa] threads; 0 = all cores)\n"
+    "  --resume       continue the run in DIR (a run that is not there starts)\n"
+    "  --force        start anew, replacing DIR/spsa.h5\n";
+
+typedef struct {
+    const char *out;
+    long threads;
+    bool resume, force;
+} SpsaArgs;
+
+static const CliFlag SPSA_FLAGS[] = {
+    {"out", 0, CLI_STRING, offsetof(SpsaArgs, out), 0, 0},
+    {"threads", 0, CLI_LONG, offsetof(SpsaArgs, threads), 0, 1024},
+    {"resume", 0, CLI_BOOL, offsetof(SpsaArgs, resume), 0, 0},
+    {"force", 0, CLI_BOOL, offsetof(SpsaArgs, force), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static volatile sig_atomic_t g_spsa_stop = 0;
+static volatile sig_atomic_t g_spsa_signal = 0;
+
+static void on_spsa_signal(int sig)
+{
+    if (g_spsa_stop && sig == SIGINT) { /* a second Ctrl-C: stop at once */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    if (!g_spsa_signal)
+        g_spsa_signal = sig;
+    g_spsa_stop = 1;
+}
+
+typedef struct {
+    bool tty;
+} SpsaView;
+
+/* "iteration 12/200  384 games  95.1 games/min  ETA 41m07s  lmr_base=101.3 rfp_margin=117.0", cut to the
+ * terminal's width. */
+static void print_progress(const SpsaProgress *p, void *user)
+{
+    const SpsaView *v = user;
+    const SpsaConfig *c = p->c;
+    char line[4096], eta[32];
+    double rate = p->elapsed > 0 ? (double)p->games_run / p->elapsed * 60 : 0;
+    double left = (double)(c->iterations - p->iteration) * 2 * (double)c->batch;
+    cli_format_duration(rate > 0 ? left / rate * 60 : -1, eta, sizeof eta);
+    int n = snprintf(line, sizeof line, "iteration %ld/%ld  %lld games  %.1f games/min  ETA %s ", p->iteration,
+                     c->iterations, (long long)p->games_run, rate, eta);
+    for (int i = 0; i < c->nparams && n < (int)sizeof line - 1; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s=%.1f", c->params[i].name, p->theta[i]);
+    int width = cli_terminal_width(STDERR_FILENO);
+    if (v->tty && (int)strlen(line) > width - 1)
+        line[width > 1 ? width - 1 : 0] = 0;
+    if (v->tty)
+        fprintf(stderr, "\r%s\033[K%s", line, p->final ? "\n" : "");
+    else
+        fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+static void print_event(const char *text, void *user)
+{
+    (void)user;
+    printf("%s\n", text);
+    fflush(stdout);
+}
+
+static int run_spsa(const CliCommand *cmd, int argc, char **argv)
+{
+    SpsaArgs a = {NULL, -1, false, false};
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    if (!pos)
+        return CLI_FAIL;
+    int rc = cli_parse_or_exit(cmd, argc, argv, &a, pos, &npos);
+    const char *config = npos == 1 ? pos[0] : NULL;
+    free(pos);
+    if (rc >= 0)
+        return rc;
+    if (!config) {
+        cli_error("spsa: expected one CONFIG.ini (see 'tavreli spsa --help')");
+        return CLI_USAGE;
+    }
+    if (a.resume && a.force) {
+        cli_error("spsa: --resume continues a run and --force replaces it: give one");
+        return CLI_USAGE;
+    }
+    SpsaConfig *c = calloc(1, sizeof *c);
+    if (!c)
+        return CLI_FAIL;
+    TvError err;
+    if (spsa_read(config, c, &err) != TV_OK) {
+        cli_error("%s", err.msg);
+        free(c);
+        return CLI_FAIL;
+    }
+    char dir[600];
+    if (a.out)
+        snprintf(dir, sizeof dir, "%s", a.out);
+    else {
+        snprintf(dir, sizeof dir, "results/%s", c->name);
+        mkdir("results", 0777);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_spsa_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    SpsaView view = {isatty(STDERR_FILENO) != 0};
+    SpsaRunOptions o = {.c = c,
+                        .dir = dir,
+                        .resume = a.resume,
+                        .force = a.force,
+                        .threads = a.threads >= 0 ? (int)a.threads : 0,
+                        .stop = &g_spsa_stop,
+                        .progress = print_progress,
+                        .event = print_event,
+                        .user = &view};
+    if (a.threads == 0)
+        o.threads = -1; /* --threads 0: all cores, whatever [spsa] threads says */
+    SpsaOutcome out;
+    TvStatus st = spsa_run(&o, &out, &err);
+    if (st != TV_OK) {
+        cli_error("%s", err.msg);
+        spsa_free(c);
+        free(c);
+        return CLI_FAIL;
+    }
+    printf("%ld of %ld iterations, %lld games played by this run in %.1f s; theta:", out.iterations_done,
+           c->iterations, (long long)out.games_played, out.wall_seconds);
+    for (int p = 0; p < c->nparams; p++)
+        printf(" %s=%.2f", c->params[p].name, out.theta[p]);
+    printf("\n");
+    if (out.tuned[0])
+        printf("tuned engine: %s\n", out.tuned);
+    if (out.verified)
+        printf("verification SPRT (tuned against start, elo0 %g, elo1 %g): %s\n", c->verify_elo0, c->verify_elo1,
+               out.verify_result);
+    int code = CLI_OK;
+    if (out.interrupted) {
+        printf("interrupted by signal %d; run the same command with --resume to continue\n", (int)g_spsa_signal);
+        code = 128 + (g_spsa_signal ? (int)g_spsa_signal : SIGINT);
+    }
+    spsa_free(c);
+    free(c);
+    return code;
+}
+
+const CliCommand CLI_SPSA = {"spsa", SPSA_HELP, SPSA_FLAGS, run_spsa};
