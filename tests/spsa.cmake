@@ -2,3 +2,12 @@
 # schedule, the perturbation, the step and the values set on the players.
 tavreli_test(test_spsa fast test_spsa.c)
 target_link_libraries(test_spsa PRIVATE tavreli_tuner tavreli_omp_wait OpenMP::OpenMP_C m)
+# tavreli spsa end to end (tests/test_spsa_run.sh): the planted optimum of
+# fake_engine found from the range's edge, the same trajectory on 1 and 2
+# threads; kill -9 at 3 moments and --resume give the uninterrupted run;
+# bad files and engines refused with FILE:LINE.
+foreach(part planted resume refuse)
+  add_test(NAME test_spsa_${part} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_spsa_run.sh ${part}
+    $<TARGET_FILE:tavreli> $<TARGET_FILE:fake_engine> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(test_spsa_${part} PROPERTIES LABELS fast TIMEOUT 300)
+endforeach()
