@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "spsa_report.h"
 #include "train.h"
 
 static const char REPORT_HELP[] =
@@ -38,7 +39,12 @@ static const char REPORT_HELP[] =
     "Given the folder of a 'tavreli train' run, writes the Elo ladder of its\n"
     "accepted generations against generation 0 with 95% intervals (ladder.md,\n"
     "report.html, elo.png) into DIR (default TRAINING-DIR/report): one rating\n"
-    "fit of the confirmation games, each rung saying how it was measured.\n";
+    "fit of the confirmation games, each rung saying how it was measured.\n"
+    "Given the folder of a 'tavreli spsa' run, writes the trajectory of each\n"
+    "parameter (normalised to its range), the final values with the spread of\n"
+    "their last 10% of iterations and the verification SPRT into DIR (default\n"
+    "SPSA-DIR/report), with the usual report of the verification games in\n"
+    "DIR/verify.\n";
 
 typedef struct {
     const char *out, *tuning_log, *baseline;
@@ -87,6 +93,17 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         cli_print_ladder(rungs, nr);
         free(rungs);
         printf("%s/report.html\n", outdir);
+        goto done;
+    }
+    if (nfiles == 1 && spsa_is_dir(files[0])) { /* an SPSA run's folder (tuner/spsa_report.h) */
+        char def[1100];
+        snprintf(def, sizeof def, "%s/report", files[0]);
+        TvError err;
+        if (spsa_report(files[0], outdir ? outdir : def, &err) != TV_OK) {
+            cli_error("%s", err.msg);
+            rc = CLI_FAIL;
+        } else
+            printf("%s/report.html\n", outdir ? outdir : def);
         goto done;
     }
     if (!nfiles || !outdir) {

@@ -126,6 +126,13 @@ EOI
   check "resume: the same tuned.ini" cmp -s "$tmp/ref/tuned.ini" "$tmp/cut/tuned.ini"
   check "resume: the same verification" cmp -s <(grep '^verification' "$tmp/ref.out") \
     <(grep '^verification' "$tmp/cut.out")
+  "$tv" report "$tmp/cut" >/dev/null 2>"$tmp/report.err"
+  check "resume: report DIR writes the trajectory, the final values and the verification" \
+    test -s "$tmp/cut/report/spsa_trajectory.png" -a -s "$tmp/cut/report/verify/report.html"
+  check "resume: the report names the verification's verdict" \
+    grep -q "The SPRT of the tuned engine against the start (elo0=0 elo1=5" "$tmp/cut/report/report.md"
+  check "resume: the report's table has both parameters" grep -q "^| top_value\[2\] | 100 | 600 | 300.00 |" \
+    "$tmp/cut/report/report.md"
   "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" >/dev/null 2>"$tmp/exists.err"
   check "resume: an existing run needs --resume or --force" grep -q "exists: --resume continues it" "$tmp/exists.err"
 fi
