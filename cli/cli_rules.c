@@ -363,6 +363,7 @@ static const char BENCH_HELP[] =
     "       tavreli bench tune [--positions N] [--base N] [--seed S]\n"
     "       tavreli bench mpi [--ranks N] [--depth N] [--games N] [--mpirun CMD]\n"
     "       tavreli bench protocol [--nodes N] [--games N] [--rounds R]\n"
+    "       tavreli bench spsa [--depth N] [--games N] [--batch N] [--rounds R]\n"
     "\n"
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each and of\n"

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "export.h"
+#include "h5store.h"
 #include "progress.h"
 #include "spsa_run.h"
 #include "stats.h"
@@ -178,3 +180,165 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
 }
 
 const CliCommand CLI_SPSA = {"spsa", SPSA_HELP, SPSA_FLAGS, run_spsa};
+
+/* ---- bench spsa ---------------------------------------------------------------- */
+
+static const char BENCH_SPSA_HELP[] =
+    "usage: tavreli bench spsa [--depth N] [--games N] [--batch N] [--rounds R]\n"
+    "\n"
+    "Measures what the SPSA bookkeeping costs: one plan of N games (64 by default;\n"
+    "the default engine against itself at depth N, 3 by default, random balanced\n"
+    "openings) played on 2 threads by 'tavreli selfplay' (the runner in one go) and\n"
+    "by 'tavreli spsa' (iterations of --batch pairs, 8 by default, one runner call\n"
+    "and a step of theta each; its one parameter, lmr_base, perturbed by less than\n"
+    "half a unit, so that both play the same games), alternately R times (2 by\n"
+    "default, so that a change in the machine's load hits both alike). Prints\n"
+    "games per hour of each, the ratio and whether both gave the same games.\n";
+
+typedef struct {
+    long depth, games, batch, rounds;
+} BenchSpsaArgs;
+
+static const CliFlag BENCH_SPSA_FLAGS[] = {
+    {"depth", 0, CLI_LONG, offsetof(BenchSpsaArgs, depth), 1, 20},
+    {"games", 0, CLI_LONG, offsetof(BenchSpsaArgs, games), 4, 100000},
+    {"batch", 0, CLI_LONG, offsetof(BenchSpsaArgs, batch), 1, 1000},
+    {"rounds", 0, CLI_LONG, offsetof(BenchSpsaArgs, rounds), 1, 100},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+/* Writes the digest of the store at path (tavreli export --digest) to out. */
+static bool digest(const char *path, const char *out)
+{
+    StoreContents sc;
+    TvError err;
+    if (h5store_read(path, true, true, &sc, &err) != TV_OK)
+        return false;
+    bool ok = export_digest(&sc, out, &err) == TV_OK;
+    h5store_contents_free(&sc);
+    return ok;
+}
+
+/* Whether two files hold the same bytes. */
+static bool same_file(const char *a, const char *b)
+{
+    char *ta, *tb;
+    size_t na, nb;
+    TvError err;
+    if (tv_read_file(a, "digest", &ta, &na, &err) != TV_OK)
+        return false;
+    if (tv_read_file(b, "digest", &tb, &nb, &err) != TV_OK) {
+        free(ta);
+        return false;
+    }
+    bool same = na == nb && !memcmp(ta, tb, na);
+    free(ta);
+    free(tb);
+    return same;
+}
+
+static int run_bench_spsa(const CliCommand *cmd, int argc, char **argv)
+{
+    BenchSpsaArgs a = {3, 64, 8, 2};
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (parsed >= 0)
+        return parsed;
+    long iterations = a.games / (2 * a.batch);
+    if (iterations < 1) {
+        cli_error("bench spsa: --games %ld is less than one iteration of --batch %ld pairs", a.games, a.batch);
+        return CLI_USAGE;
+    }
+    char dir[] = "/tmp/tavreli-bench-spsa-XXXXXX";
+    if (!mkdtemp(dir)) {
+        cli_error("bench spsa: cannot make a temporary directory");
+        return CLI_FAIL;
+    }
+    char engine[128], ini[128], store[128], run[128];
+    snprintf(engine, sizeof engine, "%s/default.ini", dir);
+    snprintf(ini, sizeof ini, "%s/bench.ini", dir);
+    snprintf(store, sizeof store, "%s/selfplay.h5", dir);
+    snprintf(run, sizeof run, "%s/spsa", dir);
+    EngineVersion e;
+    engine_default(&e);
+    TvError err;
+    SpsaConfig *c = calloc(1, sizeof *c);
+    int rc = CLI_OK;
+    FILE *f = NULL;
+    if (!c || engine_write(engine, &e, NULL, &err) != TV_OK || !(f = fopen(ini, "w"))) {
+        cli_error("bench spsa: cannot write %s", dir);
+        free(c);
+        return CLI_FAIL;
+    }
+    /* c_end 0.001: the perturbation stays below half a unit, so both players play the default engine */
+    fprintf(f,
+            "[spsa]\nname = bench\niterations = %ld\nbatch = %ld\nseed = 2026\nthreads = 2\nverify = no\n"
+            "param lmr_base = 75, 0, 300, 0.001, 0.002\n[engine default]\npath = default.ini\ndepth = %ld\n",
+            iterations, a.batch, a.depth);
+    fclose(f);
+    if (spsa_read(ini, c, &err) != TV_OK) {
+        cli_error("bench spsa: %s", err.msg);
+        free(c);
+        return CLI_FAIL;
+    }
+    double wall[2] = {0, 0};
+    int64_t games[2] = {0, 0};
+    bool same = true;
+    for (long r = 0; r < a.rounds && rc == CLI_OK; r++) {
+        /* selfplay: the SPSA file's plan, its players at the start values, in one runner call */
+        RunOptions ro;
+        memset(&ro, 0, sizeof ro);
+        Tournament t = c->t;
+        double theta[1] = {c->params[0].start};
+        spsa_apply(c, &t, SPSA_PLUS, theta, &err);
+        spsa_apply(c, &t, SPSA_MINUS, theta, &err);
+        ro.t = &t;
+        ro.out_path = store;
+        ro.threads = 2;
+        ro.force = true;
+        RunStats s;
+        double t0 = tv_now_seconds();
+        TvStatus st = runner_run(&ro, &s, &err);
+        wall[0] += tv_now_seconds() - t0;
+        games[0] += s.played;
+        run_stats_free(&s);
+        SpsaRunOptions o = {.c = c, .dir = run, .force = true, .threads = 2};
+        SpsaOutcome out;
+        if (st == TV_OK) {
+            t0 = tv_now_seconds();
+            st = spsa_run(&o, &out, &err);
+            wall[1] += tv_now_seconds() - t0;
+            games[1] += out.games_played;
+        }
+        if (st != TV_OK) {
+            cli_error("bench spsa: %s", err.msg);
+            rc = CLI_FAIL;
+            break;
+        }
+        char path[160], d1[160], d2[160];
+        snprintf(path, sizeof path, "%s/spsa.h5", run);
+        snprintf(d1, sizeof d1, "%s/selfplay.digest", dir);
+        snprintf(d2, sizeof d2, "%s/spsa.digest", dir);
+        same = same && digest(store, d1) && digest(path, d2) && same_file(d1, d2);
+    }
+    if (rc == CLI_OK) {
+        double r0 = (double)games[0] / wall[0] * 3600, r1 = (double)games[1] / wall[1] * 3600;
+        printf("selfplay: %lld games at depth %ld on 2 threads in %.1f s: %.0f games/hour\n", (long long)games[0],
+               a.depth, wall[0], r0);
+        printf("spsa:     %lld games at depth %ld on 2 threads in %.1f s (%ld iterations of %ld pairs a round): "
+               "%.0f games/hour\n",
+               (long long)games[1], a.depth, wall[1], iterations, a.batch, r1);
+        printf("spsa / selfplay games per hour: %.3f (the bookkeeping costs %.1f%%); same games: %s\n", r1 / r0,
+               100 * (1 - r1 / r0), same ? "yes" : "NO");
+        if (!same)
+            rc = CLI_FAIL;
+    }
+    spsa_free(c);
+    free(c);
+    char cmdline[256];
+    snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", dir);
+    if (system(cmdline) != 0)
+        cli_warning("bench spsa: could not remove %s", dir);
+    return rc;
+}
+
+const CliCommand CLI_BENCH_SPSA = {"bench spsa", BENCH_SPSA_HELP, BENCH_SPSA_FLAGS, run_bench_spsa};
