@@ -19,6 +19,10 @@
 #include "runner.h"
 #include "strbuf.h"
 
+/* The most openings kept in memory (65536 x 2240 bytes = 147 MB of address space, touched as the run goes): a
+ * plan of more pairs makes each game's opening when the game starts (twice per pair). */
+#define SPSA_OPENINGS_KEPT 65536
+
 /* ---- the games of one iteration -------------------------------------------------- */
 
 /* The NextGameFn of an iteration: its missing games in plan order, the
@@ -77,6 +81,35 @@ static int plus_score(const Tournament *t, int64_t g, int r)
     PlannedGame pg;
     tournament_game(t, g, &pg);
     return pg.white == SPSA_PLUS ? r : -r;
+}
+
+/* The openings of an iteration's missing games, made in parallel before its games start (as runner_run makes
+ * a tournament's): a pair's two games then share one computation.  openings is indexed by opening index. */
+static TvStatus make_openings(const Tournament *t, const int64_t *missing, int n, int threads, Position *openings,
+                              TvError *err)
+{
+    TvStatus st = TV_OK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int i = 0; i < n; i++) {
+        PlannedGame g;
+        tournament_game(t, missing[i], &g);
+        bool first = true; /* the first missing game of its opening makes it */
+        for (int j = 0; j < i; j++) {
+            PlannedGame h;
+            tournament_game(t, missing[j], &h);
+            first = first && h.opening != g.opening;
+        }
+        TvError e;
+        if (first && tournament_opening(t, g.opening, &openings[g.opening], &e) != TV_OK) {
+#pragma omp critical(spsa_opening)
+            if (st == TV_OK) {
+                st = e.status ? e.status : TV_ERR_ARG;
+                if (err)
+                    *err = e;
+            }
+        }
+    }
+    return st;
 }
 
 /* ---- paths and files ------------------------------------------------------------------ */
@@ -246,6 +279,10 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     int8_t *result = calloc((size_t)total, 1);
     unsigned char *have = calloc((size_t)total, 1);
     int64_t *missing = calloc((size_t)(2 * B), sizeof *missing);
+    /* every opening of the plan has its place (2240 bytes each), touched only when made: up to
+     * SPSA_OPENINGS_KEPT openings; a larger plan makes each game's opening as the game starts */
+    const int64_t nopenings = tournament_openings_needed(&c->t);
+    Position *openings = nopenings <= SPSA_OPENINGS_KEPT ? calloc((size_t)nopenings, sizeof *openings) : NULL;
     H5Store *h5 = NULL;
     Tournament t = c->t; /* the players' values are set on this copy (its heap members are c's) */
     if (!tb.names || !tb.lo || !tb.hi || !tb.theta || !tb.c || !tb.delta || !tb.plus || !tb.minus || !tb.pairs ||
@@ -322,7 +359,15 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
                             .t_start = t0, .last_progress = &last_progress, .iteration = k, .theta = theta};
             pthread_mutex_init(&it.lock, NULL);
             int64_t played, positions;
-            st = runner_play(&ro, h5, iteration_next, &it, NULL, &played, &positions, err);
+            if (openings && (st = make_openings(&t, missing, nmissing, runner_threads(&ro), openings, err)) != TV_OK) {
+                pthread_mutex_destroy(&it.lock);
+                if (o->stop && *o->stop) { /* a signal while the openings were made */
+                    st = TV_OK;
+                    out->interrupted = true;
+                }
+                break;
+            }
+            st = runner_play(&ro, h5, iteration_next, &it, openings, &played, &positions, err);
             pthread_mutex_destroy(&it.lock);
             if (st != TV_OK)
                 break;
@@ -382,5 +427,6 @@ done:
     free(result);
     free(have);
     free(missing);
+    free(openings);
     return st;
 }
