@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "distrib.h"
 #include "export.h"
 #include "h5store.h"
 #include "progress.h"
@@ -112,6 +113,11 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
     if (!config) {
         cli_error("spsa: expected one CONFIG.ini (see 'tavreli spsa --help')");
         return CLI_USAGE;
+    }
+    if (distrib_launched_size() > 1) { /* no MPI path yet: each rank would run the whole SPSA into one folder */
+        cli_error("spsa: started as one of several MPI ranks, but tavreli spsa runs as one process (its --threads "
+                  "use the cores of one machine): run it without mpirun");
+        return CLI_FAIL;
     }
     if (a.resume && a.force) {
         cli_error("spsa: --resume continues a run and --force replaces it: give one");

@@ -164,6 +164,13 @@ command = $fake --mode planted
 depth = 1"
   refuse undeclared 2 "declares no option Speed" "[spsa]" "param Speed = 5, 0, 10, 1, 0.002" "$program"
   refuse range 2 "declares the range \[0, 100\]" "[spsa]" "param Strength = 50, 0, 200, 10, 0.002" "$program"
+  if command -v mpirun >/dev/null; then # no MPI path yet: several ranks are refused, not run side by side
+    printf '[spsa]\nparam lmr_base = 75, 0, 300, 10, 0.002\n%s\n' "$engine" >"$tmp/one.ini"
+    mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/one.ini" --out "$tmp/mpi" >/dev/null \
+      2>"$tmp/mpi.err"
+    check "refuse mpirun -np 2: says to run without mpirun" grep -q "run it without mpirun" "$tmp/mpi.err"
+    check "refuse mpirun -np 2: no store" [ ! -e "$tmp/mpi/spsa.h5" ]
+  fi
   refuse spin-only 2 "declares it as a check option" "[spsa]" "param slide_over_own = 0, 0, 1, 1, 0.002" "$program"
 fi
 
