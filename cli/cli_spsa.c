@@ -91,6 +91,16 @@ static void print_progress(const SpsaProgress *p, void *user)
     fflush(stderr);
 }
 
+/* Under mpirun: once this rank has printed, waits for the others and finalises MPI. */
+static void end_ranks(bool mpi)
+{
+#ifdef TAVRELI_WITH_MPI
+    if (mpi)
+        distrib_end();
+#endif
+    (void)mpi;
+}
+
 static void print_event(const char *text, void *user)
 {
     (void)user;
@@ -114,11 +124,18 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
         cli_error("spsa: expected one CONFIG.ini (see 'tavreli spsa --help')");
         return CLI_USAGE;
     }
-    if (distrib_launched_size() > 1) { /* no MPI path yet: each rank would run the whole SPSA into one folder */
-        cli_error("spsa: started as one of several MPI ranks, but tavreli spsa runs as one process (its --threads "
-                  "use the cores of one machine): run it without mpirun");
+    const int launched = distrib_launched_size();
+#ifdef TAVRELI_WITH_MPI
+    const bool mpi = launched > 0; /* started by an MPI launcher */
+#else
+    const bool mpi = false;
+    if (launched > 1) {
+        cli_error("spsa: started as one of %d MPI ranks, but this tavreli was built without MPI: rebuild with "
+                  "'cmake -DTAVRELI_MPI=ON', or run it without mpirun",
+                  launched);
         return CLI_FAIL;
     }
+#endif
     if (a.resume && a.force) {
         cli_error("spsa: --resume continues a run and --force replaces it: give one");
         return CLI_USAGE;
@@ -154,16 +171,20 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
                         .stop = &g_spsa_stop,
                         .progress = print_progress,
                         .event = print_event,
-                        .user = &view};
+                        .user = &view,
+                        .mpi = mpi};
     if (a.threads == 0)
         o.threads = -1; /* --threads 0: all cores, whatever [spsa] threads says */
     SpsaOutcome out;
     TvStatus st = spsa_run(&o, &out, &err);
-    if (st != TV_OK) {
-        cli_error("%s", err.msg);
+    if (st != TV_OK || out.rank != 0) { /* rank 0 speaks for an MPI run */
+        if (st != TV_OK)
+            cli_error("%s", err.msg);
         spsa_free(c);
         free(c);
-        return CLI_FAIL;
+        end_ranks(mpi);
+        return st != TV_OK ? CLI_FAIL : out.interrupted ? 128 + (g_spsa_signal ? (int)g_spsa_signal : SIGINT)
+                                                          : CLI_OK;
     }
     printf("%ld of %ld iterations, %lld games played by this run in %.1f s; theta:", out.iterations_done,
            c->iterations, (long long)out.games_played, out.wall_seconds);
@@ -182,6 +203,7 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
     }
     spsa_free(c);
     free(c);
+    end_ranks(mpi);
     return code;
 }
 

@@ -10,12 +10,15 @@
 #            games, tuned.ini and verification as an uninterrupted run;
 #            SIGTERM stops cleanly (exit 143) and --resume finishes;
 #   refuse   bad files and engines are refused with FILE:LINE, exit 1, no store.
-# usage: test_spsa_run.sh PART PATH/TO/tavreli PATH/TO/fake_engine SOURCE_DIR
+#   mpi      (an MPI build) the planted run under mpirun -np 2 has the same
+#            /spsa table and games as on one process.
+# usage: test_spsa_run.sh PART PATH/TO/tavreli PATH/TO/fake_engine SOURCE_DIR TAVRELI_MPI
 set -u
 part=$1
 tv=$2
 fake=$3
 src=$(cd "$4" && pwd)
+mpi_build=${5:-OFF}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -77,6 +80,21 @@ if [ "$part" = planted ]; then
   check "planted: 1 and 2 threads give the same /spsa table and games" same_run "$tmp/one" "$tmp/two"
   check "planted: the tuned options" grep -qx "option.Strength = $(printf '%.0f' "$x")" "$tmp/one/tuned.options"
   check "planted: the progress line names the iteration and theta" grep -q "iteration 50/50 .*Strength=" "$tmp/one.err"
+fi
+
+if [ "$part" = mpi ]; then
+  planted_ini >"$tmp/p.ini"
+  "$tv" spsa "$tmp/p.ini" --out "$tmp/one" --threads 1 >"$tmp/one.out" 2>/dev/null &
+  p1=$!
+  mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/p.ini" --out "$tmp/mpi" --threads 1 \
+    >"$tmp/mpi.out" 2>"$tmp/mpi.err"
+  rc2=$?
+  wait $p1
+  rc1=$?
+  check "mpi: both runs end with 0 ($rc1, $rc2: $(tail -3 "$tmp/mpi.err"))" [ $rc1 = 0 -a $rc2 = 0 ]
+  check "mpi: 2 ranks give the same /spsa table and games as one process" same_run "$tmp/one" "$tmp/mpi"
+  check "mpi: the parts are merged and removed" [ ! -e "$tmp/mpi/spsa.part-0.h5" -a ! -e "$tmp/mpi/spsa.part-1.h5" ]
+  check "mpi: rank 0 alone prints the result" [ "$(grep -c '^50 of 50 iterations' "$tmp/mpi.out")" = 1 ]
 fi
 
 if [ "$part" = resume ]; then
@@ -164,12 +182,13 @@ command = $fake --mode planted
 depth = 1"
   refuse undeclared 2 "declares no option Speed" "[spsa]" "param Speed = 5, 0, 10, 1, 0.002" "$program"
   refuse range 2 "declares the range \[0, 100\]" "[spsa]" "param Strength = 50, 0, 200, 10, 0.002" "$program"
-  if command -v mpirun >/dev/null; then # no MPI path yet: several ranks are refused, not run side by side
+  if command -v mpirun >/dev/null && [ "$mpi_build" = OFF ]; then
+    # a build without MPI refuses to run as several ranks (not side by side into one folder)
     printf '[spsa]\nparam lmr_base = 75, 0, 300, 10, 0.002\n%s\n' "$engine" >"$tmp/one.ini"
     mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/one.ini" --out "$tmp/mpi" >/dev/null \
       2>"$tmp/mpi.err"
-    check "refuse mpirun -np 2: says to run without mpirun" grep -q "run it without mpirun" "$tmp/mpi.err"
-    check "refuse mpirun -np 2: no store" [ ! -e "$tmp/mpi/spsa.h5" ]
+    check "refuse mpirun -np 2 without MPI: says to rebuild" grep -q "built without MPI" "$tmp/mpi.err"
+    check "refuse mpirun -np 2 without MPI: no store" [ ! -e "$tmp/mpi/spsa.h5" ]
   fi
   refuse spin-only 2 "declares it as a check option" "[spsa]" "param slide_over_own = 0, 0, 1, 1, 0.002" "$program"
 fi

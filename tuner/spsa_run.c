@@ -11,7 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef TAVRELI_WITH_MPI
+#include <mpi.h>
+#endif
+
 #include "atomic_file.h"
+#include "distrib.h"
 #include "h5store.h"
 #include "ratings.h"
 #include "rule_options.h"
@@ -242,6 +247,81 @@ static TvStatus stored_results(const SpsaConfig *c, const char *store, int8_t *r
     return st;
 }
 
+/* ---- several MPI ranks ---------------------------------------------------------------- */
+
+/* The ranks of the run: one process (rank 0 of 1), or MPI_COMM_WORLD when o->mpi. */
+typedef struct {
+    int rank, size;
+    bool mpi;
+} Ranks;
+
+/* Every rank learns whether any failed: TV_OK only when all passed (a rank that passed says another failed). */
+static TvStatus all_ok(const Ranks *R, TvStatus st, TvError *err)
+{
+#ifdef TAVRELI_WITH_MPI
+    if (R->mpi) {
+        int mine = st != TV_OK, any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any && !mine)
+            return tv_fail(err, TV_ERR_IO, "rank %d: stopping because another rank failed (see its message)",
+                           R->rank);
+        return any ? st : TV_OK;
+    }
+#endif
+    (void)R;
+    (void)err;
+    return st;
+}
+
+/* Rank 0's status and message reach every rank. */
+static TvStatus from_rank0(const Ranks *R, TvStatus st, TvError *err)
+{
+#ifdef TAVRELI_WITH_MPI
+    if (R->mpi) {
+        int code = st;
+        MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        char msg[TV_ERROR_MSG_LEN];
+        snprintf(msg, sizeof msg, "%s", R->rank == 0 && code != TV_OK ? err->msg : "");
+        MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (R->rank != 0 && code != TV_OK)
+            tv_fail(err, (TvStatus)code, "%s", msg);
+        return (TvStatus)code;
+    }
+#endif
+    (void)R;
+    (void)err;
+    return st;
+}
+
+/* After an iteration's games: every rank gets every result of games first .. first + n - 1, and whether any
+ * rank was stopped by a signal. */
+static void share_results(const Ranks *R, int8_t *result, unsigned char *have, int n, bool *stopped)
+{
+#ifdef TAVRELI_WITH_MPI
+    if (R->mpi) {
+        int8_t *enc = malloc((size_t)n + 1);
+        if (!enc)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        for (int i = 0; i < n; i++)
+            enc[i] = have[i] ? (int8_t)(result[i] + 2) : 0; /* one rank holds each game: MAX combines */
+        enc[n] = *stopped;
+        MPI_Allreduce(MPI_IN_PLACE, enc, n + 1, MPI_INT8_T, MPI_MAX, MPI_COMM_WORLD);
+        for (int i = 0; i < n; i++)
+            if (enc[i]) {
+                have[i] = 1;
+                result[i] = (int8_t)(enc[i] - 2);
+            }
+        *stopped = enc[n];
+        free(enc);
+    }
+#endif
+    (void)R;
+    (void)result;
+    (void)have;
+    (void)n;
+    (void)stopped;
+}
+
 TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
 {
     SpsaConfig *c = o->c;
@@ -250,16 +330,43 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     const int P = c->nparams;
     const long N = c->iterations, B = c->batch;
     const int64_t total = tournament_total_games(&c->t);
-    char store[1100];
-    if (mkdir(o->dir, 0777) != 0 && errno != EEXIST)
-        return tv_fail(err, TV_ERR_IO, "%s: cannot make the folder: %s", o->dir, strerror(errno));
-    path_in(store, sizeof store, o->dir, "spsa.h5");
-    TvStatus st = spsa_check_program(c, err);
-    if (st != TV_OK)
+    Ranks R = {0, 1, false};
+#ifdef TAVRELI_WITH_MPI
+    if (o->mpi) {
+        int initialized = 0, provided = 0;
+        MPI_Initialized(&initialized);
+        if (!initialized && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+            return tv_fail(err, TV_ERR_IO, "MPI_Init_thread failed");
+        R.mpi = true;
+        MPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &R.size);
+    }
+#else
+    if (o->mpi)
+        return tv_fail(err, TV_ERR_ARG, "this tavreli was built without MPI: rebuild with 'cmake -DTAVRELI_MPI=ON'");
+#endif
+    out->rank = R.rank;
+    char store[1100], part[1100];
+    TvStatus st = TV_OK;
+    if (R.rank == 0 && mkdir(o->dir, 0777) != 0 && errno != EEXIST)
+        st = tv_fail(err, TV_ERR_IO, "%s: cannot make the folder: %s", o->dir, strerror(errno));
+    if ((st = from_rank0(&R, st, err)) != TV_OK)
         return st;
-    const bool resume = o->resume && exists(store);
-    if (!resume && !o->force && exists(store))
+    path_in(store, sizeof store, o->dir, "spsa.h5");
+    distrib_part_path(store, R.rank, part, sizeof part);
+    if ((st = all_ok(&R, spsa_check_program(c, err), err)) != TV_OK)
+        return st;
+    bool resume = o->resume && exists(store);
+    if (!R.mpi && !resume && !o->force && exists(store))
         return tv_fail(err, TV_ERR_ARG, "%s exists: --resume continues it, --force starts anew", store);
+    if (R.mpi) { /* rank 0 readies the store: --force removes it and its parts, --resume merges the parts */
+        bool have_store = false;
+        if (R.rank == 0)
+            st = distrib_prepare_store(store, o->resume, o->force, &c->t, o->stop, &have_store, err);
+        if ((st = from_rank0(&R, st, err)) != TV_OK)
+            return st;
+        resume = exists(store);
+    }
 
     /* what the run keeps: theta per iteration and the results of every game */
     SpsaTable tb;
@@ -286,10 +393,10 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     H5Store *h5 = NULL;
     Tournament t = c->t; /* the players' values are set on this copy (its heap members are c's) */
     if (!tb.names || !tb.lo || !tb.hi || !tb.theta || !tb.c || !tb.delta || !tb.plus || !tb.minus || !tb.pairs ||
-        !result || !have || !missing) {
+        !result || !have || !missing)
         st = tv_fail(err, TV_ERR_LIMIT, "out of memory for %ld iterations", N);
+    if ((st = all_ok(&R, st, err)) != TV_OK)
         goto done;
-    }
     for (int p = 0; p < P; p++) {
         snprintf(tb.names[p], sizeof tb.names[p], "%s", c->params[p].name);
         tb.lo[p] = c->params[p].lo;
@@ -297,40 +404,40 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         tb.theta[p] = c->params[p].start;
     }
 
-    /* the store: the players hold the start values in /engines */
-    if ((st = spsa_apply(c, &t, SPSA_PLUS, tb.theta, err)) != TV_OK ||
-        (st = spsa_apply(c, &t, SPSA_MINUS, tb.theta, err)) != TV_OK)
-        goto done;
-    if ((st = runner_check_programs(&t, store, err)) != TV_OK)
-        goto done;
-    if (resume) {
-        if ((st = stored_results(c, store, result, have, err)) != TV_OK ||
-            (st = h5store_open_append(store, c->t.text, &h5, err)) != TV_OK)
-            goto done;
-    } else {
+    /* the store (with MPI, each rank's part): the players hold the start values in /engines */
+    if ((st = spsa_apply(c, &t, SPSA_PLUS, tb.theta, err)) == TV_OK &&
+        (st = spsa_apply(c, &t, SPSA_MINUS, tb.theta, err)) == TV_OK)
+        st = runner_check_programs(&t, store, err);
+    if (st == TV_OK && resume)
+        st = stored_results(c, store, result, have, err);
+    if (st == TV_OK && resume && !R.mpi) {
+        st = h5store_open_append(store, c->t.text, &h5, err);
+    } else if (st == TV_OK) {
         char options_str[128];
         options_to_str(&t.rules, options_str, sizeof options_str);
         StoredEngine *se = runner_stored_engines(&t);
-        st = se ? h5store_create(store, o->force, se, 2, t.text, options_str, &h5, err)
+        st = se ? h5store_create(R.mpi ? part : store, o->force || R.mpi, se, 2, t.text, options_str, &h5, err)
                 : tv_fail(err, TV_ERR_LIMIT, "out of memory");
         free(se);
-        if (st != TV_OK)
-            goto done;
     }
+    if ((st = all_ok(&R, st, err)) != TV_OK)
+        goto done;
 
     RunOptions ro;
     memset(&ro, 0, sizeof ro);
     ro.t = &t;
-    ro.out_path = store;
+    ro.out_path = R.mpi ? part : store;
     ro.threads = o->threads > 0 ? o->threads : 0;
     if (o->threads < 0)
         t.threads = 0; /* all cores */
     ro.stop = o->stop;
     t.stop = o->stop;
+    const SpsaRunOptions quiet = {.c = c}; /* the other ranks' progress goes nowhere */
+    const SpsaRunOptions *view = R.rank == 0 ? o : &quiet;
     double last_progress = tv_now_seconds();
-    int64_t games_run = 0;
+    int64_t games_run = 0, games_mine = 0;
     long k = 0;
-    report(o, 0, 0, 0, tb.theta, false);
+    report(view, 0, 0, 0, tb.theta, false);
     for (; k < N; k++) {
         double *theta = &tb.theta[k * P], *next = &tb.theta[(k + 1) * P];
         int8_t *delta = &tb.delta[k * P];
@@ -342,42 +449,44 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
             minus[p] = spsa_played(c, p, k, theta[p], -1, delta[p]);
         }
         const int64_t first = (int64_t)k * 2 * B;
-        int nmissing = 0;
+        int nmissing = 0, nmine = 0; /* missing: all ranks', the same on each; then this rank's (index mod size) */
         for (int64_t g = first; g < first + 2 * B; g++)
-            if (!have[g])
-                missing[nmissing++] = g;
+            nmissing += !have[g];
+        for (int64_t g = first; g < first + 2 * B; g++)
+            if (!have[g] && g % R.size == R.rank)
+                missing[nmine++] = g;
         if (nmissing) {
-            if (o->stop && *o->stop) {
-                out->interrupted = true;
-                break;
-            }
-            if ((st = spsa_apply(c, &t, SPSA_PLUS, plus, err)) != TV_OK ||
-                (st = spsa_apply(c, &t, SPSA_MINUS, minus, err)) != TV_OK)
-                break;
-            Iteration it = {.o = o, .first = first, .missing = missing, .nmissing = nmissing,
-                            .result = &result[first], .have = &have[first], .games_run = &games_run,
-                            .t_start = t0, .last_progress = &last_progress, .iteration = k, .theta = theta};
-            pthread_mutex_init(&it.lock, NULL);
-            int64_t played, positions;
-            if (openings && (st = make_openings(&t, missing, nmissing, runner_threads(&ro), openings, err)) != TV_OK) {
-                pthread_mutex_destroy(&it.lock);
-                if (o->stop && *o->stop) { /* a signal while the openings were made */
+            bool stopped = o->stop && *o->stop;
+            if (!stopped && nmine) {
+                Iteration it = {.o = view, .first = first, .missing = missing, .nmissing = nmine,
+                                .result = &result[first], .have = &have[first], .games_run = &games_mine,
+                                .t_start = t0, .last_progress = &last_progress, .iteration = k, .theta = theta};
+                pthread_mutex_init(&it.lock, NULL);
+                int64_t played, positions;
+                if ((st = spsa_apply(c, &t, SPSA_PLUS, plus, err)) == TV_OK &&
+                    (st = spsa_apply(c, &t, SPSA_MINUS, minus, err)) == TV_OK && openings)
+                    st = make_openings(&t, missing, nmine, runner_threads(&ro), openings, err);
+                if (st == TV_OK)
+                    st = runner_play(&ro, h5, iteration_next, &it, openings, &played, &positions, err);
+                else if (o->stop && *o->stop) /* a signal while the openings were made */
                     st = TV_OK;
-                    out->interrupted = true;
-                }
-                break;
+                pthread_mutex_destroy(&it.lock);
+                stopped = o->stop && *o->stop;
             }
-            st = runner_play(&ro, h5, iteration_next, &it, openings, &played, &positions, err);
-            pthread_mutex_destroy(&it.lock);
-            if (st != TV_OK)
+            share_results(&R, &result[first], &have[first], (int)(2 * B), &stopped);
+            if ((st = all_ok(&R, st, err)) != TV_OK)
                 break;
             bool complete = true;
             for (int64_t g = first; g < first + 2 * B; g++)
                 complete = complete && have[g];
-            if (!complete) { /* a signal abandoned games in flight: the next run plays them */
+            games_run += nmissing;
+            for (int64_t g = first; g < first + 2 * B; g++)
+                games_run -= !have[g];
+            games_mine = games_run;
+            if (!complete || stopped) /* a signal: the games in flight are abandoned, the next run plays them */
                 out->interrupted = true;
+            if (!complete)
                 break;
-            }
         }
         int score = 0;
         for (long pr = 0; pr < B; pr++) {
@@ -388,12 +497,16 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         }
         memcpy(next, theta, sizeof *theta * (size_t)P);
         spsa_step(c, k, delta, score, next);
+        if (out->interrupted) { /* stopped, this iteration's games all in: its step is taken */
+            k++;
+            break;
+        }
     }
     tb.done = k;
     out->iterations_done = k;
     out->games_played = games_run;
     memcpy(out->theta, &tb.theta[k * P], sizeof *out->theta * (size_t)P);
-    report(o, k, games_run, tv_now_seconds() - t0, &tb.theta[k * P], true);
+    report(view, k, games_run, tv_now_seconds() - t0, &tb.theta[k * P], true);
 
 done:
     if (h5) {
@@ -402,10 +515,18 @@ done:
             *err = close_err;
             st = close_err.status;
         }
-        if (st == TV_OK)
-            st = spsa_table_write(store, &tb, err);
     }
-    if (st == TV_OK && !out->interrupted && out->iterations_done == N) {
+    if (R.mpi) { /* the parts become the store (rank 0), unless a signal stopped the run: --resume merges them */
+        st = all_ok(&R, st, err);
+        if (st == TV_OK && !out->interrupted && R.rank == 0) {
+            bool have_store;
+            st = distrib_prepare_store(store, true, false, &c->t, NULL, &have_store, err);
+        }
+        st = from_rank0(&R, st, err);
+    }
+    if (st == TV_OK && R.rank == 0 && (h5 || R.mpi) && !(R.mpi && out->interrupted))
+        st = spsa_table_write(store, &tb, err);
+    if (st == TV_OK && R.rank == 0 && !out->interrupted && out->iterations_done == N) {
         char start[1100];
         const bool process = c->t.engines[SPSA_PLUS].kind == PLAYER_PROCESS;
         path_in(out->tuned, sizeof out->tuned, o->dir, process ? "tuned.options" : "tuned.ini");

@@ -53,9 +53,15 @@ typedef struct {
     SpsaEventFn event;         /* may be NULL */
     void *user;
     double progress_every;     /* seconds between progress reports (default 10) */
+    bool mpi;                  /* run on the ranks of MPI_COMM_WORLD (an MPI build, under mpirun): rank r plays
+                                  the games whose index is r modulo the ranks, into DIR/spsa.part-R.h5, every
+                                  rank steps theta alike from all the results, and at the end rank 0 merges the
+                                  parts into DIR/spsa.h5 and writes the rest (the caller finalises MPI:
+                                  distrib_end) */
 } SpsaRunOptions;
 
 typedef struct {
+    int rank;                  /* this process's MPI rank (0 without MPI): only rank 0 has the results below */
     long iterations_done;
     int64_t games_played;      /* by this run */
     double wall_seconds;
