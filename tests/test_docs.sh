@@ -161,6 +161,28 @@ while read -r n file line lang tag; do
   esac
 done <"$tmp/blocks/list"
 
+# ---- links: every relative link of the pages names a file, and an anchor
+# a heading of it (GitHub's form: lower case, punctuation dropped, blanks
+# as hyphens) ----
+slugs() { # slugs FILE.md: the anchors of its headings, one a line
+  awk '/^ *```/ { f = !f; next } !f && /^#+ / {
+         h = $0; sub(/^#+ +/, "", h); h = tolower(h); gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h); print h }' "$1"
+}
+for f in "$src/README.md" "$src"/docs/*.md; do
+  rel=${f#"$src"/}
+  while IFS= read -r link; do
+    target=${link%%#*} anchor=
+    [ "$target" != "$link" ] && anchor=${link#*#}
+    [ -n "$target" ] && path=$(dirname "$f")/$target || path=$f
+    if [ ! -e "$path" ]; then fail "$rel: the link '$link' names no file"; continue; fi
+    if [ -n "$anchor" ] && [ "${path%.md}" != "$path" ] && ! slugs "$path" | grep -qxF -- "$anchor"; then
+      fail "$rel: the link '$link' names no heading of ${path#"$src"/}"; continue
+    fi
+    pass
+  done < <(awk '/^ *```/ { f = !f; next } !f' "$f" | grep -oE '\]\([^) ]+\)' | sed -E 's/^\]\((.*)\)$/\1/' |
+           grep -vE '^(https?|mailto):' | sort -u)
+done
+
 # The first recipe's tournament, as a piece: both builds as separate programs
 # on its clock, 2 games (the older build is this one in quick mode).
 if [ "$long" != --long ]; then
