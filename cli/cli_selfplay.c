@@ -62,7 +62,8 @@ static const char SELFPLAY_HELP[] =
     "                        [--resume | --force] [--quiet] [--dry-run]\n"
     "\n"
     "Runs the tournament of CONFIG.ini (see configs/tournaments/) on OpenMP threads\n"
-    "and stores every game, move and position in an HDF5 file (layout in README).\n"
+    "and stores every game, move and position in an HDF5 file (its layout:\n"
+    "docs/store.md).\n"
     "\n"
     "  --out FILE.h5  where to store (default results/NAME.h5, NAME from the INI)\n"
     "  --threads N    game threads, 0 to 1024, 0 = all cores (default: the INI's\n"
@@ -267,7 +268,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     const bool distributed = false;
     if (launched > 1) {
         cli_error("selfplay: started as one of %d MPI ranks, but this tavreli was built without MPI: "
-                  "rebuild with 'cmake -DTAVRELI_MPI=ON' (see README, \"Running on a cluster\")",
+                  "rebuild with 'cmake -DTAVRELI_MPI=ON' (see docs/cluster.md)",
                   launched);
         tournament_free(&t);
         return CLI_FAIL;

@@ -733,6 +733,20 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     if (argc <= 0)
         return tv_fail(err, TV_ERR_ARG, "engine '%s': command '%s' %s", spec->label, spec->command,
                        argc == 0 ? "is empty" : "has an unclosed quote or is too long (2047 bytes, 63 words)");
+    /* A relative program with a '/' names a file from the harness's working
+     * directory (the tournament reader made it relative to the INI's folder);
+     * the engine runs in dir, so it is made absolute before the chdir. */
+    char prog[4096];
+    if (spec->dir && *spec->dir && argv[3][0] != '/' && strchr(argv[3], '/')) {
+        if (!getcwd(prog, sizeof prog))
+            return tv_fail(err, TV_ERR_IO, "engine '%s': cannot read the working directory: %s", spec->label,
+                           strerror(errno));
+        size_t len = strlen(prog);
+        if ((size_t)snprintf(prog + len, sizeof prog - len, "/%s", argv[3]) >= sizeof prog - len)
+            return tv_fail(err, TV_ERR_ARG, "engine '%s': the program's path '%s' is too long", spec->label,
+                           argv[3]);
+        argv[3] = prog;
+    }
     EngineProc *p = calloc(1, sizeof *p);
     if (p)
         p->options = calloc(ENGINE_PROC_MAX_OPTIONS, sizeof *p->options);

@@ -40,7 +40,9 @@
 /* How to start an engine program. */
 typedef struct {
     const char *label;    /* the tournament's name for it (for messages) */
-    const char *command;  /* program and arguments, split at blanks; quotes ' and " group words */
+    const char *command;  /* program and arguments, split at blanks; quotes ' and " group words; a
+                             relative program with a '/' is found from the harness's working
+                             directory, not from dir */
     const char *dir;      /* working directory ("" or NULL: the harness's) */
     const char *stderr_path; /* append its stderr lines here ("" or NULL: keep only the last ones for
                                 errors; ENGINE_PROC_STDERR_INHERIT: passed on to the harness's own

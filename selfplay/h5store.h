@@ -1,6 +1,6 @@
 /* h5store.h: the HDF5 store of a tournament: every game, move, position and
- * outcome, and every engine version.  The layout is documented in README.md
- * ("HDF5 store").  Chunked, compressed, extendible datasets of compound
+ * outcome, and every engine version.  The layout is documented in docs/store.md
+ * ("Layout").  Chunked, compressed, extendible datasets of compound
  * types, readable with h5dump, h5py and pandas.
  *
  * Crash safety: the file is written in SWMR mode (HDF5 >= 1.10, libver

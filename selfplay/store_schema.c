@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* store_schema.c: the schema of the HDF5 store (see h5store.h and
- * README.md, "HDF5 store") and the HDF5 helpers the other store files share.
+ * docs/store.md) and the HDF5 helpers the other store files share.
  *
  * Layout: four 1-D chunked, deflate+shuffle compressed, extendible datasets
  * of compound types whose member names are the struct fields (/games,
@@ -72,7 +72,7 @@ struct StoreField {
 #define FIELD_SINCE(st, f, since) {#f, offsetof(st, f), sizeof ((st *)0)->f, FIELD_KIND(((st *)0)->f), since}
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof(a)[0]))
 
-/* The members of each dataset, in stored order (README.md, "Layout"). */
+/* The members of each dataset, in stored order (docs/store.md, "Layout"). */
 static const StoreField GAME_FIELDS[] = {
     FIELD(StoredGame, index),        FIELD(StoredGame, pairing),         FIELD(StoredGame, white),
     FIELD(StoredGame, black),        FIELD(StoredGame, opening),         FIELD(StoredGame, start_tfen),

@@ -1,5 +1,5 @@
 /* tournament.c: reading a tournament INI (via Debian's inih) and the plan of
- * its games.  See tournament.h and README.md ("Tournaments").
+ * its games.  See tournament.h and docs/tournaments.md.
  *
  * Reading works in three passes over the text kept in t->text:
  *  1. the section headers are checked (inih reports keys, not headers, so an

@@ -137,7 +137,7 @@ typedef struct {
  * tournament built in code (benchmarks, the strength check). */
 void tournament_defaults(Tournament *t, const char *name);
 
-/* Reads a tournament INI.  Sections and keys (all documented in README):
+/* Reads a tournament INI.  Sections and keys (all documented in docs/tournaments.md):
  *   [tournament] name, format = round-robin | gauntlet, pairs, seed, threads
  *   [rules]      slide_over_own, enpassant, ending
  *   [openings]   plies, balance_depth, balance_cp, file, per_game, sample_plies,

@@ -3,7 +3,7 @@
 # against every command that reads a store: the reference answer or a clear
 # refusal, never a crash, a hang or a wrong answer.  TAVRELI_CRAFTED_ALL=1
 # runs every family (the default run takes one of each kind).
-add_executable(test_crafted test_crafted.c)
+add_executable(test_crafted test_crafted.c run_files.c)
 target_include_directories(test_crafted PRIVATE ${HDF5_INCLUDE_DIRS})
 target_compile_definitions(test_crafted PRIVATE ${HDF5_DEFINITIONS})
 target_link_libraries(test_crafted PRIVATE ${HDF5_C_LIBRARIES} m)

@@ -1,7 +1,7 @@
 # Damaged stores (a bad row, a duplicated index, a torn tail, flipped bits,
 # truncation) against every command that reads a store: correct games or a
 # clear refusal, never a crash, a hang or a wrong answer.
-add_executable(test_reliability test_reliability.c)
+add_executable(test_reliability test_reliability.c run_files.c)
 target_include_directories(test_reliability PRIVATE ${HDF5_INCLUDE_DIRS})
 target_compile_definitions(test_reliability PRIVATE ${HDF5_DEFINITIONS})
 target_link_libraries(test_reliability PRIVATE ${HDF5_C_LIBRARIES})

@@ -1,4 +1,5 @@
-# Sourced by test_selfplay.sh and test_mpi.sh.
+# Sourced by test_selfplay.sh, test_mpi.sh, test_mpi_referee.sh,
+# test_runner_messages.sh and (through train_common.sh) the train tests.
 
 # check NAME COMMAND...: runs COMMAND, counting a pass or printing a failure.
 fails=0
@@ -57,5 +58,31 @@ depth = 2
 [engine shallow]
 path = engines/default.ini
 depth = 1
+EOI
+}
+
+# fake_tournament FILE NAME PAIRS ENGINE_A_LINES ENGINE_B_LINES: short games
+# of separate programs (tests/fake_engine.c) on one thread, no adjudication
+# but the ply limit (40)
+fake_tournament() {
+  cat >"$1" <<EOI
+[tournament]
+name = $2
+pairs = $3
+seed = 7
+threads = 1
+[openings]
+plies = 2
+balance_depth = 1
+balance_cp = 1000
+[adjudication]
+max_plies = 40
+resign_score = 0
+draw_moves = 0
+draw_score = 0
+[engine a]
+$4
+[engine b]
+$5
 EOI
 }

@@ -55,6 +55,8 @@
 
 #include <hdf5.h>
 
+#include "run_files.h"
+
 static const char *tv, *src;
 static char dir[256];
 
@@ -64,51 +66,7 @@ typedef struct {
 
 static Figures fig;
 
-/* ---- running a command ------------------------------------------------------------------ */
-
-/* Runs argv with stdout and stderr into files; returns the exit status,
- * 128 + signal, or -1 for a hang (killed after `limit` seconds). */
-static int run(char *const *argv, const char *out, const char *err, int limit)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -2;
-    if (pid == 0) {
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (o < 0 || e < 0)
-            _exit(126);
-        dup2(o, 1);
-        dup2(e, 2);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    struct timespec nap = {0, 20 * 1000 * 1000};
-    for (int i = 0; i < limit * 50; i++) {
-        int status;
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid)
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        nanosleep(&nap, NULL);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    return -1;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return calloc(1, 1);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
-    if (s && n > 0 && fread(s, 1, (size_t)n, f) != (size_t)n)
-        s[0] = 0;
-    fclose(f);
-    return s;
-}
+/* ---- running a command (run_files.h) ---------------------------------------------------- */
 
 /* s without its comment lines (a tuned INI says how long the fit took) */
 static char *without_comments(char *s)
@@ -125,21 +83,6 @@ static char *without_comments(char *s)
     }
     *w = 0;
     return s;
-}
-
-static void copy(const char *from, const char *to)
-{
-    char *data = NULL;
-    FILE *f = fopen(from, "rb"), *g = NULL;
-    long n = 0;
-    if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) && (data = malloc((size_t)n + 1)) &&
-        fread(data, 1, (size_t)n, f) == (size_t)n && (g = fopen(to, "wb")))
-        fwrite(data, 1, (size_t)n, g);
-    if (f)
-        fclose(f);
-    if (g)
-        fclose(g);
-    free(data);
 }
 
 /* buf (an array) := DIR/name */
@@ -382,7 +325,7 @@ typedef struct {
 static void judge(const Family *fam, const char *cmd, int rc, const char *errpath, bool good, const char *detail)
 {
     fig.tried++;
-    char *err = slurp(errpath);
+    char *err = slurp_file(errpath);
     /* verify lists each problem ("game N: ...") on stdout and exits 1: its refusal */
     bool verify_refused = !strcmp(cmd, "verify") && rc == 1 && detail && strstr(detail, "game ") == detail &&
                           !strstr(detail, " 0 with problems");
@@ -438,23 +381,23 @@ static void commands(const Family *fam, const char *store)
     if (fam->commands & C_DIGEST) {
         char *a[] = {(char *)tv, "export", (char *)store, "--digest", dig, NULL};
         remove(dig);
-        rc = run(a, out, err, lim);
-        char *d = slurp(dig);
+        rc = run_files(a, out, err, lim);
+        char *d = slurp_file(dig);
         judge(fam, "export --digest", rc, err, !strcmp(d, ref_digest), NULL);
         free(d);
     }
     if (fam->commands & C_TGN) {
         char *a[] = {(char *)tv, "export", (char *)store, "--tgn", tgn, NULL};
         remove(tgn);
-        rc = run(a, out, err, lim);
-        char *d = slurp(tgn);
+        rc = run_files(a, out, err, lim);
+        char *d = slurp_file(tgn);
         judge(fam, "export --tgn", rc, err, !strcmp(d, ref_tgn), NULL);
         free(d);
     }
     if (fam->commands & C_VERIFY) {
         char *a[] = {(char *)tv, "verify", (char *)store, NULL};
-        rc = run(a, out, err, lim);
-        char *o = slurp(out);
+        rc = run_files(a, out, err, lim);
+        char *o = slurp_file(out);
         judge(fam, "verify", rc, err, strstr(o, ref_verify) != NULL, o);
         free(o);
     }
@@ -463,8 +406,8 @@ static void commands(const Family *fam, const char *store)
         char md[420];
         snprintf(md, sizeof md, "%s/report.md", rep);
         remove(md);
-        rc = run(a, out, err, lim);
-        char *r = slurp(md);
+        rc = run_files(a, out, err, lim);
+        char *r = slurp_file(md);
         judge(fam, "report", rc, err, !strcmp(r, ref_report), NULL);
         free(r);
     }
@@ -472,25 +415,25 @@ static void commands(const Family *fam, const char *store)
         char *a[] = {(char *)tv, "tune", "--data", (char *)store, "--engine", engine, "--out", tuned,
                      "--groups", "material", "--max-iter", "3", NULL};
         remove(tuned);
-        rc = run(a, out, err, lim * 2);
-        char *t = without_comments(slurp(tuned));
+        rc = run_files(a, out, err, lim * 2);
+        char *t = without_comments(slurp_file(tuned));
         judge(fam, "tune", rc, err, !strcmp(t, ref_tuned), NULL);
         free(t);
     }
     if (fam->commands & C_RESUME) {
         /* if it says it is done, the store it leaves holds the reference games */
-        copy(store, resumed);
+        copy_file(store, resumed);
         char *a[] = {(char *)tv, "selfplay", ini, "--out", resumed, "--resume", "--quiet", NULL};
-        rc = run(a, out, err, lim * 2);
-        char *o = slurp(out);
+        rc = run_files(a, out, err, lim * 2);
+        char *o = slurp_file(out);
         char claim[64];
         snprintf(claim, sizeof claim, "%d of %d planned", ngames, ngames);
         bool good = false;
         if (rc == 0 && strstr(o, claim)) {
             char *a2[] = {(char *)tv, "export", resumed, "--digest", dig, NULL};
             remove(dig);
-            int rc2 = run(a2, out2, err2, lim);
-            char *d = slurp(dig);
+            int rc2 = run_files(a2, out2, err2, lim);
+            char *d = slurp_file(dig);
             good = rc2 == 0 && !strcmp(d, ref_digest);
             free(d);
         }
@@ -501,16 +444,16 @@ static void commands(const Family *fam, const char *store)
     if (fam->commands & C_REPAIR) {
         /* the reference games less the damaged one, which it names */
         char *a[] = {(char *)tv, "repair", (char *)store, "--out", repaired, "--force", NULL};
-        rc = run(a, out, err, lim);
-        char *o = slurp(out);
+        rc = run_files(a, out, err, lim);
+        char *o = slurp_file(out);
         bool good = false;
         char said[64];
         snprintf(said, sizeof said, "(game %lld) left out: ", (long long)fam->bad_game);
         if (rc == 0 && (fam->bad_game < 0 ? !strstr(o, ") left out: ") : strstr(o, said) != NULL)) {
             char *a2[] = {(char *)tv, "export", repaired, "--digest", dig, NULL};
             remove(dig);
-            int rc2 = run(a2, out2, err2, lim);
-            char *d = slurp(dig), *want = digest_without(fam->bad_game);
+            int rc2 = run_files(a2, out2, err2, lim);
+            char *d = slurp_file(dig), *want = digest_without(fam->bad_game);
             good = rc2 == 0 && want && !strcmp(d, want);
             free(d);
             free(want);
@@ -672,7 +615,7 @@ int main(int argc, char **argv)
             open_txt, engine, engine);
     fclose(f);
     char *a0[] = {(char *)tv, "selfplay", ini, "--out", ref, "--quiet", NULL};
-    if (run(a0, out, err, 300) != 0 || !read_games(ref)) {
+    if (run_files(a0, out, err, 300) != 0 || !read_games(ref)) {
         fprintf(stderr, "the reference run failed\n");
         return 1;
     }
@@ -683,23 +626,23 @@ int main(int argc, char **argv)
         return 1;
     }
     /* the reference answers, of a good copy at the path the families use */
-    copy(ref, bad);
+    copy_file(ref, bad);
     char *a1[] = {(char *)tv, "export", bad, "--digest", dig, "--tgn", tgn, NULL};
     char *a2[] = {(char *)tv, "report", bad, "-o", rep, NULL};
     char *a3[] = {(char *)tv, "tune", "--data", bad, "--engine", engine, "--out", tuned, "--groups", "material",
                   "--max-iter", "3", NULL};
-    if (run(a1, out, err, 60) != 0 || run(a2, out, err, 120) != 0 || run(a3, out, err, 120) != 0) {
-        char *e = slurp(err);
+    if (run_files(a1, out, err, 60) != 0 || run_files(a2, out, err, 120) != 0 || run_files(a3, out, err, 120) != 0) {
+        char *e = slurp_file(err);
         fprintf(stderr, "a reference command failed: %s\n", e);
         free(e);
         return 1;
     }
     char md[420];
     snprintf(md, sizeof md, "%s/report.md", rep);
-    ref_digest = slurp(dig);
-    ref_tgn = slurp(tgn);
-    ref_report = slurp(md);
-    ref_tuned = without_comments(slurp(tuned));
+    ref_digest = slurp_file(dig);
+    ref_tgn = slurp_file(tgn);
+    ref_report = slurp_file(md);
+    ref_tuned = without_comments(slurp_file(tuned));
     snprintf(ref_verify, sizeof ref_verify, "%d games replayed, 0 with problems", ngames);
     int64_t draw = games[draw_row].index, mate = games[mate_row].index;
 
@@ -753,7 +696,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!all && !cases[i].by_default)
             continue;
-        copy(ref, bad);
+        copy_file(ref, bad);
         if (!cases[i].damage(bad)) {
             fprintf(stderr, "%s: could not craft the store\n", cases[i].f.name);
             return 1;
@@ -769,7 +712,7 @@ int main(int argc, char **argv)
         char rtgn[300], flipped[300];
         PATH_IN(rtgn, "ref.tgn");
         PATH_IN(flipped, "flipped.tgn");
-        char *t = slurp(rtgn), *tag = strstr(t, "[Result \"1-0\"]"), *token = tag ? strstr(tag, " 1-0\n") : NULL;
+        char *t = slurp_file(rtgn), *tag = strstr(t, "[Result \"1-0\"]"), *token = tag ? strstr(tag, " 1-0\n") : NULL;
         if (!token) {
             fprintf(stderr, "the reference TGN has no game White won\n");
             return 1;
@@ -782,10 +725,10 @@ int main(int argc, char **argv)
         fclose(f);
         free(t);
         char *a4[] = {(char *)tv, "replay", "--file", rtgn, NULL};
-        int rc = run(a4, out, err, 60);
+        int rc = run_files(a4, out, err, 60);
         judge(&good, "replay --file", rc, err, rc == 0, NULL);
         char *a5[] = {(char *)tv, "replay", "--file", flipped, NULL};
-        rc = run(a5, out, err, 60);
+        rc = run_files(a5, out, err, 60);
         judge(&fam, "replay --file", rc, err, false, NULL); /* an answer is wrong: only a refusal is right */
     }
     printf("crafted stores: %d families, tried %d: correct %d, clear errors %d, crashes %d, hangs %d, "

@@ -24,29 +24,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 mpi=(mpirun --oversubscribe --bind-to none)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 
-# tournament FILE PAIRS ENGINE_A_LINES ENGINE_B_LINES: short games of fake engines
-tournament() {
-  cat >"$1" <<EOI
-[tournament]
-name = mpiref
-pairs = $2
-seed = 7
-threads = 1
-[openings]
-plies = 2
-balance_depth = 1
-balance_cp = 1000
-[adjudication]
-max_plies = 40
-resign_score = 0
-draw_moves = 0
-draw_score = 0
-[engine a]
-$3
-[engine b]
-$4
-EOI
-}
+# tournament FILE PAIRS ENGINE_A_LINES ENGINE_B_LINES (tests/selfplay_common.sh)
+tournament() { fake_tournament "$1" mpiref "$2" "$3" "$4"; }
 
 # ---- referee terminations of every rank reach rank 0 ----
 # b oversteps its clock by about 1 s from its second move on: every game is

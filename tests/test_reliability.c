@@ -39,6 +39,8 @@
 
 #include <hdf5.h>
 
+#include "run_files.h"
+
 static const char *tv, *src;
 static char dir[256];
 
@@ -47,65 +49,6 @@ typedef struct {
 } Figures;
 
 static Figures fig;
-
-/* Runs argv with stdout and stderr into files; returns the exit status,
- * 128 + signal, or -1 for a hang (killed after `limit` seconds). */
-static int run(char *const *argv, const char *out, const char *err, int limit)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -2;
-    if (pid == 0) {
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (o < 0 || e < 0)
-            _exit(126);
-        dup2(o, 1);
-        dup2(e, 2);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    struct timespec nap = {0, 20 * 1000 * 1000};
-    for (int i = 0; i < limit * 50; i++) {
-        int status;
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid)
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        nanosleep(&nap, NULL);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    return -1;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return calloc(1, 1);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
-    if (s && n > 0 && fread(s, 1, (size_t)n, f) != (size_t)n)
-        s[0] = 0;
-    fclose(f);
-    return s;
-}
-
-static void copy(const char *from, const char *to)
-{
-    char *data = NULL;
-    FILE *f = fopen(from, "rb"), *g = NULL;
-    long n = 0;
-    if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) && (data = malloc((size_t)n + 1)) &&
-        fread(data, 1, (size_t)n, f) == (size_t)n && (g = fopen(to, "wb")))
-        fwrite(data, 1, (size_t)n, g);
-    if (f)
-        fclose(f);
-    if (g)
-        fclose(g);
-    free(data);
-}
 
 static long file_size(const char *path)
 {
@@ -160,7 +103,7 @@ static long ref_positions;
 /* True when the command's stdout or stderr says that rows were left out. */
 static bool disclosed(const char *out, const char *err)
 {
-    char *o = slurp(out), *e = slurp(err);
+    char *o = slurp_file(out), *e = slurp_file(err);
     bool yes = strstr(o, "left out") || strstr(e, "left out");
     free(o);
     free(e);
@@ -192,7 +135,7 @@ static bool lines_of(const char *d, const char *ref)
 static void judge(const char *family, const char *cmd, int rc, const char *errpath, bool good, const char *detail)
 {
     fig.tried++;
-    char *err = slurp(errpath);
+    char *err = slurp_file(errpath);
     bool sanitizer = strstr(err, "Sanitizer") || strstr(err, "runtime error:");
     const char *what;
     if (rc == -1) {
@@ -237,16 +180,16 @@ static void commands(const char *family, const char *store, const char *ini)
      * rows were left out, and then only reference games */
     char *a1[] = {(char *)tv, "export", (char *)store, "--digest", dig, NULL};
     remove(dig);
-    int rc = run(a1, out, err, 60);
-    char *d = slurp(dig);
+    int rc = run_files(a1, out, err, 60);
+    char *d = slurp_file(dig);
     bool good = !strcmp(d, ref_digest) || (disclosed(out, err) && lines_of(d, ref_digest));
     judge(family, "export --digest", rc, err, good, NULL);
     free(d);
 
     /* verify */
     char *a2[] = {(char *)tv, "verify", (char *)store, NULL};
-    rc = run(a2, out, err, 60);
-    char *o = slurp(out);
+    rc = run_files(a2, out, err, 60);
+    char *o = slurp_file(out);
     good = strstr(o, "30 games replayed, 0 with problems") ||
            (disclosed(out, err) && strstr(o, " games replayed, 0 with problems"));
     judge(family, "verify", rc, err, good, o);
@@ -254,10 +197,10 @@ static void commands(const char *family, const char *store, const char *ini)
 
     /* report */
     char *a3[] = {(char *)tv, "report", (char *)store, "-o", rep, NULL};
-    rc = run(a3, out, err, 60);
+    rc = run_files(a3, out, err, 60);
     char md[400];
     snprintf(md, sizeof md, "%s/report.md", rep);
-    char *r = slurp(md);
+    char *r = slurp_file(md);
     good = strstr(r, "30 games from 1 store") ||
            (disclosed(out, err) && strstr(r, "are left out") && strstr(r, " games from 1 store"));
     judge(family, "report", rc, err, good, NULL);
@@ -266,8 +209,8 @@ static void commands(const char *family, const char *store, const char *ini)
     /* tune: the reference positions (fewer only when said) */
     char *a4[] = {(char *)tv, "tune", "--data", (char *)store, "--engine", engine, "--out", tuned,
                   "--groups", "material", "--max-iter", "3", NULL};
-    rc = run(a4, out, err, 120);
-    o = slurp(out);
+    rc = run_files(a4, out, err, 120);
+    o = slurp_file(out);
     char *pos = strstr(o, "positions: ");
     long n = pos ? atol(pos + 11) : -1;
     judge(family, "tune", rc, err, n == ref_positions || (disclosed(out, err) && n > 0 && n < ref_positions), NULL);
@@ -275,10 +218,10 @@ static void commands(const char *family, const char *store, const char *ini)
 
     /* selfplay --resume: if it says it is done, the store it leaves holds the
      * reference games (read back here) */
-    copy(store, resumed);
+    copy_file(store, resumed);
     char *a5[] = {(char *)tv, "selfplay", (char *)ini, "--out", resumed, "--resume", "--quiet", NULL};
-    rc = run(a5, out, err, 120);
-    o = slurp(out);
+    rc = run_files(a5, out, err, 120);
+    o = slurp_file(out);
     bool complete = strstr(o, "30 of 30 planned") != NULL;
     good = false;
     if (complete) {
@@ -287,8 +230,8 @@ static void commands(const char *family, const char *store, const char *ini)
         snprintf(out2, sizeof out2, "%s/out2.txt", dir);
         snprintf(err2, sizeof err2, "%s/err2.txt", dir);
         remove(dig);
-        int rc2 = run(a6, out2, err2, 60);
-        d = slurp(dig);
+        int rc2 = run_files(a6, out2, err2, 60);
+        d = slurp_file(dig);
         good = rc2 == 0 && !strcmp(d, ref_digest);
         free(d);
     }
@@ -334,24 +277,24 @@ int main(int argc, char **argv)
             eng, eng);
     fclose(f);
     char *a0[] = {(char *)tv, "selfplay", ini, "--out", ref, "--quiet", NULL};
-    if (run(a0, out, err, 300) != 0) {
+    if (run_files(a0, out, err, 300) != 0) {
         fprintf(stderr, "the reference run failed\n");
         return 1;
     }
     snprintf(ref_digest_path, sizeof ref_digest_path, "%s/ref.dig", dir);
     char *a1[] = {(char *)tv, "export", ref, "--digest", ref_digest_path, NULL};
-    if (run(a1, out, err, 60) != 0)
+    if (run_files(a1, out, err, 60) != 0)
         return 1;
-    char *d = slurp(ref_digest_path);
+    char *d = slurp_file(ref_digest_path);
     snprintf(ref_digest, sizeof ref_digest, "%s", d);
     free(d);
     char tuned[340];
     snprintf(tuned, sizeof tuned, "%s/ref-tuned.ini", dir);
     char *a3[] = {(char *)tv, "tune", "--data", ref, "--engine", eng, "--out", tuned, "--groups", "material",
                   "--max-iter", "3", NULL};
-    if (run(a3, out, err, 120) != 0)
+    if (run_files(a3, out, err, 120) != 0)
         return 1;
-    char *o = slurp(out), *p = strstr(o, "positions: ");
+    char *o = slurp_file(out), *p = strstr(o, "positions: ");
     ref_positions = p ? atol(p + 11) : -1;
     free(o);
 
@@ -359,17 +302,17 @@ int main(int argc, char **argv)
     snprintf(bad, sizeof bad, "%s/bad.h5", dir);
 
     /* one bad row, a duplicated index, a row pointing past the datasets */
-    copy(ref, bad);
+    copy_file(ref, bad);
     set_member(bad, "games", 3, "move_count", -1);
     commands("bad row (move_count -1)", bad, ini);
-    copy(ref, bad);
+    copy_file(ref, bad);
     set_member(bad, "games", 7, "index", 2);
     commands("duplicated game index", bad, ini);
-    copy(ref, bad);
+    copy_file(ref, bad);
     set_member(bad, "games", 12, "move_offset", 1 << 30);
     commands("row pointing past the datasets", bad, ini);
     /* a crash's torn tail: the last two rows never written */
-    copy(ref, bad);
+    copy_file(ref, bad);
     for (int r = 28; r < 30; r++) {
         set_member(bad, "games", r, "index", -1);
         set_member(bad, "games", r, "move_count", -1);
@@ -386,7 +329,7 @@ int main(int argc, char **argv)
         x ^= x << 17;
         long off = (long)((size * (i + 0.5)) / flips) + (long)(x % 97) - 48;
         off = off < 0 ? 0 : off >= size ? size - 1 : off;
-        copy(ref, bad);
+        copy_file(ref, bad);
         flip_bit(bad, off, (int)(x >> 40) % 8);
         char family[64];
         snprintf(family, sizeof family, "bit flipped at byte %ld", off);
@@ -394,7 +337,7 @@ int main(int argc, char **argv)
     }
     /* the file cut short */
     for (int i = 1; i <= cuts; i++) {
-        copy(ref, bad);
+        copy_file(ref, bad);
         long len = size * i / (cuts + 1);
         if (truncate(bad, len) != 0)
             continue;

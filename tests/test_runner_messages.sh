@@ -25,29 +25,8 @@ count_games() {
   "$tv" export "$1" --digest "$tmp/count.dig" >/dev/null 2>&1 && wc -l <"$tmp/count.dig" || echo 0
 }
 
-# tournament FILE PAIRS ENGINE_A_LINES ENGINE_B_LINES: short games of fake engines
-tournament() {
-  cat >"$1" <<EOI
-[tournament]
-name = msg
-pairs = $2
-seed = 7
-threads = 1
-[openings]
-plies = 2
-balance_depth = 1
-balance_cp = 1000
-[adjudication]
-max_plies = 40
-resign_score = 0
-draw_moves = 0
-draw_score = 0
-[engine a]
-$3
-[engine b]
-$4
-EOI
-}
+# tournament FILE PAIRS ENGINE_A_LINES ENGINE_B_LINES (tests/selfplay_common.sh)
+tournament() { fake_tournament "$1" msg "$2" "$3" "$4"; }
 
 # ---- a crash between games: the last batch is stored, and counted ----
 # b aborts at its 30th ucinewgame (one thread: one process plays every

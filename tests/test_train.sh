@@ -11,37 +11,11 @@
 set -u
 tv=$1
 src=$(cd "$2" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-check() {
-  local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
-}
+source "$(dirname "$0")/train_common.sh" # check, $tmp, write_train_ini
 
-# A size that decides early: the start engine values every top alike, so a
-# tune on 40 games at depth 1 finds better weights (from the second
-# generation on, with 80 games), and the SPRT's bounds lie below 0 (a tuned
-# version no worse than the best is accepted, in 3 pairs with this seed):
-# the accepted generations come in seconds, each followed by another one.
-printf '[engine]\nname = flat\n[weights]\ntop_value = 300, 300, 300, 300, 300, 300\n' >"$tmp/flat.ini"
-cat >"$tmp/t.ini" <<EOI
-[train]
-name = t
-engine = $tmp/flat.ini
-generations = 3
-games = 40
-depth = 1
-sprt_pairs = 20
-confirm_pairs = 4
-elo0 = -200
-elo1 = -50
-alpha = 0.2
-beta = 0.2
-max_plies = 120
-seed = 3
-EOI
+# Three generations, seed 3 (a tuned version no worse than the best is
+# accepted in 3 pairs with this seed), confirmations of 4 pairs.
+write_train_ini 3 3 4
 
 # bad configurations: file and line
 printf '[train]\nengine = %s\ngames = 1\n' "$src/configs/engines/default.ini" >"$tmp/bad1.ini"

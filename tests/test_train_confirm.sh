@@ -11,36 +11,10 @@
 # usage: test_train_confirm.sh PATH/TO/tavreli
 set -u
 tv=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-check() {
-  local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
-}
+source "$(dirname "$0")/train_common.sh" # check, $tmp, write_train_ini
 
-# A start that values every top alike: a tune on 40 games at depth 1
-# finds better weights, and SPRT bounds below 0 accept a tuned version no
-# worse than the best within a few pairs, so accepted generations come in
-# seconds and are clearly stronger than gen-0.
-printf '[engine]\nname = flat\n[weights]\ntop_value = 300, 300, 300, 300, 300, 300\n' >"$tmp/flat.ini"
-cat >"$tmp/t.ini" <<EOI
-[train]
-name = t
-engine = $tmp/flat.ini
-generations = 2
-games = 40
-depth = 1
-sprt_pairs = 20
-elo0 = -200
-elo1 = -50
-alpha = 0.2
-beta = 0.2
-max_plies = 120
-seed = 5
-confirm_pairs = 40
-EOI
+# accepted generations clearly stronger than gen-0, each confirmed with 40 pairs
+write_train_ini 2 5 40
 
 "$tv" train "$tmp/t.ini" --out "$tmp/a" >"$tmp/a.out" 2>&1
 rc=$?
