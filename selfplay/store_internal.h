@@ -2,9 +2,13 @@
  * split by concern behind h5store.h:
  *   store_schema.c  the datasets, their HDF5 types, attributes, error and
  *                   property helpers;
- *   store_write.c   creating, appending, closing, locking, resuming;
+ *   store_write.c   creating, appending, closing, locking;
  *   store_read.c    reading a store and checking what it holds;
- *   store_merge.c   merging stores (and repairing one left by a crash).
+ *   store_merge.c   merging stores (and repairing one left by a crash);
+ *   store_resume.c  opening a store again to append to it (rewriting one
+ *                   left by a crash or by an older version: a merge).
+ * The calls go one way: merge uses write and read; resume uses all three;
+ * write and read use only schema.
  * Included by those files only; everyone else uses h5store.h. */
 #ifndef TAVRELI_STORE_INTERNAL_H
 #define TAVRELI_STORE_INTERNAL_H
@@ -117,7 +121,32 @@ char *store_read_string_attr(hid_t obj, const char *name);
 /* 1 when read, 0 when missing or not an integer, -1 on an HDF5 error. */
 int store_read_int_attr(hid_t obj, const char *name, int *value);
 
+/* ---- the store handle (store_write.c, store_resume.c) ----------------------------------- */
+
+struct H5Store {
+    char path[1024];
+    hid_t file;
+    hid_t ds[DS_ENGINES]; /* games, moves, positions: the datasets an append extends */
+    StoreTypes types;
+    int64_t ngames, nmoves, npositions; /* committed rows */
+    hsize_t extent[DS_ENGINES];         /* dataset sizes (may exceed committed rows after a failed append) */
+    double write_seconds;
+    int lock_fd; /* holds a POSIX write lock on the file while it is open for appending */
+};
+
 /* ---- writing (store_write.c) ---------------------------------------------------------- */
+
+/* A handle with nothing open, named `path` in messages (NULL when out of memory). */
+H5Store *store_alloc(const char *path);
+
+/* Takes a POSIX write lock on the whole file (not HDF5's own flock, which
+ * SWMR writing drops).  Returns the fd, or -1 with errno (EAGAIN or EACCES
+ * when another process holds it). */
+int store_lock_file(const char *path);
+
+/* The error for a failed store_lock_file (errno as it left it). */
+TvStatus store_lock_fail(const char *path, TvError *err);
+
 
 /* PATH.tmp on the heap (NULL when out of memory). */
 char *store_tmp_path(const char *path);
