@@ -775,12 +775,7 @@ static TvStatus add_opening(Openings *o, const Tournament *t, const Position *p,
 {
     GameState gs = movegen_state(p, &t->rules);
     if (gs != TV_STATE_ONGOING) {
-        if (err) {
-            tv_error_clear(err);
-            copy_str(err->file, sizeof err->file, path);
-            err->line = line;
-        }
-        return tv_fail(err, TV_ERR_PARSE, "%s:%d: the game is already over (%s)", path, line, game_state_name(gs));
+        return tv_fail_at(err, TV_ERR_PARSE, path, line, "the game is already over (%s)", game_state_name(gs));
     }
     if (o->n == o->cap) {
         int ncap = o->cap ? o->cap * 2 : 64;
@@ -832,12 +827,7 @@ static TvStatus record_openings(Openings *o, const Tournament *t, const char *te
         const GameRecord *g = &list.games[i];
         Position p;
         if (tfen_read_arg(g->start_tfen[0] ? g->start_tfen : "startpos", &p, &e) != TV_OK) {
-            if (err) {
-                tv_error_clear(err);
-                copy_str(err->file, sizeof err->file, path);
-                err->line = g->source_line;
-            }
-            st = tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, g->source_line, e.msg);
+            st = tv_fail_at(err, TV_ERR_PARSE, path, g->source_line, "%s", e.msg);
         } else if ((st = add_opening(o, t, &p, path, g->source_line, err)) == TV_OK) {
             for (int k = first; k < o->n - 1; k++)
                 if (strcmp(o->tfens[k], o->tfens[o->n - 1]) == 0) {
@@ -874,12 +864,7 @@ static TvStatus tfen_openings(Openings *o, const Tournament *t, char *text, cons
         TvError e;
         tv_error_clear(&e);
         if (tfen_read_arg(s, &p, &e) != TV_OK) {
-            if (err) {
-                tv_error_clear(err);
-                copy_str(err->file, sizeof err->file, path);
-                err->line = line;
-            }
-            return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, line, e.msg);
+            return tv_fail_at(err, TV_ERR_PARSE, path, line, "%s", e.msg);
         }
         TvStatus st = add_opening(o, t, &p, path, line, err);
         if (st != TV_OK)
@@ -887,28 +872,6 @@ static TvStatus tfen_openings(Openings *o, const Tournament *t, char *text, cons
         s = next;
     }
     return TV_OK;
-}
-
-/* An error at line `line` of `file`: "FILE:LINE: message", with err->file and err->line. */
-static TvStatus fail_at(TvError *err, TvStatus status, const char *file, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static TvStatus fail_at(TvError *err, TvStatus status, const char *file, int line, const char *fmt, ...)
-{
-    char msg[TV_ERROR_MSG_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (err) {
-        tv_error_clear(err);
-        copy_str(err->file, sizeof err->file, file);
-        err->line = line;
-    }
-    return tv_fail(err, status, "%s:%d: %s", file, line, msg);
 }
 
 /* The file's n openings in the order they are played: with order = random
@@ -955,12 +918,7 @@ static TvStatus load_openings(Tournament *t, const Reader *r, TvError *err)
     size_t len;
     TvError e;
     if (tv_read_file(path, "openings file", &text, &len, &e) != TV_OK) {
-        if (err) {
-            tv_error_clear(err);
-            copy_str(err->file, sizeof err->file, t->source);
-            err->line = ini_line;
-        }
-        return tv_fail(err, TV_ERR_IO, "%s:%d: %s", t->source, ini_line, e.msg);
+        return tv_fail_at(err, TV_ERR_IO, t->source, ini_line, "%s", e.msg);
     }
     Openings o = {NULL, 0, 0};
     TvStatus st;
@@ -968,26 +926,21 @@ static TvStatus load_openings(Tournament *t, const Reader *r, TvError *err)
         int line = 1;
         for (const char *c = text; *c; c++)
             line += *c == '\n';
-        if (err) {
-            tv_error_clear(err);
-            copy_str(err->file, sizeof err->file, path);
-            err->line = line;
-        }
-        st = tv_fail(err, TV_ERR_PARSE, "%s:%d: a NUL byte: an openings file is text", path, line);
+        st = tv_fail_at(err, TV_ERR_PARSE, path, line, "a NUL byte: an openings file is text");
     } else if (openings_are_records(text))
         st = record_openings(&o, t, text, path, err);
     else
         st = tfen_openings(&o, t, text, path, err);
     free(text);
     if (st == TV_OK && o.n == 0)
-        st = fail_at(err, TV_ERR_PARSE, t->source, ini_line, "the openings file '%s' has no positions", path);
+        st = tv_fail_at(err, TV_ERR_PARSE, t->source, ini_line, "the openings file '%s' has no positions", path);
     const int64_t needed = tournament_openings_needed(t);
     if (st == TV_OK && t->openings.start > o.n)
-        st = fail_at(err, TV_ERR_PARSE, t->source, r->start_line,
+        st = tv_fail_at(err, TV_ERR_PARSE, t->source, r->start_line,
                      "[openings] start %d is beyond the %d openings of '%s' (give 1 to %d)", t->openings.start, o.n,
                      path, o.n);
     else if (st == TV_OK && needed > o.n && !t->openings.cycle && !r->stored)
-        st = fail_at(err, TV_ERR_PARSE, t->source, ini_line,
+        st = tv_fail_at(err, TV_ERR_PARSE, t->source, ini_line,
                      "the openings file '%s' has %d openings, but the plan needs %lld (%s = %lld), so the rest "
                      "would repeat them: give more openings, fewer pairs, or set [openings] cycle = yes to play "
                      "them again",
@@ -1085,15 +1038,10 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
     tv_error_clear(err);
     set_defaults(t, path);
     t->text = text;
-    char why[200];
-    int bad = tv_ini_check_text(t->text, len, why, sizeof why);
-    if (bad) {
-        if (err) {
-            copy_str(err->file, sizeof err->file, path);
-            err->line = bad;
-        }
+    TvStatus checked = tv_ini_check(t->text, len, path, err);
+    if (checked != TV_OK) {
         tournament_free(t);
-        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, bad, why);
+        return checked;
     }
     Reader *r = calloc(1, sizeof *r);
     if (!r) {
@@ -1182,12 +1130,7 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
     }
     TvStatus st = TV_OK;
     if (r->failed) {
-        if (err) {
-            tv_error_clear(err);
-            copy_str(err->file, sizeof err->file, path);
-            err->line = r->err_line;
-        }
-        st = tv_fail(err, r->status, "%s:%d: %s", path, r->err_line, r->msg);
+        st = tv_fail_at(err, r->status, path, r->err_line, "%s", r->msg);
     } else if (t->openings.file[0]) {
         st = load_openings(t, r, err);
     }

@@ -224,14 +224,8 @@ static TvStatus read_config(const char *path, TrainConfig *c, bool check_engine,
     if (rc == 0)
         rc = ini_parse_string(text, train_handler, &r);
     free(text);
-    if (rc != 0) {
-        if (err) {
-            tv_error_clear(err);
-            snprintf(err->file, sizeof err->file, "%s", path);
-            err->line = rc > 0 ? rc : 0;
-        }
-        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, rc, r.msg[0] ? r.msg : "malformed line");
-    }
+    if (rc != 0)
+        return tv_fail_at(err, TV_ERR_PARSE, path, rc > 0 ? rc : 0, "%s", r.msg[0] ? r.msg : "malformed line");
     if (!c->engine[0])
         return tv_fail(err, TV_ERR_PARSE, "%s: [train] engine = START.ini is required", path);
     if (!(c->elo0 < c->elo1))

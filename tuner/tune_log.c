@@ -89,12 +89,7 @@ static bool only_space(const char *s)
 
 static TvStatus log_error(TvError *err, const char *path, long line, const char *why)
 {
-    TvStatus st = tv_fail(err, TV_ERR_PARSE, "%s:%ld: %s", path, line, why);
-    if (err) {
-        snprintf(err->file, sizeof err->file, "%s", path);
-        err->line = (int)line;
-    }
-    return st;
+    return tv_fail_at(err, TV_ERR_PARSE, path, (int)line, "%s", why);
 }
 
 static TvStatus out_of_memory(TvError *err, const char *path)
