@@ -466,8 +466,8 @@ static void wait_io(EngineProc *p, int timeout_ms)
 
 /* Reads one stdout line into line (at most n - 1 bytes).  1: a line; 0:
  * deadline passed; -1: the engine closed its output or ended (after every
- * line it wrote was read); -2: *abort_flag set. */
-static int read_line(EngineProc *p, char *line, size_t n, double deadline, volatile sig_atomic_t *abort_flag)
+ * line it wrote was read); -2: a flag of stop (may be NULL) set. */
+static int read_line(EngineProc *p, char *line, size_t n, double deadline, const StopFlags *stop)
 {
     for (;;) {
         if (stream_line(&p->out, line, n)) {
@@ -479,7 +479,7 @@ static int read_line(EngineProc *p, char *line, size_t n, double deadline, volat
             p->dead = true;
             return -1;
         }
-        if (abort_flag && *abort_flag)
+        if (stop_flags_set(stop))
             return -2;
         int timeout = -1;
         if (deadline > 0) {
@@ -488,7 +488,7 @@ static int read_line(EngineProc *p, char *line, size_t n, double deadline, volat
                 return 0;
             timeout = (int)(left * 1000.0) + 1;
         }
-        if (abort_flag && (timeout < 0 || timeout > 50))
+        if (stop && (timeout < 0 || timeout > 50))
             timeout = 50; /* Ctrl-C is seen within 50 ms */
         wait_io(p, timeout);
     }
@@ -579,16 +579,16 @@ static TvStatus fail_engine(EngineProc *p, TvError *err, const char *what)
 }
 
 /* Reads until a line whose verb is `want`, within ENGINE_PROC_HANDSHAKE_MS
- * (or until *abort_flag, which may be NULL, is set: -2); during `uci`, id
+ * (or until a flag of stop, which may be NULL, is set: -2); during `uci`, id
  * and option lines are kept, and every other line is passed over (a stray
  * bestmove among them).  0: it came; -1: no answer in time, -2: aborted,
  * -3: the engine ended. */
-static int await_line(EngineProc *p, const char *want, volatile sig_atomic_t *abort_flag)
+static int await_line(EngineProc *p, const char *want, const StopFlags *stop)
 {
     char line[UCI_LINE_MAX];
     double deadline = tv_now_seconds() + ENGINE_PROC_HANDSHAKE_MS / 1000.0;
     for (;;) {
-        int r = read_line(p, line, sizeof line, deadline, abort_flag);
+        int r = read_line(p, line, sizeof line, deadline, stop);
         if (r == 0) {
             p->dead = true;
             return -1;
@@ -866,7 +866,7 @@ TvStatus engine_proc_new_game(EngineProc *p, TvError *err)
 /* ---- moves ------------------------------------------------------------------- */
 
 EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const char *const *moves, int nmoves,
-                                const UciGo *go, double deadline_s, volatile sig_atomic_t *abort_flag,
+                                const UciGo *go, double deadline_s, const StopFlags *stop,
                                 EngineMove *out)
 {
     memset(out, 0, sizeof *out);
@@ -881,7 +881,7 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
     ok = ok && send_line(p, "isready");
     if (!ok)
         return ENGINE_MOVE_DIED;
-    int ready = await_line(p, "readyok", abort_flag);
+    int ready = await_line(p, "readyok", stop);
     if (ready == -2)
         return ENGINE_MOVE_ABORTED;
     if (ready == -1)
@@ -896,7 +896,7 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
         return ENGINE_MOVE_DIED;
     char line[UCI_LINE_MAX];
     for (;;) {
-        int r = read_line(p, line, sizeof line, deadline_s, abort_flag);
+        int r = read_line(p, line, sizeof line, deadline_s, stop);
         out->seconds = tv_now_seconds() - t0;
         if (r == 0)
             return ENGINE_MOVE_LATE;

@@ -4,11 +4,9 @@
 
 #include <pthread.h>
 #include <omp.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "match.h"
 #include "notation.h"
@@ -126,14 +124,13 @@ static void report_progress(const RunOptions *ro, const Finished *f, const Sprt 
 /* ---- one game ---------------------------------------------------------------- */
 
 /* Plays planned game g and appends it to pd.  Returns false when abandoned. */
-static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, MatchPlayer *mp,
-                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game, int *over_ms,
-                         TvError *err)
+static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, Player **players,
+                         PlyRecord *rec, const StopFlags *stop, Pending *out_game, int *over_ms, TvError *err)
 {
     double t0 = tv_now_seconds();
     GameOutcome oc;
-    MatchEnd end = match_play(start, &t->rules, &mp[g->white], &mp[g->black], g->seed, &t->adjudication, rec,
-                              abort_flag, &oc, err);
+    MatchEnd end = match_play(start, &t->rules, players[g->white], players[g->black], g->seed, &t->adjudication,
+                              rec, stop, &oc, err);
     if (end != MATCH_FINISHED)
         return end;
     *over_ms = oc.over_ms;
@@ -573,26 +570,8 @@ StoredEngine *runner_stored_engines(const Tournament *t)
     StoredEngine *se = calloc((size_t)t->nengines, sizeof *se);
     if (!se)
         return NULL;
-    for (int i = 0; i < t->nengines; i++) {
-        const EngineVersion *e = &t->engines[i].engine;
-        snprintf(se[i].name, sizeof se[i].name, "%s", e->name);
-        snprintf(se[i].path, sizeof se[i].path, "%s", t->engines[i].path);
-        if (t->engines[i].kind != PLAYER_PROCESS) /* a separate program's weights are its own: 0 */
-            memcpy(se[i].weights, e->params.w, sizeof se[i].weights);
-        se[i].depth = e->limits.depth;
-        se[i].nodes = (int64_t)e->limits.nodes;
-        se[i].movetime_ms = e->limits.movetime_ms;
-        se[i].kind = (int8_t)t->engines[i].kind;
-        snprintf(se[i].command, sizeof se[i].command, "%s", t->engines[i].command);
-        time_control_format(&t->engines[i].tc, se[i].tc, sizeof se[i].tc);
-        se[i].timemargin_ms = t->engines[i].timemargin_ms;
-        if (t->engines[i].kind == PLAYER_ENGINE) {
-            size_t o = 0;
-            for (int k = 0; k < SEARCH_NSETTINGS && o < sizeof se[i].settings; k++)
-                o += (size_t)snprintf(se[i].settings + o, sizeof se[i].settings - o, "%s%s=%d", k ? " " : "",
-                                      SEARCH_SETTING_INFO[k].name, search_setting_value(&e->settings, k));
-        }
-    }
+    for (int i = 0; i < t->nengines; i++)
+        player_stored_engine(&t->engines[i], &se[i]);
     return se;
 }
 
@@ -613,41 +592,17 @@ static void keep_first_error(TvStatus *status, TvError *dst, const TvError *e, T
     *dst = *e;
 }
 
-/* Every separate program must start, answer and take the options and rule
- * options before any game is played (or any store is made). */
+/* Every player must be able to play (a separate program must start,
+ * answer and take the options and rule options) before any game is played
+ * (or any store is made). */
 TvStatus runner_check_programs(const Tournament *t, const char *store_path, TvError *err)
 {
     for (int i = 0; i < t->nengines; i++) {
-        TvStatus st = t->engines[i].kind == PLAYER_PROCESS
-                          ? match_check_process(&t->engines[i], &t->rules, store_path, err)
-                          : TV_OK;
+        TvStatus st = player_check(&t->engines[i], &t->rules, store_path, err);
         if (st != TV_OK)
             return st;
     }
     return TV_OK;
-}
-
-/* The games of runner_play stop on one flag of the run's own, `halt`: the
- * run sets it when `next` says the run has decided, and this thread sets it
- * when the caller's signal flag is set (a signal handler can set only the
- * caller's flag).  It looks every 2 ms: a Ctrl-C reaches the games that
- * much later at most, at a cost of 500 wake-ups a second. */
-typedef struct {
-    const volatile sig_atomic_t *signal_flag;
-    volatile sig_atomic_t *halt;
-    atomic_bool done;
-} SignalRelay;
-
-static void *signal_relay(void *arg)
-{
-    SignalRelay *r = arg;
-    const struct timespec pause = {0, 2000000};
-    while (!atomic_load(&r->done)) {
-        if (*r->signal_flag)
-            *r->halt = 1;
-        nanosleep(&pause, NULL);
-    }
-    return NULL;
 }
 
 static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
@@ -678,32 +633,20 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     tv_error_clear(&write_err);
     Pending pd = {0};
 
-    volatile sig_atomic_t halt = ro->stop && *ro->stop;
-    SignalRelay relay = {ro->stop, &halt, false};
-    pthread_t relay_thread;
-    if (ro->stop && pthread_create(&relay_thread, NULL, signal_relay, &relay) != 0)
-        return tv_fail(err, TV_ERR_LIMIT, "cannot start a thread to watch for signals");
+    /* The games stop on either of two flags: the caller's (a signal) and
+     * the run's own, set when `next` says the run has decided (the SPRT),
+     * which never touches the caller's (train plays one tournament after
+     * another on it).  The search and the wait for a program poll both. */
+    volatile sig_atomic_t decided = 0;
+    const StopFlags stop = {{ro->stop, &decided}};
 
 #pragma omp parallel num_threads(threads)
     {
-        /* Separate programs are started by this thread at its first game
-         * with them and closed by it below (engine_proc.h). */
-        MatchPlayer mp[TOURNAMENT_MAX_ENGINES];
-        PlayerSpec players[TOURNAMENT_MAX_ENGINES];
+        /* This thread's players, opened and closed by it (player.h). */
+        Player *players[TOURNAMENT_MAX_ENGINES] = {NULL};
         bool ok = true;
-        for (int i = 0; i < t->nengines; i++) {
-            players[i].kind = t->engines[i].kind;
-            players[i].engine = t->engines[i].engine;
-            players[i].te = &t->engines[i];
-            snprintf(players[i].label, sizeof players[i].label, "%s", t->engines[i].engine.name);
-            mp[i] = (MatchPlayer){.spec = &players[i], .store_path = ro->out_path};
-            if (players[i].kind == PLAYER_ENGINE) {
-                mp[i].ctx = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
-                ok = ok && mp[i].ctx;
-                if (mp[i].ctx) /* Ctrl-C, SIGTERM or a decision stops even a deep search at once */
-                    search_set_stop_flag(mp[i].ctx, &halt);
-            }
-        }
+        for (int i = 0; i < t->nengines && ok; i++)
+            ok = player_open(&t->engines[i], &t->rules, ro->out_path, &players[i], NULL) == TV_OK;
         PlyRecord *rec = malloc(sizeof *rec * (size_t)(max_plies + 1));
         Pending one = {0};
         one.games = malloc(sizeof *one.games);
@@ -718,12 +661,12 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         }
         GameDone done, *last = NULL;
         for (;;) {
-            if (abort_games || halt)
+            if (abort_games || stop_flags_set(&stop))
                 break;
             int64_t index = next(next_ctx, last, true);
             last = NULL;
             if (index == RUNNER_DECIDED)
-                halt = 1;
+                decided = 1;
             if (index < 0)
                 break;
             PlannedGame g;
@@ -741,7 +684,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             TvError game_err;
             tv_error_clear(&game_err);
             int over_ms = 0;
-            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, mp, rec, &halt, &one,
+            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, players, rec, &stop, &one,
                                     &over_ms, &game_err);
             if (end == MATCH_FAILED) {
 #pragma omp critical(store)
@@ -792,19 +735,12 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         }
         if (last) /* the last game of this thread reaches the progress line and the SPRT */
             next(next_ctx, last, false);
-        for (int i = 0; i < t->nengines; i++) {
-            search_free(mp[i].ctx);
-            engine_proc_close(mp[i].proc);
-        }
+        for (int i = 0; i < t->nengines; i++)
+            player_close(players[i]);
         free(rec);
         free(one.games);
         free(one.moves);
         free(one.positions);
-    }
-
-    if (ro->stop) {
-        atomic_store(&relay.done, true);
-        pthread_join(relay_thread, NULL);
     }
 
     /* The last batch: whatever stopped the run (a signal, an engine that
