@@ -2,7 +2,7 @@
  * engine protocol (docs/protocol.md) on its stdin and stdout.
  *
  * The harness side of the protocol.  Each program runs under a guard
- * process of its own (engine_proc.c): the program and everything it starts
+ * process of its own (engine_guard.c): the program and everything it starts
  * (children, grandchildren, double-forked daemons) are killed when it
  * ends, when it is closed, and when the harness dies, even by SIGKILL or an
  * MPI abort; the program runs in its own process group (a Ctrl-C on the
