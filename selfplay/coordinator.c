@@ -147,7 +147,7 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
             const StoredGame *g = &sc->games[i];
             char why[400];
             PlannedGame pg;
-            if (!h || i > first_bad || g->index >= total)
+            if (!h || i > first_bad || g->index >= total || (ro->stop && *ro->stop)) /* a replay: microseconds */
                 continue;
             tournament_game(ro->t, g->index, &pg);
             if (!is_planned(g, &pg) || verify_moves(g, &sc->moves[g->move_offset], &o, NULL, h, why, sizeof why))
@@ -157,6 +157,10 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
     }
     if (no_memory)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
+    if (ro->stop && *ro->stop)
+        return tv_fail(err, TV_ERR_IO, "stopped by a signal while checking the games of %s against the plan; it was "
+                                       "not changed",
+                       ro->out_path);
     uint64_t *hist = malloc(sizeof *hist * ((size_t)longest + 1));
     if (!hist)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
@@ -215,7 +219,7 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **o
     memset(c->fin.result_of, -2, n);
     if (read_store) {
         StoreContents sc;
-        TvStatus st = h5store_read(ro->out_path, true, false, &sc, err);
+        TvStatus st = h5store_read_stoppable(ro->out_path, true, false, ro->stop, &sc, err);
         if (st == TV_OK && (st = resume_check_games(ro, &sc, total, err)) != TV_OK)
             h5store_contents_free(&sc);
         if (st != TV_OK) {

@@ -174,10 +174,10 @@ static bool same_openings(const StoreContents *c, const Tournament *t, char *why
     return true;
 }
 
-TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err)
+TvStatus runner_adopt_ini(const char *path, const Tournament *t, const volatile sig_atomic_t *stop, TvError *err)
 {
     StoreContents c;
-    TvStatus st = h5store_read(path, false, false, &c, err);
+    TvStatus st = h5store_read_stoppable(path, false, false, stop, &c, err);
     if (st != TV_OK)
         return st;
     char why[400] = "";
@@ -219,7 +219,10 @@ TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err)
         st = h5store_set_attributes(path, names, values, 1, err);
         if (st != TV_OK) { /* a store left by a crash opens only once repaired */
             const char *inputs[1] = {path};
-            st = h5store_merge(path, inputs, 1, c.tournament_ini, NULL, err);
+            bool stopped = false;
+            st = h5store_merge_stoppable(path, inputs, 1, c.tournament_ini, stop, &stopped, NULL, err);
+            if (st == TV_OK && stopped)
+                st = tv_fail(err, TV_ERR_IO, "stopped by a signal while rewriting %s; it was not changed", path);
             if (st == TV_OK)
                 st = h5store_set_attributes(path, names, values, 1, err);
         }
@@ -238,7 +241,7 @@ void run_stats_free(RunStats *stats)
 TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
-    if (!t->sprt)
+    if (!t->sprt || stats->stopped_reading) /* stopped before the games were counted: nothing to say */
         return TV_OK;
     char settings[160];
     sprt_settings_format(&t->sprt_settings, settings, sizeof settings);
@@ -465,6 +468,16 @@ static void count_stored(const RunOptions *ro, bool created, RunStats *stats)
         stats->store_removed = true;
 }
 
+/* A failure st while the store was read or checked, with the signal flag
+ * set: the signal's interruption (nothing played, the store as it was). */
+static TvStatus stopped_reading(const RunOptions *ro, RunStats *stats, TvStatus st)
+{
+    if (st == TV_OK || !ro->stop || !*ro->stop)
+        return st;
+    stats->interrupted = stats->stopped_reading = true;
+    return TV_OK;
+}
+
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
@@ -475,8 +488,10 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     Position *openings = NULL;
     unsigned char *have_opening = NULL;
     bool created = false;
-    if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK)
-        return st;
+    if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK) {
+        stats->wall_seconds = tv_now_seconds() - t_start;
+        return stopped_reading(ro, stats, st);
+    }
     if ((st = runner_check_programs(t, ro->out_path, err)) != TV_OK)
         goto cleanup;
 
@@ -484,7 +499,9 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     if (!ro->out_path) {
         st = TV_OK;
     } else if (ro->resume) {
-        st = h5store_open_append(ro->out_path, t->text, &store, err);
+        st = stopped_reading(ro, stats, h5store_open_append_stoppable(ro->out_path, t->text, ro->stop, &store, err));
+        if (stats->stopped_reading)
+            goto cleanup;
     } else {
         char options_str[128];
         options_to_str(&t->rules, options_str, sizeof options_str);
