@@ -53,7 +53,7 @@ struct SearchContext {
     uint64_t nodes;
     uint64_t node_limit;
     double deadline; /* seconds on the monotonic clock, 0 for none */
-    const volatile sig_atomic_t *stop_flag; /* polled with the clock; NULL for none */
+    StopFlags stop_flags; /* polled with the clock */
     bool stop;
     int root_depth;
     uint64_t path[HISTORY_MAX + SEARCH_MAX_PLY + 2]; /* game history then search path */
@@ -142,7 +142,15 @@ static int score_from_tt(int s, int ply)
     return s > SCORE_MATE_BOUND ? s - ply : s < -SCORE_MATE_BOUND ? s + ply : s;
 }
 
-void search_set_stop_flag(SearchContext *ctx, const volatile sig_atomic_t *flag) { ctx->stop_flag = flag; }
+void search_set_stop_flags(SearchContext *ctx, const StopFlags *stop)
+{
+    ctx->stop_flags = stop ? *stop : (StopFlags){{NULL, NULL}};
+}
+
+void search_set_stop_flag(SearchContext *ctx, const volatile sig_atomic_t *flag)
+{
+    search_set_stop_flags(ctx, &(StopFlags){{flag, NULL}});
+}
 
 static bool out_of_budget(SearchContext *c)
 {
@@ -151,7 +159,7 @@ static bool out_of_budget(SearchContext *c)
     if (c->node_limit && c->nodes >= c->node_limit)
         c->stop = true;
     else if ((c->nodes & 1023) == 1 && /* the first node, then every 1,024 */
-             ((c->stop_flag && *c->stop_flag) || (c->deadline > 0 && tv_now_seconds() >= c->deadline)))
+             (stop_flags_set(&c->stop_flags) || (c->deadline > 0 && tv_now_seconds() >= c->deadline)))
         c->stop = true;
     return c->stop;
 }

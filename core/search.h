@@ -6,6 +6,7 @@
 #define TAVRELI_SEARCH_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -148,11 +149,26 @@ void search_free(SearchContext *ctx);
  * state of a fresh context.  Call between games for reproducible games. */
 void search_clear(SearchContext *ctx);
 
-/* Makes the search poll *flag (every 1,024 nodes, as it polls the clock)
- * and stop as soon as it is non-zero, keeping the last completed iteration:
- * a signal handler that sets the flag ends even a deep search within a
- * fraction of a second.  flag may be NULL (no polling); it stays set on the
- * context for every later search. */
+/* The flags that end a search (and a game) early, either may be NULL: a
+ * caller's signal flag and a run's own (selfplay/runner.c: a decided SPRT
+ * stops the games without writing the caller's flag, which train keeps for
+ * the next tournament).  Set when either is non-zero. */
+typedef struct {
+    const volatile sig_atomic_t *flag[2];
+} StopFlags;
+
+static inline bool stop_flags_set(const StopFlags *s)
+{
+    return s && ((s->flag[0] && *s->flag[0]) || (s->flag[1] && *s->flag[1]));
+}
+
+/* Makes the search poll the flags of stop (every 1,024 nodes, as it polls
+ * the clock) and stop as soon as one is non-zero, keeping the last
+ * completed iteration: a signal handler that sets a flag ends even a deep
+ * search within a fraction of a second.  stop may be NULL (no polling);
+ * the flags stay set on the context for every later search.
+ * search_set_stop_flag: one flag (may be NULL). */
+void search_set_stop_flags(SearchContext *ctx, const StopFlags *stop);
 void search_set_stop_flag(SearchContext *ctx, const volatile sig_atomic_t *flag);
 
 /* Called after each completed iteration (may be NULL). */

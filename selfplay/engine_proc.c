@@ -8,28 +8,12 @@
  * seen at once, and its stderr lines reach the harness (kept for errors,
  * written to their log).
  *
- * The guard.  The harness does not start the engine itself: its child is
- * this same program run again (/proc/self/exe, under the name
- * GUARD_ARGV0), which engine_guard_entry() below turns into a small guard
- * before main() runs.  The guard is a child subreaper
- * (PR_SET_CHILD_SUBREAPER): every process the engine starts, however it
- * detaches (a double-forked setsid daemon, a child that ignores SIGTERM),
- * stays its descendant or is handed to it when its parent ends.  When the
- * engine's main process ends, when the harness closes the engine (SIGTERM
- * to the guard), or when the thread that started it ends, also by a
- * SIGKILL of the harness (the guard's PR_SET_PDEATHSIG is SIGTERM), the
- * guard kills the engine's process group and every process handed to it,
- * until it has no child left, and then ends the way the engine ended (its
- * exit status or signal).  So the harness watches one process (with a
- * pidfd) whose end means "the engine and all it started are gone".  One
- * guard per engine keeps the threads of the harness apart: no guard ever
- * reaps another engine's processes, and the harness itself reaps only the
- * guards it started, by their pids.  The guard is a fresh exec, not a fork
- * that stays: it holds none of the harness's memory. */
+ * Each program runs under a guard process of its own (engine_guard.c):
+ * the harness watches that one process, whose end means "the engine and
+ * all it started are gone", and reaps only the guards it started. */
 #define _GNU_SOURCE
 #include "engine_proc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -38,13 +22,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "engine_guard.h"
 #include "option.h"
 #include "strbuf.h"
 
@@ -53,24 +37,11 @@
 #define TAIL_LINES 3
 #define TAIL_CHARS 120
 
-/* The guard: its argv[0], the word after it (so that no other use of the
- * name starts one), and the fd on which it and the engine's child report
- * (the engine's pid, or why it could not start) to the harness. */
-#define GUARD_ARGV0 "tavreli-engine-guard"
-#define GUARD_MAGIC "--guard-v1"
-#define REPORT_FD 3
-
 /* How long the harness waits, after the guard has ended, for the last
  * bytes of the engine's stdout (the guard has killed every writer by then:
  * the end of file comes at once; this bounds a pipe still held by a
  * process outside the guard's reach). */
 #define EXIT_DRAIN_MS 200
-
-typedef struct {
-    int kind;  /* REPORT_* */
-    int value; /* the engine's pid, or an errno */
-} Report;
-enum { REPORT_PID = 1, REPORT_CHDIR, REPORT_GUARD, REPORT_FORK, REPORT_EXEC };
 
 /* The last lines of one stream. */
 typedef struct {
@@ -144,154 +115,6 @@ int engine_proc_split(const char *command, char *buf, size_t n, char **argv, int
     }
     argv[argc] = NULL;
     return argc;
-}
-
-/* ---- the guard (runs before main, in its own exec of this program) ---------- */
-
-/* SIGKILL to every process whose parent is the guard. */
-static void guard_kill_children(pid_t self)
-{
-    DIR *d = opendir("/proc");
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        char path[64], buf[512];
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0)
-            continue;
-        buf[n] = 0;
-        const char *rp = strrchr(buf, ')'); /* after the command name, which may hold anything */
-        char state;
-        int ppid;
-        if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == self)
-            kill((pid_t)pid, SIGKILL);
-    }
-    closedir(d);
-}
-
-static void guard_report(int kind, int value)
-{
-    Report r = {kind, value};
-    ssize_t w = write(REPORT_FD, &r, sizeof r);
-    (void)w;
-}
-
-/* Starts the engine (argv) and watches it, as the file's comment says.
- * Never returns. */
-static void guard_main(pid_t harness, char **argv)
-{
-    sigset_t all;
-    sigfillset(&all);
-    sigprocmask(SIG_SETMASK, &all, NULL); /* signals are taken with sigwaitinfo only */
-    if (getppid() != harness)             /* the harness ended before the mask was set */
-        _exit(127);
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
-    const pid_t self = getpid();
-    pid_t engine = fork();
-    if (engine == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a guard killed by SIGKILL takes the engine with it */
-        if (getppid() != self)
-            _exit(127);
-        for (int sig = 1; sig < NSIG; sig++)
-            if (sig != SIGKILL && sig != SIGSTOP)
-                signal(sig, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execvp(argv[0], argv);
-        guard_report(REPORT_EXEC, errno);
-        _exit(127);
-    }
-    if (engine < 0) {
-        guard_report(REPORT_FORK, errno);
-        _exit(127);
-    }
-    setpgid(engine, engine); /* also here: no race with the child's own call */
-    guard_report(REPORT_PID, engine);
-    close(REPORT_FD);
-    /* hold none of the engine's pipes: their end of file is the engine's */
-    int null = open("/dev/null", O_RDWR);
-    for (int fd = 0; fd < 3 && null >= 0; fd++)
-        dup2(null, fd);
-    if (null > 2)
-        close(null);
-    sigset_t wake;
-    sigemptyset(&wake);
-    sigaddset(&wake, SIGCHLD);
-    sigaddset(&wake, SIGTERM); /* from the harness, or its death (PR_SET_PDEATHSIG) */
-    sigaddset(&wake, SIGINT);
-    sigaddset(&wake, SIGHUP);
-    int status = 0;
-    bool ended = false;
-    while (!ended) {
-        int sig = sigwaitinfo(&wake, NULL);
-        if (sig == SIGCHLD) {
-            int st;
-            pid_t r;
-            while ((r = waitpid(-1, &st, WNOHANG)) > 0) /* the engine, or a process handed to the guard */
-                if (r == engine) {
-                    status = st;
-                    ended = true;
-                }
-        } else if (sig > 0) {
-            break;
-        }
-    }
-    /* The engine's group, then every process handed to the guard, until
-     * none is left (a process whose parent is killed is handed over next). */
-    kill(-engine, SIGKILL);
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    const struct timespec tick = {0, 20 * 1000000L};
-    for (;;) {
-        guard_kill_children(self);
-        int st;
-        pid_t r;
-        while ((r = waitpid(-1, &st, WNOHANG)) > 0)
-            if (r == engine && !ended) {
-                status = st;
-                ended = true;
-            }
-        if (r < 0 && errno == ECHILD)
-            break;
-        sigtimedwait(&chld, NULL, &tick);
-    }
-    if (WIFSIGNALED(status)) { /* end as the engine ended, without a core file of the guard */
-        int sig = WTERMSIG(status);
-        struct rlimit none = {0, 0};
-        setrlimit(RLIMIT_CORE, &none);
-        signal(sig, SIG_DFL);
-        sigset_t one;
-        sigemptyset(&one);
-        sigaddset(&one, sig);
-        sigprocmask(SIG_UNBLOCK, &one, NULL);
-        raise(sig);
-        _exit(128 + sig);
-    }
-    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
-}
-
-/* Runs before main in every program that holds this file; turns the process
- * into a guard when it was started as one (glibc passes argc and argv to
- * constructors). */
-__attribute__((constructor)) static void engine_guard_entry(int argc, char **argv, char **envp)
-{
-    (void)envp;
-    if (argc >= 4 && argv && argv[0] && !strcmp(argv[0], GUARD_ARGV0) && !strcmp(argv[1], GUARD_MAGIC))
-        guard_main((pid_t)atol(argv[2]), argv + 3);
 }
 
 /* ---- logs and the lines remembered -------------------------------------------- */
@@ -467,8 +290,8 @@ static void wait_io(EngineProc *p, int timeout_ms)
 
 /* Reads one stdout line into line (at most n - 1 bytes).  1: a line; 0:
  * deadline passed; -1: the engine closed its output or ended (after every
- * line it wrote was read); -2: *abort_flag set. */
-static int read_line(EngineProc *p, char *line, size_t n, double deadline, volatile sig_atomic_t *abort_flag)
+ * line it wrote was read); -2: a flag of stop (may be NULL) set. */
+static int read_line(EngineProc *p, char *line, size_t n, double deadline, const StopFlags *stop)
 {
     for (;;) {
         if (stream_line(&p->out, line, n)) {
@@ -480,7 +303,7 @@ static int read_line(EngineProc *p, char *line, size_t n, double deadline, volat
             p->dead = true;
             return -1;
         }
-        if (abort_flag && *abort_flag)
+        if (stop_flags_set(stop))
             return -2;
         int timeout = -1;
         if (deadline > 0) {
@@ -489,7 +312,7 @@ static int read_line(EngineProc *p, char *line, size_t n, double deadline, volat
                 return 0;
             timeout = (int)(left * 1000.0) + 1;
         }
-        if (abort_flag && (timeout < 0 || timeout > 50))
+        if (stop && (timeout < 0 || timeout > 50))
             timeout = 50; /* Ctrl-C is seen within 50 ms */
         wait_io(p, timeout);
     }
@@ -580,16 +403,16 @@ static TvStatus fail_engine(EngineProc *p, TvError *err, const char *what)
 }
 
 /* Reads until a line whose verb is `want`, within ENGINE_PROC_HANDSHAKE_MS
- * (or until *abort_flag, which may be NULL, is set: -2); during `uci`, id
+ * (or until a flag of stop, which may be NULL, is set: -2); during `uci`, id
  * and option lines are kept, and every other line is passed over (a stray
  * bestmove among them).  0: it came; -1: no answer in time, -2: aborted,
  * -3: the engine ended. */
-static int await_line(EngineProc *p, const char *want, volatile sig_atomic_t *abort_flag)
+static int await_line(EngineProc *p, const char *want, const StopFlags *stop)
 {
     char line[UCI_LINE_MAX];
     double deadline = tv_now_seconds() + ENGINE_PROC_HANDSHAKE_MS / 1000.0;
     for (;;) {
-        int r = read_line(p, line, sizeof line, deadline, abort_flag);
+        int r = read_line(p, line, sizeof line, deadline, stop);
         if (r == 0) {
             p->dead = true;
             return -1;
@@ -713,11 +536,11 @@ static void close_fd(int *fd)
 }
 
 /* Why the guard or the engine could not start, from its report. */
-static void start_error(const Report *r, const char *dir, const char *prog, char *what, size_t n)
+static void start_error(const GuardReport *r, const char *dir, const char *prog, char *what, size_t n)
 {
-    if (r->kind == REPORT_CHDIR)
+    if (r->kind == GUARD_REPORT_CHDIR)
         snprintf(what, n, "cannot change to its directory '%s': %s (dir = in the tournament)", dir, strerror(r->value));
-    else if (r->kind == REPORT_EXEC)
+    else if (r->kind == GUARD_REPORT_EXEC)
         snprintf(what, n, "cannot run '%s'%s%s: %s (a program without '/' is looked up in PATH)", prog,
                  dir ? " from " : "", dir ? dir : "", strerror(r->value));
     else
@@ -728,8 +551,8 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
 {
     *out = NULL;
     char words[2048];
-    char *argv[64 + 3];
-    int argc = engine_proc_split(spec->command, words, sizeof words, argv + 3, 64);
+    char *argv[64 + ENGINE_GUARD_ARGS];
+    int argc = engine_proc_split(spec->command, words, sizeof words, argv + ENGINE_GUARD_ARGS, 64);
     if (argc <= 0)
         return tv_fail(err, TV_ERR_ARG, "engine '%s': command '%s' %s", spec->label, spec->command,
                        argc == 0 ? "is empty" : "has an unclosed quote or is too long (2047 bytes, 63 words)");
@@ -778,38 +601,11 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
      * async-signal-safe functions) */
     const pid_t parent = getpid();
     char parent_text[24];
-    snprintf(parent_text, sizeof parent_text, "%d", (int)parent);
-    argv[0] = (char *)GUARD_ARGV0;
-    argv[1] = (char *)GUARD_MAGIC;
-    argv[2] = parent_text;
+    engine_guard_argv(parent, argv, parent_text, sizeof parent_text);
     const char *dir = spec->dir && *spec->dir ? spec->dir : NULL;
     pid_t pid = made ? fork() : -1;
-    if (pid == 0) {
-        setpgid(0, 0); /* a Ctrl-C on the terminal reaches the harness only */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent)
-            _exit(127);
-        /* in[1], outp[1], errp[1] and rep[1] are all above 2 (0-2 are open in
-         * the harness); dup2 clears close-on-exec on the copies */
-        dup2(in[1], 0);
-        dup2(outp[1], 1);
-        dup2(errp[1], 2);
-        if (rep[1] == REPORT_FD)
-            fcntl(REPORT_FD, F_SETFD, 0);
-        else
-            dup2(rep[1], REPORT_FD);
-        if (dir && chdir(dir) != 0) {
-            Report r = {REPORT_CHDIR, errno};
-            ssize_t w = write(REPORT_FD, &r, sizeof r);
-            (void)w;
-            _exit(127);
-        }
-        execv("/proc/self/exe", argv);
-        Report r = {REPORT_GUARD, errno};
-        ssize_t w = write(REPORT_FD, &r, sizeof r);
-        (void)w;
-        _exit(127);
-    }
+    if (pid == 0)
+        engine_guard_exec(parent, in[1], outp[1], errp[1], rep[1], dir, argv);
     int fork_errno = errno;
     close_fd(&in[1]);
     close_fd(&outp[1]);
@@ -833,14 +629,14 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     fcntl(p->err.fd, F_SETFL, O_NONBLOCK);
     /* the reports, until every writer has closed: the engine's pid, or why
      * it could not start */
-    Report bad = {0, 0}, r;
+    GuardReport bad = {0, 0}, r;
     ssize_t got;
     while ((got = read(rep[0], &r, sizeof r)) != 0) {
         if (got < 0 && errno == EINTR)
             continue;
         if (got != (ssize_t)sizeof r)
             break;
-        if (r.kind == REPORT_PID)
+        if (r.kind == GUARD_REPORT_PID)
             p->engine = r.value;
         else
             bad = r;
@@ -848,7 +644,7 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     close_fd(&rep[0]);
     if (bad.kind) {
         char what[700];
-        start_error(&bad, dir, argv[3], what, sizeof what);
+        start_error(&bad, dir, argv[ENGINE_GUARD_ARGS], what, sizeof what);
         TvStatus s = tv_fail(err, TV_ERR_IO, "engine '%s': %s", spec->label, what);
         engine_proc_close(p);
         return s;
@@ -886,7 +682,7 @@ TvStatus engine_proc_new_game(EngineProc *p, TvError *err)
 /* ---- moves ------------------------------------------------------------------- */
 
 EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const char *const *moves, int nmoves,
-                                const UciGo *go, double deadline_s, volatile sig_atomic_t *abort_flag,
+                                const UciGo *go, double deadline_s, const StopFlags *stop,
                                 EngineMove *out)
 {
     memset(out, 0, sizeof *out);
@@ -901,7 +697,7 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
     ok = ok && send_line(p, "isready");
     if (!ok)
         return ENGINE_MOVE_DIED;
-    int ready = await_line(p, "readyok", abort_flag);
+    int ready = await_line(p, "readyok", stop);
     if (ready == -2)
         return ENGINE_MOVE_ABORTED;
     if (ready == -1)
@@ -916,7 +712,7 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
         return ENGINE_MOVE_DIED;
     char line[UCI_LINE_MAX];
     for (;;) {
-        int r = read_line(p, line, sizeof line, deadline_s, abort_flag);
+        int r = read_line(p, line, sizeof line, deadline_s, stop);
         out->seconds = tv_now_seconds() - t0;
         if (r == 0)
             return ENGINE_MOVE_LATE;

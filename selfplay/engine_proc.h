@@ -2,7 +2,7 @@
  * engine protocol (docs/protocol.md) on its stdin and stdout.
  *
  * The harness side of the protocol.  Each program runs under a guard
- * process of its own (engine_proc.c): the program and everything it starts
+ * process of its own (engine_guard.c): the program and everything it starts
  * (children, grandchildren, double-forked daemons) are killed when it
  * ends, when it is closed, and when the harness dies, even by SIGKILL or an
  * MPI abort; the program runs in its own process group (a Ctrl-C on the
@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "record.h"
+#include "search.h"
 #include "status.h"
 #include "uci.h"
 
@@ -79,7 +80,7 @@ typedef enum {
     ENGINE_MOVE_OK = 0,      /* a bestmove line came (its move may still be illegal: the caller checks) */
     ENGINE_MOVE_LATE = 1,    /* no bestmove before the deadline */
     ENGINE_MOVE_DIED = 2,    /* the engine closed its output or its process ended */
-    ENGINE_MOVE_ABORTED = 3, /* *abort_flag became non-zero while waiting */
+    ENGINE_MOVE_ABORTED = 3, /* a flag of stop became non-zero while waiting */
     ENGINE_MOVE_NOMOVE = 4,  /* a bestmove line without a move */
     ENGINE_MOVE_UNREADY = 5  /* no readyok within ENGINE_PROC_HANDSHAKE_MS of the isready before go */
 } EngineMoveStatus;
@@ -96,11 +97,11 @@ typedef struct {
  * before `readyok` (a late or repeated bestmove is never taken for the
  * answer), then sends `go` (go) and reads until `bestmove`.  Gives up at
  * deadline_s (tv_now_seconds() scale; <= 0: never; it counts from go) or
- * when *abort_flag (may be NULL) becomes non-zero.  ENGINE_MOVE_DIED comes
+ * when a flag of stop (may be NULL) becomes non-zero.  ENGINE_MOVE_DIED comes
  * as soon as the engine's process ends or its stdout closes, whichever is
  * first, after every line it wrote was read. */
 EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const char *const *moves, int nmoves,
-                                const UciGo *go, double deadline_s, volatile sig_atomic_t *abort_flag,
+                                const UciGo *go, double deadline_s, const StopFlags *stop,
                                 EngineMove *out);
 
 /* After ENGINE_MOVE_LATE: sends `stop` and waits up to wait_ms for its

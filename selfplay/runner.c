@@ -1,21 +1,20 @@
-/* runner.c: the tournament runner.  See runner.h. */
+/* runner.c: the tournament runner (runner.h): the game threads with their
+ * players, the finished games appended in batches, and the run of one
+ * process.  What to play next, the SPRT and the progress reports are the
+ * coordinator's (coordinator.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "runner.h"
 
-#include <pthread.h>
 #include <omp.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "grow.h"
 #include "match.h"
 #include "notation.h"
 #include "stats.h"
 #include "record.h"
-#include "verify.h"
 
 /* ---- finished games waiting for the writer --------------------------------- */
 
@@ -36,90 +35,16 @@ static void pending_free(Pending *pd)
     memset(pd, 0, sizeof *pd);
 }
 
-/* ---- progress --------------------------------------------------------------- */
-
-/* Every game known to this run (stored before or now), for the progress
- * line and the SPRT: indexed by plan index. */
-typedef struct {
-    RatedGame *games; /* compact list of finished games */
-    int64_t n;
-    int8_t *result_of; /* per plan index: result, or -2 when not played */
-    RefereeCounts referee;
-} Finished;
-
-static void finished_add(Finished *f, int64_t index, int white, int black, int result)
-{
-    f->games[f->n].white = white;
-    f->games[f->n].black = black;
-    f->games[f->n].result = result;
-    f->games[f->n].pair = index / 2; /* games 2k and 2k+1 share an opening */
-    f->n++;
-    f->result_of[index] = (int8_t)result;
-}
-
-/* The SPRT on the pairs completed in plan order (a prefix, so the decision
- * does not depend on which thread finished first). */
-typedef struct {
-    int64_t next_pair; /* first pair not yet counted */
-    int64_t penta[5];
-    double llr, lower, upper;
-    SprtDecision decision;
-} Sprt;
-
-static void sprt_advance(Sprt *sp, const Tournament *t, const Finished *f, int64_t total)
-{
-    while (sp->decision == SPRT_CONTINUE && 2 * sp->next_pair + 1 < total &&
-           f->result_of[2 * sp->next_pair] != -2 && f->result_of[2 * sp->next_pair + 1] != -2) {
-        PlannedGame g0, g1;
-        tournament_game(t, 2 * sp->next_pair, &g0);
-        tournament_game(t, 2 * sp->next_pair + 1, &g1);
-        /* points of engine 0 in the pair */
-        double pts = 0;
-        const PlannedGame *gs[2] = {&g0, &g1};
-        for (int k = 0; k < 2; k++) {
-            int r = f->result_of[gs[k]->index];
-            int for_white = r; /* 1, 0, -1 */
-            int for_first = gs[k]->white == 0 ? for_white : -for_white;
-            pts += (for_first + 1) / 2.0;
-        }
-        sp->penta[(int)(pts * 2 + 0.5)]++;
-        sp->next_pair++;
-        sp->llr = sprt_llr_pentanomial(sp->penta, t->sprt_settings.elo0, t->sprt_settings.elo1);
-        sp->decision = sprt_decide(sp->llr, sp->lower, sp->upper);
-    }
-}
-
-/* Counts game g in rc when the referee ended it; returns whether it did. */
-static bool referee_count(RefereeCounts *rc, int white, int black, int result, int termination)
-{
-    if (!termination_is_failure(termination) || result == 0)
-        return false;
-    rc->lost[result > 0 ? black : white][termination - TERM_ILLEGAL_MOVE]++;
-    return true;
-}
-
-/* Reports where the run stands to ro->progress. */
-static void report_progress(const RunOptions *ro, const Finished *f, const Sprt *sp, int64_t done, int64_t todo,
-                            int64_t total, double elapsed, bool final)
-{
-    if (!ro->progress)
-        return;
-    const RunProgress p = {ro->t,       total,   f->n,      done,      todo,  elapsed,     f->games, f->n,
-                           ro->t->sprt, sp->llr, sp->lower, sp->upper, final, &f->referee};
-    ro->progress(&p, ro->progress_user);
-}
-
 /* ---- one game ---------------------------------------------------------------- */
 
 /* Plays planned game g and appends it to pd.  Returns false when abandoned. */
-static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, MatchPlayer *mp,
-                         PlyRecord *rec, volatile sig_atomic_t *abort_flag, Pending *out_game, int *over_ms,
-                         TvError *err)
+static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, Player **players,
+                         PlyRecord *rec, const StopFlags *stop, Pending *out_game, int *over_ms, TvError *err)
 {
     double t0 = tv_now_seconds();
     GameOutcome oc;
-    MatchEnd end = match_play(start, &t->rules, &mp[g->white], &mp[g->black], g->seed, &t->adjudication, rec,
-                              abort_flag, &oc, err);
+    MatchEnd end = match_play(start, &t->rules, players[g->white], players[g->black], g->seed, &t->adjudication,
+                              rec, stop, &oc, err);
     if (end != MATCH_FINISHED)
         return end;
     *over_ms = oc.over_ms;
@@ -160,256 +85,6 @@ static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Positi
     }
     sg->wall_time = tv_now_seconds() - t0;
     return MATCH_FINISHED;
-}
-
-/* ---- the coordinator: what to play, what is done, SPRT and progress --------- */
-
-struct Coordinator {
-    const RunOptions *ro;
-    const Tournament *t;
-    int64_t total;
-    Finished fin;
-    Sprt sp;
-    int64_t *missing; /* the games to play, in plan order */
-    int64_t nmissing, next;
-    int64_t finished, positions; /* reported by the players of this run */
-    double t_start, last_progress;
-    pthread_mutex_t lock;
-};
-
-void coordinator_free(Coordinator *c)
-{
-    if (!c)
-        return;
-    pthread_mutex_destroy(&c->lock);
-    free(c->missing);
-    free(c->fin.games);
-    free(c->fin.result_of);
-    free(c);
-}
-
-/* The stored games a resume keeps, checked: each game of the plan must be
- * the plan's (pairing, colours, opening, seed), and its moves must replay
- * to its stored termination and result (verify_moves).  A store that
- * differs is refused (it was made by another plan, or damaged). */
-/* A stored game is the plan's game pg: the same pairing, colours, opening and seed. */
-static bool is_planned(const StoredGame *g, const PlannedGame *pg)
-{
-    return g->pairing == pg->pairing && g->white == pg->white && g->black == pg->black && g->opening == pg->opening &&
-           g->seed == pg->seed;
-}
-
-static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc, int64_t total, TvError *err)
-{
-    Options o;
-    TvError e;
-    if (options_parse(sc->options, &o, &e) != TV_OK)
-        return tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s", ro->out_path, sc->options, e.msg);
-    int32_t longest = 0;
-    for (int64_t i = 0; i < sc->ngames; i++)
-        longest = sc->games[i].plies > longest ? sc->games[i].plies : longest;
-    /* the replays on every core; the first game that fails is named */
-    int64_t first_bad = sc->ngames;
-    bool no_memory = false;
-#pragma omp parallel num_threads(runner_threads(ro)) reduction(min : first_bad) reduction(|| : no_memory)
-    {
-        uint64_t *h = malloc(sizeof *h * ((size_t)longest + 1));
-        no_memory = !h;
-#pragma omp for schedule(dynamic, 64)
-        for (int64_t i = 0; i < sc->ngames; i++) {
-            const StoredGame *g = &sc->games[i];
-            char why[400];
-            PlannedGame pg;
-            if (!h || i > first_bad || g->index >= total || (ro->stop && *ro->stop)) /* a replay: microseconds */
-                continue;
-            tournament_game(ro->t, g->index, &pg);
-            if (!is_planned(g, &pg) || verify_moves(g, &sc->moves[g->move_offset], &o, NULL, h, why, sizeof why))
-                first_bad = i;
-        }
-        free(h);
-    }
-    if (no_memory)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
-    if (ro->stop && *ro->stop)
-        return tv_fail(err, TV_ERR_IO, "stopped by a signal while checking the games of %s against the plan; it was "
-                                       "not changed",
-                       ro->out_path);
-    uint64_t *hist = malloc(sizeof *hist * ((size_t)longest + 1));
-    if (!hist)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
-    TvStatus st = TV_OK;
-    for (int64_t i = first_bad; i < sc->ngames && st == TV_OK; i++) { /* the message of the first */
-        const StoredGame *g = &sc->games[i];
-        if (g->index >= total)
-            continue; /* beyond a plan of fewer pairs: not counted */
-        PlannedGame pg;
-        tournament_game(ro->t, g->index, &pg);
-        char why[400];
-        if (!is_planned(g, &pg))
-            st = tv_fail(err, TV_ERR_ARG,
-                         "%s: game %lld is not the plan's: pairing %d, white %d, black %d, opening %d, seed %llu "
-                         "stored, the plan has %d, %d, %d, %d, %llu (the store was made by another tournament, or "
-                         "edited); use --force to start a new store",
-                         ro->out_path, (long long)g->index, g->pairing, g->white, g->black, g->opening,
-                         (unsigned long long)g->seed, pg.pairing, pg.white, pg.black, pg.opening,
-                         (unsigned long long)pg.seed);
-        else if (verify_moves(g, &sc->moves[g->move_offset], &o, NULL, hist, why, sizeof why))
-            st = tv_fail(err, TV_ERR_PARSE,
-                         "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem, "
-                         "'tavreli repair' copies the good games)",
-                         ro->out_path, (long long)g->index, why, ro->out_path);
-    }
-    free(hist);
-    return st;
-}
-
-TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **out, RunStats *stats, TvError *err)
-{
-    const Tournament *t = ro->t;
-    const int64_t total = tournament_total_games(t);
-    const size_t n = (size_t)(total ? total : 1);
-    *out = NULL;
-    memset(stats, 0, sizeof *stats);
-    stats->planned = total;
-    Coordinator *c = calloc(1, sizeof *c);
-    if (!c)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
-    pthread_mutex_init(&c->lock, NULL);
-    c->ro = ro;
-    c->t = t;
-    c->total = total;
-    c->t_start = tv_now_seconds();
-    c->sp.decision = SPRT_CONTINUE;
-    if (t->sprt)
-        sprt_bounds(t->sprt_settings.alpha, t->sprt_settings.beta, &c->sp.lower, &c->sp.upper);
-    c->fin.games = calloc(n, sizeof(RatedGame));
-    c->fin.result_of = malloc(n);
-    c->missing = malloc(sizeof *c->missing * n);
-    if (!c->fin.games || !c->fin.result_of || !c->missing) {
-        coordinator_free(c);
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory planning %lld games", (long long)total);
-    }
-    memset(c->fin.result_of, -2, n);
-    if (read_store) {
-        StoreContents sc;
-        TvStatus st = h5store_read_stoppable(ro->out_path, true, false, ro->stop, &sc, err);
-        if (st == TV_OK && (st = resume_check_games(ro, &sc, total, err)) != TV_OK)
-            h5store_contents_free(&sc);
-        if (st != TV_OK) {
-            coordinator_free(c);
-            return st;
-        }
-        for (int64_t i = 0; i < sc.ngames; i++) {
-            int64_t gi = sc.games[i].index;
-            if (gi >= 0 && gi < total && c->fin.result_of[gi] == -2) {
-                stats->already++;
-                finished_add(&c->fin, gi, sc.games[i].white, sc.games[i].black, sc.games[i].result);
-                referee_count(&c->fin.referee, sc.games[i].white, sc.games[i].black, sc.games[i].result,
-                              sc.games[i].termination);
-            }
-        }
-        h5store_contents_free(&sc);
-    }
-    for (int64_t i = 0; i < total; i++) /* in plan order */
-        if (c->fin.result_of[i] == -2)
-            c->missing[c->nmissing++] = i;
-    if (ro->max_games > 0 && c->nmissing > ro->max_games)
-        c->nmissing = ro->max_games;
-    if (t->sprt) {
-        sprt_advance(&c->sp, t, &c->fin, total);
-        if (c->sp.decision != SPRT_CONTINUE)
-            c->nmissing = 0; /* decided in an earlier run */
-    }
-    *out = c;
-    return TV_OK;
-}
-
-const int64_t *coordinator_missing(const Coordinator *c, int64_t *n)
-{
-    *n = c->nmissing;
-    return c->missing;
-}
-
-void coordinator_start(Coordinator *c)
-{
-    c->t_start = tv_now_seconds();
-    report_progress(c->ro, &c->fin, &c->sp, 0, c->nmissing, c->total, 0, false);
-}
-
-/* Counts a game the referee ended and reports it (inside c->lock). */
-static void referee_report(Coordinator *c, const PlannedGame *g, const GameDone *done)
-{
-    if (!referee_count(&c->fin.referee, g->white, g->black, done->result, done->termination) || !c->ro->referee)
-        return;
-    const bool white_lost = done->result < 0;
-    const RefereeEnd e = {c->t,
-                          done->index,
-                          white_lost ? g->white : g->black,
-                          white_lost ? g->black : g->white,
-                          white_lost,
-                          (Termination)done->termination,
-                          done->positions,
-                          done->over_ms};
-    c->ro->referee(&e, c->ro->progress_user);
-}
-
-int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more)
-{
-    Coordinator *c = coordinator;
-    const RunOptions *ro = c->ro;
-    const Tournament *t = c->t;
-    int64_t index = -1;
-    pthread_mutex_lock(&c->lock);
-    if (done && done->index >= 0 && done->index < c->total && c->fin.result_of[done->index] == -2) {
-        PlannedGame g;
-        tournament_game(t, done->index, &g);
-        finished_add(&c->fin, done->index, g.white, g.black, done->result);
-        referee_report(c, &g, done);
-        c->finished++;
-        c->positions += done->positions;
-        if (t->sprt && c->sp.decision == SPRT_CONTINUE)
-            sprt_advance(&c->sp, t, &c->fin, c->total);
-        double now = tv_now_seconds();
-        if (now - c->last_progress >= (ro->progress_every > 0 ? ro->progress_every : 10)) {
-            report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, now - c->t_start, false);
-            c->last_progress = now;
-        }
-    }
-    /* A decision is the run's own: it never touches the caller's signal
-     * flag (train plays one tournament after another on it). */
-    if (t->sprt && c->sp.decision != SPRT_CONTINUE)
-        index = RUNNER_DECIDED; /* the games in flight are not needed */
-    else if (want_more && !(ro->stop && *ro->stop) && c->next < c->nmissing)
-        index = c->missing[c->next++];
-    pthread_mutex_unlock(&c->lock);
-    return index;
-}
-
-void coordinator_finish(Coordinator *c, RunStats *stats)
-{
-    const RunOptions *ro = c->ro;
-    pthread_mutex_lock(&c->lock);
-    stats->interrupted = ro->stop && *ro->stop;
-    free(stats->games);
-    stats->games = malloc(sizeof *stats->games * (size_t)(c->fin.n ? c->fin.n : 1));
-    stats->ngames = stats->games ? c->fin.n : 0;
-    if (stats->games)
-        memcpy(stats->games, c->fin.games, sizeof *stats->games * (size_t)stats->ngames);
-    stats->referee = c->fin.referee;
-    report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
-    if (c->t->sprt) {
-        const Sprt *sp = &c->sp;
-        stats->sprt_decision = sp->decision;
-        stats->sprt_llr = sp->llr;
-        stats->sprt_lower = sp->lower;
-        stats->sprt_upper = sp->upper;
-        stats->sprt_pairs = sp->next_pair;
-        snprintf(stats->sprt_result, sizeof stats->sprt_result,
-                 "%s after %lld pairs (%lld games) in plan order: LLR %.4f, bounds [%.4f, %.4f]",
-                 sprt_decision_name(sp->decision), (long long)sp->next_pair, (long long)(2 * sp->next_pair), sp->llr,
-                 sp->lower, sp->upper);
-    }
-    pthread_mutex_unlock(&c->lock);
 }
 
 /* The first word ("name=value") of a that b does not have in its place:
@@ -566,26 +241,8 @@ StoredEngine *runner_stored_engines(const Tournament *t)
     StoredEngine *se = calloc((size_t)t->nengines, sizeof *se);
     if (!se)
         return NULL;
-    for (int i = 0; i < t->nengines; i++) {
-        const EngineVersion *e = &t->engines[i].engine;
-        snprintf(se[i].name, sizeof se[i].name, "%s", e->name);
-        snprintf(se[i].path, sizeof se[i].path, "%s", t->engines[i].path);
-        if (t->engines[i].kind != PLAYER_PROCESS) /* a separate program's weights are its own: 0 */
-            memcpy(se[i].weights, e->params.w, sizeof se[i].weights);
-        se[i].depth = e->limits.depth;
-        se[i].nodes = (int64_t)e->limits.nodes;
-        se[i].movetime_ms = e->limits.movetime_ms;
-        se[i].kind = (int8_t)t->engines[i].kind;
-        snprintf(se[i].command, sizeof se[i].command, "%s", t->engines[i].command);
-        time_control_format(&t->engines[i].tc, se[i].tc, sizeof se[i].tc);
-        se[i].timemargin_ms = t->engines[i].timemargin_ms;
-        if (t->engines[i].kind == PLAYER_ENGINE) {
-            size_t o = 0;
-            for (int k = 0; k < SEARCH_NSETTINGS && o < sizeof se[i].settings; k++)
-                o += (size_t)snprintf(se[i].settings + o, sizeof se[i].settings - o, "%s%s=%d", k ? " " : "",
-                                      SEARCH_SETTING_INFO[k].name, search_setting_value(&e->settings, k));
-        }
-    }
+    for (int i = 0; i < t->nengines; i++)
+        player_stored_engine(&t->engines[i], &se[i]);
     return se;
 }
 
@@ -606,41 +263,17 @@ static void keep_first_error(TvStatus *status, TvError *dst, const TvError *e, T
     *dst = *e;
 }
 
-/* Every separate program must start, answer and take the options and rule
- * options before any game is played (or any store is made). */
+/* Every player must be able to play (a separate program must start,
+ * answer and take the options and rule options) before any game is played
+ * (or any store is made). */
 TvStatus runner_check_programs(const Tournament *t, const char *store_path, TvError *err)
 {
     for (int i = 0; i < t->nengines; i++) {
-        TvStatus st = t->engines[i].kind == PLAYER_PROCESS
-                          ? match_check_process(&t->engines[i], &t->rules, store_path, err)
-                          : TV_OK;
+        TvStatus st = player_check(&t->engines[i], &t->rules, store_path, err);
         if (st != TV_OK)
             return st;
     }
     return TV_OK;
-}
-
-/* The games of runner_play stop on one flag of the run's own, `halt`: the
- * run sets it when `next` says the run has decided, and this thread sets it
- * when the caller's signal flag is set (a signal handler can set only the
- * caller's flag).  It looks every 2 ms: a Ctrl-C reaches the games that
- * much later at most, at a cost of 500 wake-ups a second. */
-typedef struct {
-    const volatile sig_atomic_t *signal_flag;
-    volatile sig_atomic_t *halt;
-    atomic_bool done;
-} SignalRelay;
-
-static void *signal_relay(void *arg)
-{
-    SignalRelay *r = arg;
-    const struct timespec pause = {0, 2000000};
-    while (!atomic_load(&r->done)) {
-        if (*r->signal_flag)
-            *r->halt = 1;
-        nanosleep(&pause, NULL);
-    }
-    return NULL;
 }
 
 static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
@@ -671,32 +304,20 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
     tv_error_clear(&write_err);
     Pending pd = {0};
 
-    volatile sig_atomic_t halt = ro->stop && *ro->stop;
-    SignalRelay relay = {ro->stop, &halt, false};
-    pthread_t relay_thread;
-    if (ro->stop && pthread_create(&relay_thread, NULL, signal_relay, &relay) != 0)
-        return tv_fail(err, TV_ERR_LIMIT, "cannot start a thread to watch for signals");
+    /* The games stop on either of two flags: the caller's (a signal) and
+     * the run's own, set when `next` says the run has decided (the SPRT),
+     * which never touches the caller's (train plays one tournament after
+     * another on it).  The search and the wait for a program poll both. */
+    volatile sig_atomic_t decided = 0;
+    const StopFlags stop = {{ro->stop, &decided}};
 
 #pragma omp parallel num_threads(threads)
     {
-        /* Separate programs are started by this thread at its first game
-         * with them and closed by it below (engine_proc.h). */
-        MatchPlayer mp[TOURNAMENT_MAX_ENGINES];
-        PlayerSpec players[TOURNAMENT_MAX_ENGINES];
+        /* This thread's players, opened and closed by it (player.h). */
+        Player *players[TOURNAMENT_MAX_ENGINES] = {NULL};
         bool ok = true;
-        for (int i = 0; i < t->nengines; i++) {
-            players[i].kind = t->engines[i].kind;
-            players[i].engine = t->engines[i].engine;
-            players[i].te = &t->engines[i];
-            snprintf(players[i].label, sizeof players[i].label, "%s", t->engines[i].engine.name);
-            mp[i] = (MatchPlayer){.spec = &players[i], .store_path = ro->out_path};
-            if (players[i].kind == PLAYER_ENGINE) {
-                mp[i].ctx = search_alloc(&players[i].engine.params, &t->rules, &players[i].engine.settings);
-                ok = ok && mp[i].ctx;
-                if (mp[i].ctx) /* Ctrl-C, SIGTERM or a decision stops even a deep search at once */
-                    search_set_stop_flag(mp[i].ctx, &halt);
-            }
-        }
+        for (int i = 0; i < t->nengines && ok; i++)
+            ok = player_open(&t->engines[i], &t->rules, ro->out_path, &players[i], NULL) == TV_OK;
         PlyRecord *rec = malloc(sizeof *rec * (size_t)(max_plies + 1));
         Pending one = {0};
         one.games = malloc(sizeof *one.games);
@@ -711,12 +332,12 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         }
         GameDone done, *last = NULL;
         for (;;) {
-            if (abort_games || halt)
+            if (abort_games || stop_flags_set(&stop))
                 break;
             int64_t index = next(next_ctx, last, true);
             last = NULL;
             if (index == RUNNER_DECIDED)
-                halt = 1;
+                decided = 1;
             if (index < 0)
                 break;
             PlannedGame g;
@@ -734,7 +355,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             TvError game_err;
             tv_error_clear(&game_err);
             int over_ms = 0;
-            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, mp, rec, &halt, &one,
+            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, players, rec, &stop, &one,
                                     &over_ms, &game_err);
             if (end == MATCH_FAILED) {
 #pragma omp critical(store)
@@ -785,19 +406,12 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
         }
         if (last) /* the last game of this thread reaches the progress line and the SPRT */
             next(next_ctx, last, false);
-        for (int i = 0; i < t->nengines; i++) {
-            search_free(mp[i].ctx);
-            engine_proc_close(mp[i].proc);
-        }
+        for (int i = 0; i < t->nengines; i++)
+            player_close(players[i]);
         free(rec);
         free(one.games);
         free(one.moves);
         free(one.positions);
-    }
-
-    if (ro->stop) {
-        atomic_store(&relay.done, true);
-        pthread_join(relay_thread, NULL);
     }
 
     /* The last batch: whatever stopped the run (a signal, an engine that

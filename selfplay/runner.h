@@ -140,7 +140,7 @@ typedef struct {
 typedef int64_t (*NextGameFn)(void *ctx, const GameDone *done, bool want_more);
 #define RUNNER_DECIDED (-2)
 
-/* The coordinator: the games of the plan still to play (in plan order), the
+/* The coordinator (coordinator.c): the games of the plan still to play (in plan order), the
  * results known so far (with read_store: those of the store at
  * ro->out_path), the SPRT and the progress line.  Thread-safe. */
 typedef struct Coordinator Coordinator;

@@ -1,4 +1,4 @@
-/* test_match.c: one game between players (selfplay/match.c).
+/* test_match.c: one game between players (selfplay/match.c, the referee).
  *
  *  - the end of the game by the rules is decided before any adjudication,
  *    on every move: a mate that also completes a resignation streak is
@@ -29,17 +29,20 @@ static GameOutcome play(const char *tfen, const Adjudication *adj, volatile sig_
     Position start;
     TvError err;
     assert_int_equal(tfen_read(tfen, &start, &err), TV_OK);
-    PlayerSpec p = {.kind = PLAYER_ENGINE};
-    engine_default(&p.engine);
-    p.engine.limits = (SearchLimits){3, 0, 0};
-    SearchContext *cw = search_alloc(&p.engine.params, &o, &p.engine.settings);
-    SearchContext *cb = search_alloc(&p.engine.params, &o, &p.engine.settings);
+    static Tournament t; /* the defaults of an [engine NAME]: the built-in engine, no clock */
+    tournament_defaults(&t, "match");
+    TournamentEngine *te = &t.engines[0];
+    te->engine.limits = (SearchLimits){3, 0, 0};
+    Player *white, *black;
+    assert_int_equal(player_open(te, &o, NULL, &white, &err), TV_OK);
+    assert_int_equal(player_open(te, &o, NULL, &black, &err), TV_OK);
+    const StopFlags stop = {{abort_flag, NULL}};
     GameOutcome out;
-    bool done = match_play_recorded(&start, &o, &p, cw, &p, cb, 1, adj, NULL, abort_flag, &out);
+    MatchEnd end = match_play(&start, &o, white, black, 1, adj, NULL, &stop, &out, &err);
     if (finished)
-        *finished = done;
-    search_free(cw);
-    search_free(cb);
+        *finished = end == MATCH_FINISHED;
+    player_close(white);
+    player_close(black);
     return out;
 }
 

@@ -1,0 +1,305 @@
+/* player.c: the players behind player.h.  Each kind is a table of its
+ * operations (new game, go, close), chosen once in player_open: the only
+ * place that asks which kind a player is. */
+#include "player.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_proc.h"
+#include "movegen.h"
+#include "notation.h"
+#include "rng.h"
+
+typedef struct {
+    TvStatus (*new_game)(Player *p, uint64_t seed, TvError *err);
+    PlayerAnswer (*go)(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
+                       PlayerMove *out);
+    void (*close)(Player *p);
+} PlayerOps;
+
+struct Player {
+    const PlayerOps *ops;
+    const TournamentEngine *te;
+    const Options *rules;
+    const char *store_path;
+    SearchContext *ctx; /* the built-in engine */
+    EngineProc *proc;   /* a separate program: NULL until the first game, and again after a failure
+                           that made it unusable (the next game starts a fresh one) */
+    uint64_t rng;       /* a random mover: the game's random numbers */
+};
+
+static void move_text(const Player *p, const Position *pos, Move m, PlayerMove *out)
+{
+    move_to_str(pos, p->rules, m, false, out->move, sizeof out->move);
+}
+
+/* ---- the built-in engine ------------------------------------------------------ */
+
+static TvStatus engine_new_game(Player *p, uint64_t seed, TvError *err)
+{
+    (void)seed;
+    (void)err;
+    search_clear(p->ctx);
+    return TV_OK;
+}
+
+static PlayerAnswer engine_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
+                              PlayerMove *out)
+{
+    const int side = g->pos->side;
+    const SearchClock sc = {c->left_ms[TV_WHITE], c->left_ms[TV_BLACK], c->inc_ms[TV_WHITE], c->inc_ms[TV_BLACK],
+                            c->movestogo};
+    search_set_stop_flags(p->ctx, stop);
+    SearchResult sr;
+    const double t0 = tv_now_seconds();
+    search_run_clock(p->ctx, g->pos, g->hist, g->nmoves, &p->te->engine.limits, c->on[side] ? &sc : NULL, NULL,
+                     NULL, &sr);
+    out->seconds = tv_now_seconds() - t0;
+    if (stop_flags_set(stop))
+        return PLAYER_STOPPED;
+    move_text(p, g->pos, sr.best, out);
+    out->has_score = true;
+    out->score = sr.score;
+    out->depth = sr.depth;
+    out->nodes = sr.nodes;
+    return PLAYER_MOVED;
+}
+
+static void engine_close(Player *p) { search_free(p->ctx); }
+
+static const PlayerOps ENGINE_OPS = {engine_new_game, engine_go, engine_close};
+
+/* ---- a mover at random --------------------------------------------------------- */
+
+static TvStatus random_new_game(Player *p, uint64_t seed, TvError *err)
+{
+    (void)err;
+    p->rng = seed;
+    return TV_OK;
+}
+
+static PlayerAnswer random_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
+                              PlayerMove *out)
+{
+    (void)c;
+    (void)stop;
+    const double t0 = tv_now_seconds();
+    MoveList list;
+    movegen_legal(g->pos, p->rules, &list);
+    const Move m = list.moves[tv_rng_below(&p->rng, (uint64_t)list.count)];
+    out->seconds = tv_now_seconds() - t0;
+    move_text(p, g->pos, m, out);
+    return PLAYER_MOVED;
+}
+
+static void random_close(Player *p) { (void)p; }
+
+static const PlayerOps RANDOM_OPS = {random_new_game, random_go, random_close};
+
+/* ---- a separate program ---------------------------------------------------------- */
+
+/* How to start the program of te; its stderr goes by default to
+ * STORE.ENGINE.log beside the store (no store: only its last lines are
+ * kept, for errors).  stderr_buf holds that path. */
+static EngineProcSpec process_spec(const TournamentEngine *te, const Options *o, const char *store_path,
+                                   char *stderr_buf, size_t n)
+{
+    const char *errpath = te->stderr_path;
+    if (!strcmp(errpath, TOURNAMENT_STDERR_DISCARD)) {
+        errpath = "";
+    } else if (!*errpath && store_path) {
+        size_t len = strlen(store_path);
+        if (len > 3 && !strcmp(store_path + len - 3, ".h5"))
+            len -= 3;
+        snprintf(stderr_buf, n, "%.*s.%s.log", (int)len, store_path, te->engine.name);
+        errpath = stderr_buf;
+    }
+    return (EngineProcSpec){.label = te->engine.name,
+                            .command = te->command,
+                            .dir = te->dir,
+                            .stderr_path = errpath,
+                            .log_path = te->log_path,
+                            .rules = o,
+                            .noptions = te->noptions,
+                            .option_names = (const char (*)[UCI_OPTION_NAME_MAX])te->option_names,
+                            .option_values = (const char (*)[UCI_OPTION_VALUE_MAX])te->option_values};
+}
+
+static void process_drop(Player *p)
+{
+    engine_proc_close(p->proc);
+    p->proc = NULL;
+}
+
+static TvStatus process_new_game(Player *p, uint64_t seed, TvError *err)
+{
+    (void)seed;
+    if (p->proc && !engine_proc_alive(p->proc))
+        process_drop(p);
+    if (!p->proc) {
+        char errpath[TOURNAMENT_PATH_MAX + 128];
+        EngineProcSpec spec = process_spec(p->te, p->rules, p->store_path, errpath, sizeof errpath);
+        if (engine_proc_start(&spec, &p->proc, err) != TV_OK)
+            return err ? err->status : TV_ERR_IO;
+    }
+    return engine_proc_new_game(p->proc, err);
+}
+
+static PlayerAnswer process_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
+                               PlayerMove *out)
+{
+    const TournamentEngine *te = p->te;
+    const SearchLimits *l = &te->engine.limits;
+    const int side = g->pos->side;
+    UciGo go;
+    uci_go_init(&go);
+    if (l->depth > 0)
+        go.depth = l->depth;
+    if (l->nodes > 0)
+        go.nodes = (int64_t)l->nodes;
+    if (l->movetime_ms > 0)
+        go.movetime_ms = l->movetime_ms;
+    if (c->on[TV_WHITE]) {
+        go.wtime_ms = c->left_ms[TV_WHITE];
+        go.winc_ms = c->inc_ms[TV_WHITE];
+    }
+    if (c->on[TV_BLACK]) {
+        go.btime_ms = c->left_ms[TV_BLACK];
+        go.binc_ms = c->inc_ms[TV_BLACK];
+    }
+    if (c->on[side] && c->movestogo > 0)
+        go.movestogo = c->movestogo;
+    /* Waited for until its clock or movetime and its timemargin are over
+     * (and 2 ms), or its timeout without either. */
+    const double limit_ms = c->on[side]         ? c->left_ms[side] + te->timemargin_ms
+                            : l->movetime_ms > 0 ? l->movetime_ms + te->timemargin_ms
+                                                 : te->timeout_ms;
+    EngineMove em;
+    const double t0 = tv_now_seconds();
+    EngineMoveStatus ms =
+        engine_proc_go(p->proc, g->start_tfen, g->moves, g->nmoves, &go, t0 + limit_ms / 1000.0 + 0.002, stop, &em);
+    out->seconds = em.seconds;
+    switch (ms) {
+    case ENGINE_MOVE_ABORTED:
+        return PLAYER_STOPPED;
+    case ENGINE_MOVE_UNREADY: /* no readyok before go: it cannot be asked for a move */
+        out->failure = TERM_ENGINE_STALLED;
+        process_drop(p);
+        return PLAYER_FAILED;
+    case ENGINE_MOVE_LATE: {
+        const bool timed = c->on[side] || l->movetime_ms > 0;
+        out->failure = timed ? TERM_TIME_FORFEIT : TERM_ENGINE_STALLED;
+        if (!timed || !engine_proc_stop(p->proc, 1000))
+            process_drop(p); /* a fresh one plays the next game */
+        return PLAYER_FAILED;
+    }
+    case ENGINE_MOVE_DIED:
+        out->failure = TERM_ENGINE_DIED;
+        process_drop(p);
+        return PLAYER_FAILED;
+    case ENGINE_MOVE_NOMOVE:
+        out->failure = TERM_ILLEGAL_MOVE;
+        return PLAYER_FAILED;
+    case ENGINE_MOVE_OK:
+        break;
+    }
+    snprintf(out->move, sizeof out->move, "%s", em.move);
+    out->has_score = em.info.has_score;
+    out->score = em.info.has_score ? em.info.score : 0;
+    out->depth = em.info.depth > 0 ? em.info.depth : 0;
+    out->nodes = em.info.nodes > 0 ? (uint64_t)em.info.nodes : 0;
+    return PLAYER_MOVED;
+}
+
+static void process_close(Player *p) { engine_proc_close(p->proc); }
+
+static const PlayerOps PROCESS_OPS = {process_new_game, process_go, process_close};
+
+/* ---- the seam ------------------------------------------------------------------- */
+
+TvStatus player_open(const TournamentEngine *te, const Options *o, const char *store_path, Player **out,
+                     TvError *err)
+{
+    *out = NULL;
+    Player *p = calloc(1, sizeof *p);
+    if (!p)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory for player '%s'", te->engine.name);
+    p->te = te;
+    p->rules = o;
+    p->store_path = store_path;
+    switch (te->kind) {
+    case PLAYER_ENGINE:
+        p->ops = &ENGINE_OPS;
+        p->ctx = search_alloc(&te->engine.params, o, &te->engine.settings);
+        if (!p->ctx) {
+            free(p);
+            return tv_fail(err, TV_ERR_LIMIT, "out of memory for the search of engine '%s'", te->engine.name);
+        }
+        break;
+    case PLAYER_RANDOM:
+        p->ops = &RANDOM_OPS;
+        break;
+    case PLAYER_PROCESS:
+        p->ops = &PROCESS_OPS;
+        break;
+    }
+    *out = p;
+    return TV_OK;
+}
+
+void player_close(Player *p)
+{
+    if (!p)
+        return;
+    p->ops->close(p);
+    free(p);
+}
+
+const TournamentEngine *player_config(const Player *p) { return p->te; }
+
+TvStatus player_check(const TournamentEngine *te, const Options *o, const char *store_path, TvError *err)
+{
+    if (te->kind != PLAYER_PROCESS)
+        return TV_OK;
+    char errpath[TOURNAMENT_PATH_MAX + 128];
+    EngineProcSpec spec = process_spec(te, o, store_path, errpath, sizeof errpath);
+    EngineProc *proc;
+    TvStatus st = engine_proc_start(&spec, &proc, err);
+    engine_proc_close(proc);
+    return st;
+}
+
+TvStatus player_new_game(Player *p, uint64_t seed, TvError *err) { return p->ops->new_game(p, seed, err); }
+
+PlayerAnswer player_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
+                       PlayerMove *out)
+{
+    memset(out, 0, sizeof *out);
+    out->failure = TERM_ILLEGAL_MOVE;
+    return p->ops->go(p, g, c, stop, out);
+}
+
+void player_stored_engine(const TournamentEngine *te, StoredEngine *se)
+{
+    const EngineVersion *e = &te->engine;
+    memset(se, 0, sizeof *se);
+    snprintf(se->name, sizeof se->name, "%s", e->name);
+    snprintf(se->path, sizeof se->path, "%.*s", (int)sizeof se->path - 1, te->path);
+    if (te->kind != PLAYER_PROCESS) /* a separate program's weights are its own: 0 */
+        memcpy(se->weights, e->params.w, sizeof se->weights);
+    se->depth = e->limits.depth;
+    se->nodes = (int64_t)e->limits.nodes;
+    se->movetime_ms = e->limits.movetime_ms;
+    se->kind = (int8_t)te->kind;
+    snprintf(se->command, sizeof se->command, "%.*s", (int)sizeof se->command - 1, te->command);
+    time_control_format(&te->tc, se->tc, sizeof se->tc);
+    se->timemargin_ms = te->timemargin_ms;
+    if (te->kind == PLAYER_ENGINE) {
+        size_t n = 0;
+        for (int k = 0; k < SEARCH_NSETTINGS && n < sizeof se->settings; k++)
+            n += (size_t)snprintf(se->settings + n, sizeof se->settings - n, "%s%s=%d", k ? " " : "",
+                                  SEARCH_SETTING_INFO[k].name, search_setting_value(&e->settings, k));
+    }
+}

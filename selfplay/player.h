@@ -1,0 +1,108 @@
+/* player.h: one side of a game, whatever makes its moves.
+ *
+ * The referee (match.c) opens a player from a tournament's [engine NAME]
+ * section, tells it a game begins, asks it for moves with the clocks and
+ * the game so far, and closes it; it never asks which kind of player it
+ * is.  Behind this seam (player.c) are three kinds, chosen from the
+ * section's PlayerKind when the player is opened:
+ *  - the built-in engine in this process (its own search context);
+ *  - a separate program speaking the engine protocol (engine_proc.h),
+ *    started at the first game and again after a failure that made it
+ *    unusable;
+ *  - a mover at random among the legal moves (a sanity baseline), drawing
+ *    from the game's seed.
+ * A player belongs to one thread: the thread that opens it closes it (a
+ * separate program's guard follows the thread that started it). */
+#ifndef TAVRELI_PLAYER_H
+#define TAVRELI_PLAYER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "h5store.h"
+#include "outcome.h"
+#include "position.h"
+#include "record.h"
+#include "search.h"
+#include "status.h"
+#include "tournament.h"
+
+typedef struct Player Player;
+
+/* Opens the player of te under the rules o (te and o must outlive it).
+ * store_path (may be NULL: no store): a separate program's stderr goes by
+ * default to STORE.NAME.log beside it (results/NAME.h5:
+ * results/NAME.NAME.log).  Errors: out of memory. */
+TvStatus player_open(const TournamentEngine *te, const Options *o, const char *store_path, Player **out,
+                     TvError *err);
+
+/* Closes p (ends its program, frees its search); NULL is ignored. */
+void player_close(Player *p);
+
+/* The section p was opened from: its limits, clock and timemargin, which
+ * the referee applies to every kind of player. */
+const TournamentEngine *player_config(const Player *p);
+
+/* The check a tournament makes of every player before its first game, so
+ * that one that cannot play fails at once with a clear error: a separate
+ * program is started, does the handshake, takes its options and the rule
+ * options, and is ended.  The other kinds always can play. */
+TvStatus player_check(const TournamentEngine *te, const Options *o, const char *store_path, TvError *err);
+
+/* A game begins: the built-in engine forgets what it learnt (the game then
+ * depends only on its inputs), a random mover draws from seed from now on,
+ * and a separate program is started (or restarted) and told `ucinewgame`.
+ * Errors (the program could not start or did not answer isready) end the
+ * tournament. */
+TvStatus player_new_game(Player *p, uint64_t seed, TvError *err);
+
+/* The game so far, as the referee gives it with each request. */
+typedef struct {
+    const Position *pos;       /* the position to move in */
+    const char *start_tfen;    /* the game's start */
+    const uint64_t *hist;      /* the hash of the position before each move played */
+    const char *const *moves;  /* the moves played since the start, as text */
+    int nmoves;
+} PlayerGame;
+
+/* The clocks the referee keeps (a side without a tc has none). */
+typedef struct {
+    bool on[2];      /* [side]: that side has a clock */
+    int left_ms[2];  /* its time left */
+    int inc_ms[2];   /* its increment (0 without a clock) */
+    int movestogo;   /* the mover's moves to its next time control (0: none) */
+} PlayerClocks;
+
+/* How a request for a move ended. */
+typedef enum {
+    PLAYER_MOVED = 0,   /* out->move holds its move, as text: the referee checks it with the rules */
+    PLAYER_STOPPED = 1, /* a stop flag was set while it thought: the game is abandoned (the move of a
+                           search cut short is one its limits would not have chosen) */
+    PLAYER_FAILED = 2   /* it loses by out->failure: TERM_ILLEGAL_MOVE (a bestmove without a move),
+                           TERM_TIME_FORFEIT, TERM_ENGINE_DIED or TERM_ENGINE_STALLED */
+} PlayerAnswer;
+
+/* What it answered. */
+typedef struct {
+    char move[64];       /* its move (may be unreadable or illegal: the referee checks) */
+    bool has_score;      /* its score counts for adjudication (not a random mover's, nor a
+                            program's that gave none) */
+    int score;           /* from its own view; 0 without one */
+    int depth;           /* 0 when not given */
+    uint64_t nodes;      /* 0 when not given */
+    double seconds;      /* its thinking time, as the harness measured it */
+    Termination failure; /* PLAYER_FAILED: how it lost */
+} PlayerMove;
+
+/* Asks p for its move in game g with the clocks c and its limits; stop
+ * (may be NULL) ends the thinking early: the built-in search polls its
+ * flags, and a program is waited for only until one is set. */
+PlayerAnswer player_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
+                       PlayerMove *out);
+
+/* The /engines row of te (h5store.h): the built-in engine's weights and
+ * settings (a separate program's are its own: zeros and ""), its limits,
+ * kind, command and clock. */
+void player_stored_engine(const TournamentEngine *te, StoredEngine *se);
+
+#endif
