@@ -73,6 +73,7 @@ kill -KILL $pid 2>/dev/null
 wait $pid
 status=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "SIGTERM in the tune phase obeyed in $ms ms (status $status)"
 check "SIGTERM in the tune phase obeyed within $limit_ms ms (took $ms ms)" [ "$ms" -lt "$limit_ms" ]
 check "... with the status of SIGTERM ($status)" [ "$status" = 143 ]
 check "... saying how to resume" grep -q "^interrupted by signal 15 .*run the same command to resume" "$tmp/d.out"
