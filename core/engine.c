@@ -155,16 +155,15 @@ static TvStatus finish(int rc, Reader *r, const char *name, TvError *err)
 {
     if (rc == 0 && !r->failed)
         return TV_OK;
-    if (err) {
+    if (rc < 0) {
         tv_error_clear(err);
-        snprintf(err->file, sizeof err->file, "%s", name);
-        err->line = rc > 0 ? rc : 0;
-    }
-    if (rc < 0)
+        if (err)
+            snprintf(err->file, sizeof err->file, "%s", name);
         return tv_fail(err, TV_ERR_IO, "%s: cannot read the engine file", name);
+    }
     if (!r->failed)
-        return tv_fail(err, TV_ERR_PARSE, "%s:%d: malformed line (expected [section] or key = value)", name, rc);
-    return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", name, rc, r->msg);
+        return tv_fail_at(err, TV_ERR_PARSE, name, rc, "malformed line (expected [section] or key = value)");
+    return tv_fail_at(err, TV_ERR_PARSE, name, rc, "%s", r->msg);
 }
 
 TvStatus engine_read(const char *path, EngineVersion *e, TvError *err)
@@ -185,16 +184,9 @@ static const char *const ENGINE_SECTIONS[] = {"engine", "search", "weights", NUL
 TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e, TvError *err)
 {
     engine_default(e);
-    char why[200];
-    int bad = tv_ini_check_text(text, strlen(text), why, sizeof why);
-    if (bad) {
-        tv_error_clear(err);
-        if (err) {
-            snprintf(err->file, sizeof err->file, "%s", name);
-            err->line = bad;
-        }
-        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", name, bad, why);
-    }
+    TvStatus st = tv_ini_check(text, strlen(text), name, err);
+    if (st != TV_OK)
+        return st;
     Reader r = {e, "", false, 0, {{0}}};
     int rc = tv_ini_check_sections(text, ENGINE_SECTIONS, r.msg, sizeof r.msg);
     r.failed = rc != 0;

@@ -25,24 +25,6 @@ static char *record_strndup(const char *s, size_t n)
 
 static bool record_is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static TvStatus record_fail(TvError *err, TvStatus st, const char *name, int line, const char *fmt, ...)
-{
-    char what[TV_ERROR_MSG_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    tv_fail(err, st, "%s:%d: %s", name, line, what);
-    if (err) {
-        snprintf(err->file, sizeof err->file, "%s", name);
-        err->line = line;
-    }
-    return st;
-}
-
 /* ---- record lists --------------------------------------------------------- */
 
 static void record_game_free(GameRecord *g)
@@ -141,12 +123,12 @@ static TvStatus records_read_published(const char *text, const char *name, Recor
                 break;
             }
         if (!bar1 || bar1 == bar2)
-            return record_fail(err, TV_ERR_PARSE, name, line, "expected 'id | description | movetext'");
+            return tv_fail_at(err, TV_ERR_PARSE, name, line, "expected 'id | description | movetext'");
         const char *id = s;
         size_t idlen = (size_t)(bar1 - s);
         record_trim(&id, &idlen);
         if (idlen == 0)
-            return record_fail(err, TV_ERR_PARSE, name, line, "a game without an id");
+            return tv_fail_at(err, TV_ERR_PARSE, name, line, "a game without an id");
         const char *desc = bar1 + 1;
         size_t desclen = (size_t)(bar2 - desc);
         record_trim(&desc, &desclen);
@@ -160,7 +142,7 @@ static TvStatus records_read_published(const char *text, const char *name, Recor
         g.movetext = record_strndup(moves, moveslen);
         if (!g.movetext || !record_add_tag(&g, "Description", desc, desclen) || !record_list_push(out, &g)) {
             record_game_free(&g);
-            return record_fail(err, TV_ERR_LIMIT, name, line, "out of memory");
+            return tv_fail_at(err, TV_ERR_LIMIT, name, line, "out of memory");
         }
     }
     return TV_OK;
@@ -211,7 +193,7 @@ static TvStatus tgn_finish(TgnReader *r, int line, TvError *err)
     memset(&r->moves, 0, sizeof r->moves);
     if (!g->movetext || !record_list_push(r->out, g)) {
         record_game_free(g);
-        return record_fail(err, TV_ERR_LIMIT, r->name, line, "out of memory");
+        return tv_fail_at(err, TV_ERR_LIMIT, r->name, line, "out of memory");
     }
     return TV_OK;
 }
@@ -229,22 +211,22 @@ static TvStatus tgn_read_tag(TgnReader *r, const char *text, size_t *i, int *lin
         j++;
     size_t klen = j - kstart;
     if (klen == 0)
-        return record_fail(err, TV_ERR_PARSE, r->name, at, "a tag must start with a name: [Name \"value\"]");
+        return tv_fail_at(err, TV_ERR_PARSE, r->name, at, "a tag must start with a name: [Name \"value\"]");
     if (klen >= sizeof r->game.tags[0].key)
-        return record_fail(err, TV_ERR_PARSE, r->name, at, "tag name too long");
+        return tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag name too long");
     char key[32];
     snprintf(key, sizeof key, "%.*s", (int)klen, text + kstart);
     while (text[j] == ' ' || text[j] == '\t')
         j++;
     if (text[j] != '"')
-        return record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: the value must be in double quotes", key);
+        return tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag %s: the value must be in double quotes", key);
     j++;
     StrBuf value = {0};
     for (;;) {
         char c = text[j];
         if (c == '\0' || c == '\n') {
             strbuf_free(&value);
-            return record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: unclosed value", key);
+            return tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag %s: unclosed value", key);
         }
         if (c == '"')
             break;
@@ -260,12 +242,12 @@ static TvStatus tgn_read_tag(TgnReader *r, const char *text, size_t *i, int *lin
         j++;
     if (text[j] != ']') {
         strbuf_free(&value);
-        return record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: expected ']' after the value", key);
+        return tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag %s: expected ']' after the value", key);
     }
     *i = j + 1;
     char *v = strbuf_take(&value);
     if (!v)
-        return record_fail(err, TV_ERR_LIMIT, r->name, at, "out of memory");
+        return tv_fail_at(err, TV_ERR_LIMIT, r->name, at, "out of memory");
 
     tgn_start(r, at);
     GameRecord *g = &r->game;
@@ -275,20 +257,20 @@ static TvStatus tgn_read_tag(TgnReader *r, const char *text, size_t *i, int *lin
     if (strcmp(key, "TFEN") == 0 || strcmp(key, "FEN") == 0) {
         Position pos;
         if (strlen(v) >= sizeof g->start_tfen)
-            st = record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: too long for a TFEN", key);
+            st = tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag %s: too long for a TFEN", key);
         else if (tfen_read(v, &pos, &sub) != TV_OK)
-            st = record_fail(err, TV_ERR_PARSE, r->name, at, "tag %s: %s", key, sub.msg);
+            st = tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag %s: %s", key, sub.msg);
         else
             snprintf(g->start_tfen, sizeof g->start_tfen, "%s", v);
     } else if (strcmp(key, "Options") == 0) {
         if (options_parse(v, &g->options, &sub) != TV_OK)
-            st = record_fail(err, TV_ERR_PARSE, r->name, at, "tag Options: %s", sub.msg);
+            st = tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag Options: %s", sub.msg);
     } else if (strcmp(key, "Variant") == 0) {
         if (strcmp(v, "tavreli") != 0 && strcmp(v, "Tavreli") != 0)
-            st = record_fail(err, TV_ERR_PARSE, r->name, at, "tag Variant: '%s' is not tavreli", v);
+            st = tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag Variant: '%s' is not tavreli", v);
     }
     if (st == TV_OK && !record_add_tag(g, key, v, strlen(v)))
-        st = record_fail(err, TV_ERR_LIMIT, r->name, at, "out of memory");
+        st = tv_fail_at(err, TV_ERR_LIMIT, r->name, at, "out of memory");
     free(v);
     return st;
 }
@@ -332,7 +314,7 @@ static TvStatus records_read_tgn(const char *text, const char *name, RecordList 
                 i++;
             }
             if (text[i] == '\0')
-                st = record_fail(err, TV_ERR_PARSE, name, open, "unclosed comment '{'");
+                st = tv_fail_at(err, TV_ERR_PARSE, name, open, "unclosed comment '{'");
             else
                 i++;
         } else if (c == '[') {
@@ -423,11 +405,11 @@ TvStatus records_read_file(const char *path, RecordList *out, TvError *err)
     char *text = strbuf_take(&buf);
     if (bad || !text) {
         free(text);
-        return record_fail(err, bad ? TV_ERR_IO : TV_ERR_LIMIT, path, 0, bad ? "read error" : "out of memory");
+        return tv_fail_at(err, bad ? TV_ERR_IO : TV_ERR_LIMIT, path, 0, bad ? "read error" : "out of memory");
     }
     if (strlen(text) != len) {
         free(text);
-        return record_fail(err, TV_ERR_PARSE, path, 0, "the file contains a NUL byte");
+        return tv_fail_at(err, TV_ERR_PARSE, path, 0, "the file contains a NUL byte");
     }
     TvStatus st = records_read_string(text, path, out, err);
     free(text);

@@ -39,6 +39,21 @@ TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
     return s;
 }
 
+TvStatus tv_fail_at(TvError *err, TvStatus s, const char *file, int line, const char *fmt, ...)
+{
+    char what[TV_ERROR_MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    tv_error_clear(err);
+    if (err) {
+        snprintf(err->file, sizeof err->file, "%s", file);
+        err->line = line;
+    }
+    return tv_fail(err, s, "%s:%d: %s", file, line, what);
+}
+
 void tv_error_clear(TvError *err)
 {
     if (err)
@@ -178,6 +193,13 @@ int tv_ini_check_text(const char *text, size_t len, char *why, size_t n)
     return 0;
 }
 
+TvStatus tv_ini_check(const char *text, size_t len, const char *name, TvError *err)
+{
+    char why[200];
+    int bad = tv_ini_check_text(text, len, why, sizeof why);
+    return bad ? tv_fail_at(err, TV_ERR_PARSE, name, bad, "%s", why) : TV_OK;
+}
+
 TvStatus tv_ini_load(const char *path, const char *what, char **text, size_t *len, TvError *err)
 {
     tv_error_clear(err);
@@ -188,16 +210,10 @@ TvStatus tv_ini_load(const char *path, const char *what, char **text, size_t *le
             snprintf(err->file, sizeof err->file, "%s", path);
         return st;
     }
-    char why[200];
-    int bad = tv_ini_check_text(*text, n, why, sizeof why);
-    if (bad) {
+    if ((st = tv_ini_check(*text, n, path, err)) != TV_OK) {
         free(*text);
         *text = NULL;
-        if (err) {
-            snprintf(err->file, sizeof err->file, "%s", path);
-            err->line = bad;
-        }
-        return tv_fail(err, TV_ERR_PARSE, "%s:%d: %s", path, bad, why);
+        return st;
     }
     if (len)
         *len = n;

@@ -42,6 +42,16 @@ TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
 #endif
     ;
 
+/* tv_fail for an error at line `line` of `file`: the message is
+ * "FILE:LINE: " and the printf-style rest; err (when not NULL) is cleared
+ * first and its file and line are set.  The one way a reader of a file
+ * (INI, records, openings) reports where. */
+TvStatus tv_fail_at(TvError *err, TvStatus s, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
 /* Parses a whole number in [lo, hi] (blanks around it allowed) into *out;
  * false on anything else.  Shared by the INI readers. */
 bool tv_parse_long(const char *s, long lo, long hi, long *out);
@@ -75,6 +85,10 @@ TvStatus tv_read_file(const char *path, const char *what, char **text, size_t *l
  * comment after its ']' ("[rules] x").  Returns 0, or the first bad line
  * with the reason in why. */
 int tv_ini_check_text(const char *text, size_t len, char *why, size_t n);
+
+/* tv_ini_check_text as an error: TV_OK, or "NAME:LINE: WHY" (tv_fail_at).
+ * The readers of INI text that is not a file (a store's copy) call it. */
+TvStatus tv_ini_check(const char *text, size_t len, const char *name, TvError *err);
 
 /* The one prologue of every INI reader: reads the whole file
  * (tv_read_file: a directory, FIFO or device is refused, at most 16 MiB)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "match.h"
 #include "notation.h"
 #include "stats.h"
@@ -26,21 +27,6 @@ typedef struct {
     StoredPosition *positions;
     int64_t npositions, cap_positions;
 } Pending;
-
-static bool grow(void **p, int64_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    int64_t n = *cap ? *cap : 256;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, (size_t)n * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
 
 static void pending_free(Pending *pd)
 {
@@ -766,9 +752,9 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                 last = &done;
             } else {
                 int n = one.games[0].plies;
-                if (grow((void **)&pd.games, &pd.cap_games, pd.ngames + 1, sizeof *pd.games) &&
-                    grow((void **)&pd.moves, &pd.cap_moves, pd.nmoves + n, sizeof *pd.moves) &&
-                    grow((void **)&pd.positions, &pd.cap_positions, pd.npositions + n, sizeof *pd.positions)) {
+                if (tv_grow((void **)&pd.games, &pd.cap_games, pd.ngames + 1, sizeof *pd.games) &&
+                    tv_grow((void **)&pd.moves, &pd.cap_moves, pd.nmoves + n, sizeof *pd.moves) &&
+                    tv_grow((void **)&pd.positions, &pd.cap_positions, pd.npositions + n, sizeof *pd.positions)) {
                     pd.games[pd.ngames++] = one.games[0];
                     memcpy(&pd.moves[pd.nmoves], one.moves, sizeof *one.moves * (size_t)n);
                     memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);

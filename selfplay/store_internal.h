@@ -2,9 +2,14 @@
  * split by concern behind h5store.h:
  *   store_schema.c  the datasets, their HDF5 types, attributes, error and
  *                   property helpers;
- *   store_write.c   creating, appending, closing, locking, resuming;
+ *   store_write.c   creating, appending, closing, locking;
  *   store_read.c    reading a store and checking what it holds;
- *   store_merge.c   merging stores (and repairing one left by a crash).
+ *   store_rows.c    the checks of the values of one row (or one game's rows);
+ *   store_merge.c   merging stores (and repairing one left by a crash);
+ *   store_resume.c  opening a store again to append to it (rewriting one
+ *                   left by a crash or by an older version: a merge).
+ * The calls go one way: merge uses write, read and rows; resume uses write,
+ * read and merge; write uses only schema, read schema and rows.
  * Included by those files only; everyone else uses h5store.h. */
 #ifndef TAVRELI_STORE_INTERNAL_H
 #define TAVRELI_STORE_INTERNAL_H
@@ -117,7 +122,32 @@ char *store_read_string_attr(hid_t obj, const char *name);
 /* 1 when read, 0 when missing or not an integer, -1 on an HDF5 error. */
 int store_read_int_attr(hid_t obj, const char *name, int *value);
 
+/* ---- the store handle (store_write.c, store_resume.c) ----------------------------------- */
+
+struct H5Store {
+    char path[1024];
+    hid_t file;
+    hid_t ds[DS_ENGINES]; /* games, moves, positions: the datasets an append extends */
+    StoreTypes types;
+    int64_t ngames, nmoves, npositions; /* committed rows */
+    hsize_t extent[DS_ENGINES];         /* dataset sizes (may exceed committed rows after a failed append) */
+    double write_seconds;
+    int lock_fd; /* holds a POSIX write lock on the file while it is open for appending */
+};
+
 /* ---- writing (store_write.c) ---------------------------------------------------------- */
+
+/* A handle with nothing open, named `path` in messages (NULL when out of memory). */
+H5Store *store_alloc(const char *path);
+
+/* Takes a POSIX write lock on the whole file (not HDF5's own flock, which
+ * SWMR writing drops).  Returns the fd, or -1 with errno (EAGAIN or EACCES
+ * when another process holds it). */
+int store_lock_file(const char *path);
+
+/* The error for a failed store_lock_file (errno as it left it). */
+TvStatus store_lock_fail(const char *path, TvError *err);
+
 
 /* PATH.tmp on the heap (NULL when out of memory). */
 char *store_tmp_path(const char *path);
@@ -162,15 +192,6 @@ TvStatus store_check_readable(const char *path, const volatile sig_atomic_t *sto
  * while DOING PATH; it was not changed" (TV_ERR_IO). */
 TvStatus store_stopped(TvError *err, const char *path, const char *doing);
 
-/* What is wrong with the values of game g's rows: its moves m (may be
- * NULL) and positions p (may be NULL), written into why; NULL when nothing
- * is.  Moves: a terminated, printable, non-empty string, a score within
- * +-SCORE_INF, no negative depth, node count or time.  Positions: a
- * terminated TFEN (with `whole`, one that reads), its side to move, the
- * game's result from that side's view, a score within +-SCORE_INF. */
-const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, bool whole,
-                                    char *why, size_t n);
-
 /* Opens a store file for reading: SWMR read first (a store being written or
  * left by a crash), else plain read-only. */
 TvStatus store_open_read(const char *path, hid_t *file, TvError *err);
@@ -191,5 +212,33 @@ TvStatus store_check_weights(hid_t file, const char *path, TvError *err);
  * tournament's INI text (NULL: empty), else the "another configuration"
  * error. */
 TvStatus store_check_config(const char *path, const char *stored_ini, const char *tournament_ini, TvError *err);
+
+/* ---- the values of rows (store_rows.c) ------------------------------------------------ */
+
+/* What is wrong with the values of /games row g (a store of nengines
+ * engines), written into why; NULL when nothing is. */
+const char *store_game_value_problem(const StoredGame *g, int nengines, char *why, size_t n);
+
+/* What is wrong with one /moves row on its own (NULL: nothing). */
+const char *store_move_row_problem(const StoredMove *r);
+
+/* What is wrong with one /positions row on its own (NULL: nothing); the
+ * TFEN reader's message goes to detail; with `whole` the TFEN is read, else
+ * only its side-to-move field is looked at. */
+const char *store_position_row_problem(const StoredPosition *r, bool whole, char *detail, size_t n);
+
+/* A bad row described for a message, with its values, into why. */
+void store_describe_move_row(const StoredMove *r, int64_t row, const char *bad, char *why, size_t n);
+void store_describe_position_row(const StoredPosition *r, int64_t row, const char *bad, const char *detail, char *why,
+                                 size_t n);
+
+/* What is wrong with the values of game g's rows: its moves m (may be
+ * NULL) and positions p (may be NULL), written into why; NULL when nothing
+ * is.  Moves: a terminated, printable, non-empty string, a score within
+ * +-SCORE_INF, no negative depth, node count or time.  Positions: a
+ * terminated TFEN (with `whole`, one that reads), its side to move, the
+ * game's result from that side's view, a score within +-SCORE_INF. */
+const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, bool whole,
+                                    char *why, size_t n);
 
 #endif

@@ -14,9 +14,11 @@
  *    before it writes /games and flushes the file: /games is the commit
  *    point.  Fill values mark rows never written (game index -1);
  *  - a store left by a crash still carries HDF5's "open for writing" flag, so
- *    it can only be opened with SWMR read access; h5store_open_append then
- *    rewrites it (PATH.tmp, renamed over PATH) from what it holds (a merge
- *    of one input, store_merge.c). */
+ *    it can only be opened with SWMR read access; h5store_open_append
+ *    (store_resume.c) then rewrites it (PATH.tmp, renamed over PATH) from
+ *    what it holds (a merge of one input, store_merge.c).
+ * This file uses neither of those: store_merge.c builds its output with
+ * store_build and h5store_append from here, and store_resume.c uses both. */
 #include "store_internal.h"
 
 #include "atomic_file.h"
@@ -35,19 +37,6 @@
 #include "tavreli_version.h" /* TAVRELI_VERSION: git describe of the build (CMakeLists.txt) */
 
 #define H5STORE_PROGRAM_VERSION TAVRELI_VERSION
-
-/* ---- the store handle ------------------------------------------------------------------ */
-
-struct H5Store {
-    char path[1024];
-    hid_t file;
-    hid_t ds[DS_ENGINES]; /* games, moves, positions: the datasets an append extends */
-    StoreTypes types;
-    int64_t ngames, nmoves, npositions; /* committed rows */
-    hsize_t extent[DS_ENGINES];         /* dataset sizes (may exceed committed rows after a failed append) */
-    double write_seconds;
-    int lock_fd; /* holds a POSIX write lock on the file while it is open for appending */
-};
 
 /* Closes everything; returns false when closing the file failed. */
 bool store_release(H5Store *s)
@@ -68,7 +57,7 @@ bool store_release(H5Store *s)
 }
 
 /* A handle with nothing open, named `path` in messages (NULL when out of memory). */
-static H5Store *store_alloc(const char *path)
+H5Store *store_alloc(const char *path)
 {
     H5Store *s = calloc(1, sizeof *s);
     if (!s)
@@ -86,7 +75,7 @@ static H5Store *store_alloc(const char *path)
  * SWMR writing drops): a second writer, e.g. a second resumed run, is
  * refused instead of "repairing" a live store.  Returns the fd, or -1 with
  * errno (EAGAIN or EACCES when another process holds it). */
-static int lock_file(const char *path)
+int store_lock_file(const char *path)
 {
     int fd = open(path, O_RDWR);
     if (fd < 0)
@@ -104,8 +93,8 @@ static int lock_file(const char *path)
     return fd;
 }
 
-/* The error for a failed lock_file (errno as it left it). */
-static TvStatus lock_fail(const char *path, TvError *err)
+/* The error for a failed store_lock_file (errno as it left it). */
+TvStatus store_lock_fail(const char *path, TvError *err)
 {
     if (errno == EAGAIN || errno == EACCES)
         return tv_fail(err, TV_ERR_IO, "%s is being written by another process (a running tournament?)", path);
@@ -116,9 +105,9 @@ static TvStatus lock_fail(const char *path, TvError *err)
  * cannot be locked otherwise (or does not exist) is not live. */
 TvStatus store_lock_unless_live(const char *path, int *fd, TvError *err)
 {
-    *fd = lock_file(path);
+    *fd = store_lock_file(path);
     if (*fd < 0 && (errno == EAGAIN || errno == EACCES))
-        return lock_fail(path, err);
+        return store_lock_fail(path, err);
     return TV_OK;
 }
 
@@ -323,8 +312,8 @@ TvStatus h5store_create(const char *path, bool force, const StoredEngine *engine
         goto done;
     }
     /* locked before it has its name: no other writer can come in between */
-    if ((lock_fd = lock_file(tmp)) < 0) {
-        st = lock_fail(path, err);
+    if ((lock_fd = store_lock_file(tmp)) < 0) {
+        st = store_lock_fail(path, err);
         goto done;
     }
     test_pause_before_link();
@@ -624,160 +613,6 @@ TvStatus h5store_close(H5Store *s, TvError *err)
     if (!store_release(s))
         return store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
     return TV_OK;
-}
-
-/* ---- resuming ------------------------------------------------------------------------------------ */
-
-static TvStatus rewrite(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
-                        H5Store **out, TvError *err);
-
-/* h5store_open_append; may_repair: a store left by a crash is first
- * rewritten (a merge of one input: the complete games, PATH.tmp renamed
- * over PATH), then opened. */
-static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair,
-                            const volatile sig_atomic_t *stop, H5Store **out, TvError *err)
-{
-    TvStatus st = TV_ERR_IO;
-    H5Store *s = NULL;
-    hid_t fapl = H5I_INVALID_HID, root = H5I_INVALID_HID, dapl = H5I_INVALID_HID;
-    char *ini = NULL;
-    int schema = 0;
-    store_quiet_hdf5();
-    *out = NULL;
-    if (access(path, R_OK | W_OK) != 0) {
-        st = tv_fail(err, TV_ERR_IO, "cannot open store %s for writing: %s", path, strerror(errno));
-        goto done;
-    }
-    /* What it holds is read back first, with the one reader (a damaged
-     * row is refused) and whole (every row decompresses): only then are its
-     * games counted as played.  A crash's torn tail is rewritten away. */
-    if (may_repair) {
-        StoreContents c;
-        if ((st = h5store_check_not_live(path, err)) != TV_OK ||
-            (st = store_read_games(path, false, false, NULL, stop, &c, err)) != TV_OK)
-            goto done;
-        int64_t torn = c.torn_rows;
-        h5store_contents_free(&c);
-        if ((st = store_check_readable(path, stop, err)) != TV_OK)
-            goto done;
-        if (torn > 0) {
-            st = rewrite(path, tournament_ini, stop, out, err);
-            goto done;
-        }
-    }
-    if (!(s = store_alloc(path))) {
-        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
-        goto done;
-    }
-    /* Refuse a store that a live process is writing (it looks like a crashed one). */
-    if ((s->lock_fd = lock_file(path)) < 0) {
-        st = lock_fail(path, err);
-        goto done;
-    }
-    if ((fapl = store_fapl(STORE_FAPL_LATEST | STORE_FAPL_SWMR_RETRIES)) < 0 || (dapl = store_dapl_cached()) < 0) {
-        store_h5_fail(err, TV_ERR_IO, path, "cannot set up the file properties");
-        goto done;
-    }
-    s->file = H5Fopen(path, H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl);
-    if (s->file < 0) {
-        /* A store left by a crash (its "open for writing" flag still set),
-         * or not a store at all: h5store_read tells. */
-        store_release(s);
-        s = NULL;
-        if (!may_repair) {
-            st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the repaired store for writing");
-            goto done;
-        }
-        st = rewrite(path, tournament_ini, stop, out, err);
-        goto done;
-    }
-    if ((st = store_check_schema(s->file, path, &schema, err)) != TV_OK ||
-        (st = store_check_weights(s->file, path, err)) != TV_OK)
-        goto done;
-    if (schema != H5STORE_SCHEMA_VERSION) {
-        /* A store of an older version: rewritten in this one first (a merge
-         * of one input), so that new rows fit its datasets. */
-        store_release(s);
-        s = NULL;
-        if (!may_repair) {
-            st = tv_fail(err, TV_ERR_IO, "%s: the rewritten store still has schema version %d", path, schema);
-            goto done;
-        }
-        st = rewrite(path, tournament_ini, stop, out, err);
-        goto done;
-    }
-    st = TV_ERR_IO;
-    if ((root = H5Gopen2(s->file, "/", H5P_DEFAULT)) < 0 || !(ini = store_read_string_attr(root, "tournament_ini"))) {
-        st = tv_fail(err, TV_ERR_PARSE, "%s: not a tavreli store (no tournament_ini attribute)", path);
-        goto done;
-    }
-    if ((st = store_check_config(path, ini, tournament_ini, err)) != TV_OK)
-        goto done;
-    if (!store_types_make(&s->types)) {
-        st = store_h5_fail(err, TV_ERR_IO, path, "cannot make the HDF5 types");
-        goto done;
-    }
-    for (int i = 0; i < DS_ENGINES; i++) {
-        int64_t n;
-        if ((s->ds[i] = H5Dopen2(s->file, store_datasets[i].name, dapl)) < 0 ||
-            (n = store_dataset_rows(s->ds[i])) < 0) {
-            st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the datasets");
-            goto done;
-        }
-        s->extent[i] = (hsize_t)n;
-    }
-    /* The committed rows: up to the end of the last game. */
-    s->ngames = (int64_t)s->extent[DS_GAMES];
-    if (s->ngames > 0) {
-        StoredGame last;
-        if (!store_read_rows(s->ds[DS_GAMES], s->types.mem[DS_GAMES], s->ngames - 1, 1, &last)) {
-            st = store_h5_fail(err, TV_ERR_IO, path, "cannot read the last game");
-            goto done;
-        }
-        s->nmoves = last.move_offset + last.move_count;
-        s->npositions = last.position_offset + last.position_count;
-        if (last.index < 0 || last.move_count < 0 || last.position_count < 0 ||
-            s->nmoves > (int64_t)s->extent[DS_MOVES] || s->npositions > (int64_t)s->extent[DS_POSITIONS]) {
-            st = tv_fail(err, TV_ERR_PARSE, "%s: the store is damaged (its last game points past its moves)", path);
-            goto done;
-        }
-    }
-    *out = s;
-    s = NULL;
-    st = TV_OK;
-done:
-    free(ini);
-    store_close_id(&root, H5Gclose);
-    store_close_id(&dapl, H5Pclose);
-    store_close_id(&fapl, H5Pclose);
-    if (s)
-        store_release(s);
-    return st;
-}
-
-/* The store rewritten (a merge of one input: its complete games, in the
- * current schema version) and opened; a stop leaves it as it was. */
-static TvStatus rewrite(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
-                        H5Store **out, TvError *err)
-{
-    const char *inputs[1] = {path};
-    bool stopped = false;
-    TvStatus st = h5store_merge_stoppable(path, inputs, 1, tournament_ini, stop, &stopped, NULL, err);
-    if (st == TV_OK && stopped)
-        return store_stopped(err, path, "rewriting");
-    return st == TV_OK ? open_append(path, tournament_ini, false, stop, out, err) : st;
-}
-
-/* Repairs at most once: a repaired store that still cannot be opened is an error. */
-TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
-{
-    return open_append(path, tournament_ini, true, NULL, out, err);
-}
-
-TvStatus h5store_open_append_stoppable(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
-                                       H5Store **out, TvError *err)
-{
-    return open_append(path, tournament_ini, true, stop, out, err);
 }
 
 /* Opens the file normally (not SWMR), deletes each attribute that exists

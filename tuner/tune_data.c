@@ -9,7 +9,9 @@
 
 #include <omp.h>
 
+#include "grow.h"
 #include "h5store.h"
+#include "idset.h"
 #include "movegen.h"
 #include "record.h"
 #include "rng.h"
@@ -35,41 +37,16 @@ void tune_set_free(TuneSet *s)
     tune_set_init(s);
 }
 
-static bool grow(void **p, int64_t *cap, int64_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    int64_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static TvStatus reserve(TuneSet *s, int64_t n, int64_t nnz, TvError *err)
 {
-    if (n + 1 > s->cap) {
-        int64_t c = s->cap ? s->cap * 2 : 1024;
-        while (c < n + 1)
-            c *= 2;
-        int64_t *row = realloc(s->row, sizeof *row * (size_t)c);
-        if (row)
-            s->row = row;
-        uint8_t *lab = realloc(s->label2, sizeof *lab * (size_t)c);
-        if (lab)
-            s->label2 = lab;
-        int32_t *gm = realloc(s->game, sizeof *gm * (size_t)c);
-        if (gm)
-            s->game = gm;
-        if (!row || !lab || !gm)
-            return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for %lld positions", (long long)n);
-        s->cap = c;
-    }
-    if (!grow((void **)&s->ent, &s->cap_nnz, nnz, sizeof *s->ent))
+    /* three arrays of one capacity: each grows from s->cap alike */
+    int64_t c[3] = {s->cap, s->cap, s->cap};
+    if (!tv_grow((void **)&s->row, &c[0], n + 1, sizeof *s->row) ||
+        !tv_grow((void **)&s->label2, &c[1], n + 1, sizeof *s->label2) ||
+        !tv_grow((void **)&s->game, &c[2], n + 1, sizeof *s->game))
+        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for %lld positions", (long long)n);
+    s->cap = c[0];
+    if (!tv_grow((void **)&s->ent, &s->cap_nnz, nnz, sizeof *s->ent))
         return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory for %lld features", (long long)nnz);
     if (s->n == 0)
         s->row[0] = 0;
@@ -247,39 +224,6 @@ TvStatus tune_add_positions(TuneSet *s, const Position *pos, const double *resul
     return st;
 }
 
-/* Adds key to an open-addressing set of *cap slots (a power of two; 0 marks
- * a free slot), growing it at half full; 1 when added, 0 when it was there,
- * -1 when out of memory. */
-static int id_set_add(uint64_t **set, size_t *cap, size_t *n, uint64_t key)
-{
-    if (2 * (*n + 1) > *cap) {
-        size_t ncap = *cap ? 2 * *cap : 4096;
-        uint64_t *bigger = calloc(ncap, sizeof *bigger);
-        if (!bigger)
-            return -1;
-        for (size_t i = 0; i < *cap; i++)
-            if ((*set)[i])
-                for (size_t j = (size_t)((*set)[i] * 0x9E3779B97F4A7C15ull >> 20) & (ncap - 1);; j = (j + 1) & (ncap - 1))
-                    if (!bigger[j]) {
-                        bigger[j] = (*set)[i];
-                        break;
-                    }
-        free(*set);
-        *set = bigger;
-        *cap = ncap;
-    }
-    key = key ? key : 1;
-    for (size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
-        if ((*set)[i] == key)
-            return 0;
-        if (!(*set)[i]) {
-            (*set)[i] = key;
-            ++*n;
-            return 1;
-        }
-    }
-}
-
 /* Sorts order[0..n) (indices into games) by the games' plan index: a
  * bottom-up merge sort (stable; no global comparator context). */
 static void sort_by_game_index(int64_t *order, int64_t n, const StoredGame *games)
@@ -326,8 +270,7 @@ TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineV
         counts = &local;
     memset(counts, 0, sizeof *counts);
     int64_t *skipped = &counts->skipped;
-    uint64_t *ids = NULL, *pkeys = NULL; /* games read, and (position, result) keys */
-    size_t ids_cap = 0, ids_n = 0, pkeys_cap = 0, pkeys_n = 0;
+    TvIdSet ids = {0}, pkeys = {0}; /* games read, and (position, result) keys */
     char *first_options = NULL;
     if (nfiles < 1)
         return tv_fail(err, TV_ERR_ARG, "tune: no data files");
@@ -388,7 +331,7 @@ TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineV
             const StoredGame *g = last ? NULL : &c.games[order[gi]];
             int64_t cnt = last ? 0 : g->position_count;
             if (!last) { /* a game an earlier store holds too: read once */
-                int added = id_set_add(&ids, &ids_cap, &ids_n, h5store_game_id(&c, g));
+                int added = tv_idset_add(&ids, h5store_game_id(&c, g));
                 if (added < 0) {
                     st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
                     break;
@@ -438,7 +381,7 @@ TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineV
                             for (int64_t i = 0; st == TV_OK && i < fill; i++) {
                                 uint64_t key =
                                     tv_rng_mix(pos[i].hash ^ ((uint64_t)(res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
-                                int added = id_set_add(&pkeys, &pkeys_cap, &pkeys_n, key);
+                                int added = tv_idset_add(&pkeys, key);
                                 if (added < 0)
                                     st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
                                 else if (!added)
@@ -495,8 +438,8 @@ TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineV
     free(at);
     free(tr);
     free(qs);
-    free(ids);
-    free(pkeys);
+    tv_idset_free(&ids);
+    tv_idset_free(&pkeys);
     free(first_options);
     if (st == TV_OK && out->n == 0)
         st = tv_fail(err, TV_ERR_ARG, "tune: no positions in the data (%d file%s)", nfiles, nfiles == 1 ? "" : "s");

@@ -1,4 +1,5 @@
-/* tune_fit.c: the loss, K and the weight fit (see tune_fit.h).
+/* tune_fit.c: the weight fit and its L2 strength (see tune_fit.h); the loss
+ * and K are in tune_loss.c, the standard errors in tune_se.c.
  *
  * The fit, in short:
  *  - the loss and its gradient are sums over positions of sparse dot
@@ -21,168 +22,22 @@
  *    (0) and are left out of the covariance;
  *  - standard errors: the game-clustered sandwich with the objective's
  *    Hessian (the L2 pull's curvature included) as bread (see
- *    covariance()); --bootstrap refits on games resampled with replacement,
+ *    tune_covariance()); --bootstrap refits on games resampled with replacement,
  *    since positions of one game are correlated: a check of them. */
 #include "tune_fit.h"
+#include "tune_fit_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_blas.h>
-#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
-#include <gsl/gsl_min.h>
 #include <omp.h>
 
 #include "gsl_util.h"
 #include "rng.h"
 
-#define NW EVAL_NWEIGHTS
-#define LOSS_CHUNKS 128 /* fixed: the sums do not depend on the thread count */
-#define GN_CHUNKS 16
-/* A GSL failure: what failed, then GSL's text (tuner_gsl_fail). */
-#define TUNE_GSL_MSG "tune: %s: GSL error: %s"
-
-/* ---- loss and gradient ----------------------------------------------------- */
-
-double tune_loss(const TuneSet *s, const double *w, double K, const float *game_weight, double *grad)
-{
-    if (grad)
-        memset(grad, 0, sizeof(double) * NW);
-    if (s->n == 0)
-        return NAN;
-    int nch = s->n < LOSS_CHUNKS ? (int)s->n : LOSS_CHUNKS;
-    enum { STRIDE = NW + 2 };
-    double part[LOSS_CHUNKS][STRIDE];
-    const bool want = grad != NULL;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int c = 0; c < nch; c++) {
-        int64_t lo = s->n * c / nch, hi = s->n * (c + 1) / nch;
-        double g[NW];
-        memset(g, 0, sizeof g);
-        double loss = 0, wsum = 0;
-        for (int64_t i = lo; i < hi; i++) {
-            int64_t a = s->row[i], b = s->row[i + 1];
-            double e = 0;
-            for (int64_t k = a; k < b; k++)
-                e += w[s->ent[k].idx] * s->ent[k].val;
-            double p = tune_sigmoid(K * e);
-            double r = 0.5 * s->label2[i] - p;
-            double m = game_weight ? game_weight[s->game[i]] : 1.0;
-            loss += m * r * r;
-            wsum += m;
-            if (want) {
-                double coef = -2.0 * m * r * p * (1.0 - p) * K;
-                for (int64_t k = a; k < b; k++)
-                    g[s->ent[k].idx] += coef * s->ent[k].val;
-            }
-        }
-        part[c][0] = loss;
-        part[c][1] = wsum;
-        memcpy(&part[c][2], g, sizeof g);
-    }
-    double loss = 0, wsum = 0;
-    for (int c = 0; c < nch; c++) {
-        loss += part[c][0];
-        wsum += part[c][1];
-        if (grad)
-            for (int j = 0; j < NW; j++)
-                grad[j] += part[c][2 + j];
-    }
-    if (!(wsum > 0))
-        return NAN;
-    if (grad)
-        for (int j = 0; j < NW; j++)
-            grad[j] /= wsum;
-    return loss / wsum;
-}
-
-/* Gauss-Newton sums over the free weights F (fidx[0..p-1]):
- * A = sum m (s' K)^2 f_F f_F^T, B = sum m r^2 (s' K)^2 f_F f_F^T (B may be
- * NULL), and sum m r^2, sum m.  A and B are p x p (row-major, full). */
-static void hess_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *fidx, int p,
-                      bool exact, double *A, double *B, double *rss, double *wsum);
-
-static void gn_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *fidx, int p, double *A,
-                    double *B, double *rss, double *wsum)
-{
-    hess_sums(s, w, K, gw, fidx, p, false, A, B, rss, wsum);
-}
-
-/* gn_sums, or with exact the whole second derivative in A:
- * sum m ((s' K)^2 - r s'' K^2) f_F f_F^T, s'' = s' (1 - 2 s). */
-static void hess_sums(const TuneSet *s, const double *w, double K, const float *gw, const int *fidx, int p,
-                      bool exact, double *A, double *B, double *rss, double *wsum)
-{
-    int posf[NW]; /* weight -> its index in F, or -1 */
-    for (int i = 0; i < NW; i++)
-        posf[i] = -1;
-    for (int j = 0; j < p; j++)
-        posf[fidx[j]] = j;
-    int nch = s->n < GN_CHUNKS ? (int)s->n : GN_CHUNKS;
-    size_t pp = (size_t)p * (size_t)p;
-    double *part = calloc((size_t)(nch > 0 ? nch : 1) * (2 * pp + 2), sizeof *part);
-    if (!part) {
-        memset(A, 0, pp * sizeof *A);
-        if (B)
-            memset(B, 0, pp * sizeof *B);
-        *rss = NAN;
-        *wsum = 0;
-        return;
-    }
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int c = 0; c < nch; c++) {
-        double *a = part + (size_t)c * (2 * pp + 2), *bm = a + pp, *sc = bm + pp;
-        int64_t lo = s->n * c / nch, hi = s->n * (c + 1) / nch;
-        int li[NW];
-        double lv[NW];
-        for (int64_t i = lo; i < hi; i++) {
-            int64_t ka = s->row[i], kb = s->row[i + 1];
-            double e = 0;
-            int nl = 0;
-            for (int64_t k = ka; k < kb; k++) {
-                e += w[s->ent[k].idx] * s->ent[k].val;
-                int q = posf[s->ent[k].idx];
-                if (q >= 0) {
-                    li[nl] = q;
-                    lv[nl++] = s->ent[k].val;
-                }
-            }
-            double pr = tune_sigmoid(K * e);
-            double r = 0.5 * s->label2[i] - pr;
-            double m = gw ? gw[s->game[i]] : 1.0;
-            double d = pr * (1 - pr) * K;
-            double wa = m * d * d, wb = wa * r * r;
-            if (exact)
-                wa -= m * r * d * (1 - 2 * pr) * K;
-            sc[0] += m * r * r;
-            sc[1] += m;
-            for (int u = 0; u < nl; u++)
-                for (int v = 0; v < nl; v++) {
-                    double f = lv[u] * lv[v];
-                    a[(size_t)li[u] * (size_t)p + (size_t)li[v]] += wa * f;
-                    bm[(size_t)li[u] * (size_t)p + (size_t)li[v]] += wb * f;
-                }
-        }
-    }
-    memset(A, 0, pp * sizeof *A);
-    if (B)
-        memset(B, 0, pp * sizeof *B);
-    *rss = 0;
-    *wsum = 0;
-    for (int c = 0; c < nch; c++) {
-        double *a = part + (size_t)c * (2 * pp + 2);
-        for (size_t k = 0; k < pp; k++) {
-            A[k] += a[k];
-            if (B)
-                B[k] += a[pp + k];
-        }
-        *rss += a[2 * pp];
-        *wsum += a[2 * pp + 1];
-    }
-    free(part);
-}
 /* ---- groups ---------------------------------------------------------------- */
 
 TvStatus tune_groups_parse(const char *groups, bool *mask, TvError *err)
@@ -281,66 +136,6 @@ TvStatus tune_fixed_parse(const char *list, bool *mask, TvError *err)
     }
     return TV_OK;
 }
-/* ---- K ---------------------------------------------------------------------- */
-
-typedef struct {
-    const TuneSet *s;
-    const double *w;
-} KCtx;
-
-static double k_loss(double lk, void *user)
-{
-    const KCtx *c = user;
-    return tune_loss(c->s, c->w, exp(lk), NULL, NULL);
-}
-
-TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err)
-{
-    tuner_gsl_errors_off();
-    if (s->n == 0)
-        return tv_fail(err, TV_ERR_ARG, "tune: no positions to fit K on");
-    KCtx c = {s, w};
-    /* grid over log K from 1e-5 to 1 per centi-combatant */
-    enum { NG = 41 };
-    double lk[NG], f[NG];
-    int best = 0;
-    for (int i = 0; i < NG; i++) {
-        lk[i] = log(1e-5) + (log(1.0) - log(1e-5)) * i / (NG - 1);
-        f[i] = k_loss(lk[i], &c);
-        if (f[i] < f[best])
-            best = i;
-    }
-    if (best == 0 || best == NG - 1 || !(f[best] < f[best - 1]) || !(f[best] < f[best + 1])) {
-        *K = exp(lk[best]);
-        return TV_OK; /* the minimum is on the grid's edge (or flat): take it */
-    }
-    gsl_function F = {k_loss, &c};
-    gsl_min_fminimizer *m = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-    if (!m)
-        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    int st = gsl_min_fminimizer_set_with_values(m, &F, lk[best], f[best], lk[best - 1], f[best - 1], lk[best + 1],
-                                                f[best + 1]);
-    for (int it = 0; st == GSL_SUCCESS && it < 100; it++) {
-        st = gsl_min_fminimizer_iterate(m);
-        if (st)
-            break;
-        double a = gsl_min_fminimizer_x_lower(m), b = gsl_min_fminimizer_x_upper(m);
-        if (gsl_min_test_interval(a, b, 1e-7, 0.0) == GSL_SUCCESS)
-            break;
-    }
-    double x = gsl_min_fminimizer_x_minimum(m);
-    gsl_min_fminimizer_free(m);
-    if (st)
-        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "fitting K");
-    *K = exp(x);
-    return TV_OK;
-}
-/* The loss of the hold-out set at w (NAN without one). */
-static double hold_loss(const TuneSet *hold, const double *w, double K)
-{
-    return hold && hold->n ? tune_loss(hold, w, K, NULL, NULL) : NAN;
-}
-
 /* ---- the weight fit ---------------------------------------------------------- */
 
 typedef struct {
@@ -416,7 +211,7 @@ static int newton_matrix(const FitCtx *c, const double *w, const int *F, int nf,
     if (!A)
         return GSL_ENOMEM;
     double rss, W;
-    hess_sums(c->s, w, c->K, c->gw, c->fidx, c->p, true, A, NULL, &rss, &W);
+    tune_hess_sums(c->s, w, c->K, c->gw, c->fidx, c->p, true, A, NULL, &rss, &W);
     double maxd = 0;
     for (int u = 0; u < nf; u++)
         maxd = fmax(maxd, 2 * A[F[u] * c->p + F[u]] / W + 2 * c->l2);
@@ -524,7 +319,7 @@ static TvStatus newton_phase(const FitCtx *c, double *w, double tol, int max_ite
         ++*iter;
         out->iterations = *iter;
         if (rec) {
-            TuneIteration it = {*iter, tune_loss(c->s, w, c->K, c->gw, NULL), hold_loss(hold, w, c->K), f, {0}};
+            TuneIteration it = {*iter, tune_loss(c->s, w, c->K, c->gw, NULL), tune_hold_loss(hold, w, c->K), f, {0}};
             for (int i = 0; i < NW; i++)
                 it.w[i] = (float)w[i];
             rec->history[rec->nhistory++] = it;
@@ -550,7 +345,7 @@ static TvStatus fit_once(FitCtx *c, int max_iter, const TuneSet *hold, TuneResul
     out->gradient_steps = 0;
     out->stop = NULL;
     if (rec) {
-        TuneIteration it = {0, mse0, hold_loss(hold, out->w, c->K), box_objective(c, out->w, NULL), {0}};
+        TuneIteration it = {0, mse0, tune_hold_loss(hold, out->w, c->K), box_objective(c, out->w, NULL), {0}};
         for (int i = 0; i < NW; i++)
             it.w[i] = (float)out->w[i];
         rec->history[rec->nhistory++] = it;
@@ -579,294 +374,6 @@ void tune_result_free(TuneResult *r)
     free(r->history);
     r->history = NULL;
     r->nhistory = 0;
-}
-
-/* The per-game score sums' outer products over the free weights F:
- *   Bc = sum_g u_g u_g^T,  u_g = sum_{i in game g} r_i J_i,
- * J_i = sigmoid'(K e_i) K f_F,i (p x p, row-major).  The games are taken in
- * order of their numbers, in a fixed number of chunks summed in order, so
- * the result does not depend on the number of threads.  *ngames receives
- * the number of games.  False when out of memory. */
-static bool cluster_sums(const TuneSet *s, const double *w, double K, const int *fidx, int p, double *Bc,
-                         double *usum, int64_t *ngames)
-{
-    enum { CL_CHUNKS = 16 };
-    size_t pp = (size_t)p * (size_t)p;
-    int32_t G = s->ngames;
-    int64_t *start = calloc((size_t)G + 2, sizeof *start); /* positions of game g: order[start[g] .. start[g+1]) */
-    int64_t *order = malloc(sizeof *order * (size_t)(s->n ? s->n : 1));
-    double *part = calloc((size_t)CL_CHUNKS * (pp + (size_t)p + 1), sizeof *part);
-    if (!start || !order || !part) {
-        free(start);
-        free(order);
-        free(part);
-        return false;
-    }
-    for (int64_t i = 0; i < s->n; i++)
-        start[s->game[i] + 1]++;
-    int64_t games = 0;
-    for (int32_t g = 0; g < G; g++) {
-        games += start[g + 1] > 0;
-        start[g + 1] += start[g];
-    }
-    int64_t *fill = calloc((size_t)G + 1, sizeof *fill);
-    if (!fill) {
-        free(start);
-        free(order);
-        free(part);
-        return false;
-    }
-    for (int64_t i = 0; i < s->n; i++)
-        order[start[s->game[i]] + fill[s->game[i]]++] = i;
-    free(fill);
-    int posf[NW];
-    for (int i = 0; i < NW; i++)
-        posf[i] = -1;
-    for (int j = 0; j < p; j++)
-        posf[fidx[j]] = j;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int c = 0; c < CL_CHUNKS; c++) {
-        double *bm = part + (size_t)c * (pp + (size_t)p + 1), *us = bm + pp;
-        double u[NW];
-        int32_t g0 = (int32_t)((int64_t)G * c / CL_CHUNKS), g1 = (int32_t)((int64_t)G * (c + 1) / CL_CHUNKS);
-        for (int32_t g = g0; g < g1; g++) {
-            if (start[g] == start[g + 1])
-                continue;
-            memset(u, 0, sizeof u);
-            for (int64_t q = start[g]; q < start[g + 1]; q++) {
-                int64_t i = order[q];
-                double e = 0;
-                for (int64_t k = s->row[i]; k < s->row[i + 1]; k++)
-                    e += w[s->ent[k].idx] * s->ent[k].val;
-                double pr = tune_sigmoid(K * e);
-                double r = 0.5 * s->label2[i] - pr, d = r * pr * (1 - pr) * K;
-                for (int64_t k = s->row[i]; k < s->row[i + 1]; k++) {
-                    int j = posf[s->ent[k].idx];
-                    if (j >= 0)
-                        u[j] += d * s->ent[k].val;
-                }
-            }
-            for (int x = 0; x < p; x++)
-                if (u[x] != 0) {
-                    us[x] += u[x];
-                    for (int y = 0; y < p; y++)
-                        bm[(size_t)x * (size_t)p + (size_t)y] += u[x] * u[y];
-                }
-        }
-    }
-    memset(Bc, 0, pp * sizeof *Bc);
-    memset(usum, 0, (size_t)p * sizeof *usum);
-    for (int c = 0; c < CL_CHUNKS; c++) {
-        const double *bm = part + (size_t)c * (pp + (size_t)p + 1);
-        for (size_t k = 0; k < pp; k++)
-            Bc[k] += bm[k];
-        for (int x = 0; x < p; x++)
-            usum[x] += bm[pp + (size_t)x];
-    }
-    free(start);
-    free(order);
-    free(part);
-    *ngames = games;
-    return true;
-}
-
-/* The covariance of the fitted weights over the free weights not on a
- * bound, the "sandwich" with game-clustered scores, at the L2 strength of
- * the fit:
- *   cov = G/(G-1) H^-1 Bc H^-1,  H = A + l2 W I,
- *   A = the exact second derivative of the squared-error sum (hess_sums),
- *   Bc = sum_g (u_g - ubar)(u_g - ubar)^T (cluster_sums; ubar the mean game
- *   score, not 0 at a penalised optimum),  J_i = sigmoid'(K e_i) K f_i.
- * H is the Hessian of the objective that was minimised (W = the number of
- * positions: the loss is a mean), so the error is that of the estimate the
- * fit returns at its L2: the pull's curvature is in the bread.  (With the
- * Gauss-Newton matrix of the data alone as bread, the errors at the chosen
- * L2 came out about twice the bootstrap over games, which refits with the
- * pull; with H they agree: tests/test_tune_selfplay.c.)
- * Positions of one game share its result, so their residuals are strongly
- * correlated: treating them as independent (B = sum_i r_i^2 J_i J_i^T, the
- * per-position sandwich with n/(n-p), kept in se_positions for comparison)
- * gave errors 2.6 times (median) smaller than the bootstrap over games.
- * Identifiability is judged on the data alone: from the eigen-decomposition
- * of the Gauss-Newton matrix sum_i J_i J_i^T scaled to unit diagonal, a
- * weight with a real component in a null direction (collinear features in
- * the data: the loss cannot tell it from a combination of others) gets se =
- * INFINITY, whatever the pull.  The inverse of H is a pseudo-inverse over
- * the same scaling.  The correlations of the clustered covariance with
- * |r| > TUNE_CORR_REPORT go to corr (strongest first).  *resvar receives
- * rss / (n - p). */
-static TvStatus covariance(const TuneSet *s, const double *w, double K, double l2, const int *fidx, int p,
-                           double *se, double *se_positions, double *resvar, TuneResult *corr, TvError *err)
-{
-    size_t pp = (size_t)p * (size_t)p;
-    double *A = malloc(sizeof *A * (pp ? pp : 1));
-    double *H = malloc(sizeof *H * (pp ? pp : 1));
-    double *B = malloc(sizeof *B * (pp ? pp : 1));
-    double *Bc = malloc(sizeof *Bc * (pp ? pp : 1));
-    double usum[NW];
-    int64_t G = 0;
-    if (!A || !H || !B || !Bc || !cluster_sums(s, w, K, fidx, p, Bc, usum, &G)) {
-        free(A);
-        free(H);
-        free(B);
-        free(Bc);
-        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    }
-    double rss, W, rss2, W2;
-    gn_sums(s, w, K, NULL, fidx, p, A, B, &rss, &W);
-    hess_sums(s, w, K, NULL, fidx, p, true, H, NULL, &rss2, &W2);
-    *resvar = s->n > p ? rss / (double)(s->n - p) : NAN;
-    corr->ncorr = corr->ncorr_all = 0;
-    if (p == 0) {
-        free(A);
-        free(H);
-        free(B);
-        free(Bc);
-        return TV_OK;
-    }
-    if (G > 0)
-        for (int u = 0; u < p; u++)
-            for (int v = 0; v < p; v++)
-                Bc[(size_t)u * (size_t)p + (size_t)v] -= usum[u] * usum[v] / (double)G;
-    /* small-sample corrections: n / (n - p) per position, G / (G - 1) per game */
-    double hc1 = s->n > p ? (double)s->n / (double)(s->n - p) : 1;
-    double cr1 = G > 1 ? (double)G / (double)(G - 1) : 1;
-    size_t up = (size_t)p;
-    gsl_matrix *C = gsl_matrix_alloc(up, up), *V = gsl_matrix_alloc(up, up), *Mi = gsl_matrix_calloc(up, up),
-               *T = gsl_matrix_alloc(up, up), *R = gsl_matrix_alloc(up, up);
-    gsl_vector *ev = gsl_vector_alloc(up);
-    gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(up);
-    double *d = malloc(sizeof *d * up);
-    TvStatus ts = TV_OK;
-    if (!C || !V || !Mi || !T || !R || !ev || !ws || !d)
-        ts = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    /* pass 0: the data's Gauss-Newton matrix (identifiability); pass 1: the
-     * objective's Hessian (its pseudo-inverse into Mi) */
-    for (int pass = 0; pass < 2 && ts == TV_OK; pass++) {
-        const double *M = pass ? H : A;
-        const double shift = pass ? W * l2 : 0;
-        for (int j = 0; j < p; j++) {
-            double m = A[(size_t)j * up + (size_t)j] + shift;
-            d[j] = m > 0 ? sqrt(m) : 1;
-        }
-        for (int u = 0; u < p; u++)
-            for (int v = 0; v < p; v++)
-                gsl_matrix_set(C, (size_t)u, (size_t)v,
-                               (M[(size_t)u * up + (size_t)v] + (u == v ? shift : 0)) / (d[u] * d[v]));
-        int st = gsl_eigen_symmv(C, ev, V, ws);
-        if (st) {
-            ts = tuner_gsl_fail(err, st, TUNE_GSL_MSG, "the covariance's eigen-decomposition");
-            break;
-        }
-        double emax = gsl_vector_max(ev), cut = 1e-10 * (emax > 0 ? emax : 1);
-        if (pass == 0) {
-            for (int j = 0; j < p; j++) {
-                double nullload = 0;
-                for (int k = 0; k < p; k++) {
-                    double e = gsl_vector_get(ev, (size_t)k), vjk = gsl_matrix_get(V, (size_t)j, (size_t)k);
-                    if (e <= cut)
-                        nullload += vjk * vjk;
-                }
-                se[fidx[j]] = nullload > 1e-8 ? INFINITY : 0;
-            }
-            continue;
-        }
-        /* Mi = D^-1 V L^+ V^T D^-1 */
-        for (int u = 0; u < p; u++)
-            for (int v = 0; v < p; v++) {
-                double acc = 0;
-                for (int k = 0; k < p; k++) {
-                    double e = gsl_vector_get(ev, (size_t)k);
-                    if (e > cut)
-                        acc += gsl_matrix_get(V, (size_t)u, (size_t)k) * gsl_matrix_get(V, (size_t)v, (size_t)k) / e;
-                }
-                gsl_matrix_set(Mi, (size_t)u, (size_t)v, acc / (d[u] * d[v]));
-            }
-        /* Mi B Mi, per position and per game (the game's last: R keeps it) */
-        for (int k = 0; k < 2; k++) {
-            gsl_matrix_view Bv = gsl_matrix_view_array(k ? Bc : B, up, up);
-            gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, Mi, &Bv.matrix, 0.0, T);
-            gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, Mi, 0.0, R);
-            double *out = k ? se : se_positions;
-            for (int j = 0; j < p; j++) {
-                if (isinf(se[fidx[j]])) {
-                    out[fidx[j]] = INFINITY;
-                    continue;
-                }
-                double v = gsl_matrix_get(R, (size_t)j, (size_t)j) * (k ? cr1 : hc1);
-                out[fidx[j]] = v > 0 ? sqrt(v) : 0;
-            }
-        }
-        /* the strongly correlated pairs, strongest first */
-        for (int u = 0; u < p; u++)
-            for (int v = u + 1; v < p; v++) {
-                if (!isfinite(se[fidx[u]]) || !isfinite(se[fidx[v]]))
-                    continue;
-                double su = gsl_matrix_get(R, (size_t)u, (size_t)u), sv = gsl_matrix_get(R, (size_t)v, (size_t)v);
-                if (!(su > 0 && sv > 0))
-                    continue;
-                double r = gsl_matrix_get(R, (size_t)u, (size_t)v) / sqrt(su * sv);
-                if (!(fabs(r) > TUNE_CORR_REPORT))
-                    continue;
-                corr->ncorr_all++;
-                int at;
-                if (corr->ncorr < TUNE_CORR_MAX)
-                    at = corr->ncorr++;
-                else if (fabs(r) > fabs(corr->corr[TUNE_CORR_MAX - 1].r))
-                    at = TUNE_CORR_MAX - 1; /* the list is full: the weakest makes room */
-                else
-                    continue;
-                corr->corr[at] = (TuneCorrPair){fidx[u], fidx[v], r};
-                for (; at > 0 && fabs(corr->corr[at - 1].r) < fabs(corr->corr[at].r); at--) {
-                    TuneCorrPair t = corr->corr[at];
-                    corr->corr[at] = corr->corr[at - 1];
-                    corr->corr[at - 1] = t;
-                }
-            }
-    }
-    if (C)
-        gsl_matrix_free(C);
-    if (V)
-        gsl_matrix_free(V);
-    if (Mi)
-        gsl_matrix_free(Mi);
-    if (T)
-        gsl_matrix_free(T);
-    if (R)
-        gsl_matrix_free(R);
-    if (ev)
-        gsl_vector_free(ev);
-    if (ws)
-        gsl_eigen_symmv_free(ws);
-    free(d);
-    free(A);
-    free(H);
-    free(B);
-    free(Bc);
-    return ts;
-}
-
-/* For each weight, the number of games and of positions of s in which its
- * feature occurs. */
-static void count_feature_games(const TuneSet *s, int32_t *games, int64_t *positions)
-{
-    int32_t last[NW];
-    for (int i = 0; i < NW; i++) {
-        games[i] = 0;
-        positions[i] = 0;
-        last[i] = -1;
-    }
-    for (int64_t p = 0; p < s->n; p++)
-        for (int64_t k = s->row[p]; k < s->row[p + 1]; k++) {
-            int i = s->ent[k].idx;
-            if (!s->ent[k].val)
-                continue;
-            positions[i]++;
-            if (last[i] != s->game[p]) {
-                last[i] = s->game[p];
-                games[i]++;
-            }
-        }
 }
 
 /* ---- the L2 strength by cross-validation over games ----------------------------- */
@@ -944,7 +451,7 @@ static TvStatus choose_l2(FitCtx *c, int folds, uint64_t seed, int max_iter, Tun
     double h = 0;
     if (st == TV_OK) {
         double rss, W, diag[NW];
-        gn_sums(s, c->base, c->K, NULL, c->fidx, c->p, A, NULL, &rss, &W);
+        tune_gn_sums(s, c->base, c->K, NULL, c->fidx, c->p, A, NULL, &rss, &W);
         for (int j = 0; j < c->p; j++)
             diag[j] = 2 * A[(size_t)j * (size_t)c->p + (size_t)j] / W;
         for (int a = 1; a < c->p; a++)
@@ -1070,7 +577,7 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
             return cs;
     }
     out->fit_loss0 = tune_loss(fit, out->start, c.K, NULL, NULL);
-    out->hold_loss0 = hold_loss(hold, out->start, c.K);
+    out->hold_loss0 = tune_hold_loss(hold, out->start, c.K);
     int max_iter = opt->max_iter > 0 ? opt->max_iter : 500;
     out->history = malloc(sizeof *out->history * (size_t)(max_iter + 2));
     TvStatus st = TV_OK;
@@ -1107,12 +614,12 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
         if (c.stop && *c.stop)
             st = fit_stopped(err);
         if (st == TV_OK)
-            st = covariance(fit, out->fitted, c.K, c.l2, fidx2, p2, out->se, out->se_positions, &out->residual_var, out,
+            st = tune_covariance(fit, out->fitted, c.K, c.l2, fidx2, p2, out->se, out->se_positions, &out->residual_var, out,
                         err);
         /* A weight the data cannot determine (its feature collinear with
          * others here, e.g. a tune on one game) keeps its start value: the
          * fitted number is one of infinitely many equally good ones. */
-        count_feature_games(fit, out->feature_games, out->feature_positions);
+        tune_count_feature_games(fit, out->feature_games, out->feature_positions);
         out->fit_positions = fit->n;
         out->fit_games = 0;
         unsigned char *seen_game = calloc((size_t)fit->ngames + 1, 1);
@@ -1139,12 +646,12 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
                               fabs(out->fitted[i] - out->start[i]) > 2 * out->se[i];
         }
         out->fit_loss1 = tune_loss(fit, out->fitted, c.K, NULL, NULL);
-        out->hold_loss1 = hold_loss(hold, out->fitted, c.K);
+        out->hold_loss1 = tune_hold_loss(hold, out->fitted, c.K);
         double rw[NW];
         for (int i = 0; i < NW; i++)
             rw[i] = out->rounded[i];
         out->fit_loss_rounded = tune_loss(fit, rw, c.K, NULL, NULL);
-        out->hold_loss_rounded = hold_loss(hold, rw, c.K);
+        out->hold_loss_rounded = tune_hold_loss(hold, rw, c.K);
         /* Is it better than the start on games the fit did not see?  The
          * hold-out set decides; without one, the cross-validation (the
          * chosen strength against the start weights); without either the

@@ -11,6 +11,7 @@
 
 #include "atomic_file.h"
 #include "eval.h"
+#include "grow.h"
 #include "strbuf.h"
 
 #define NW EVAL_NWEIGHTS
@@ -88,12 +89,7 @@ static bool only_space(const char *s)
 
 static TvStatus log_error(TvError *err, const char *path, long line, const char *why)
 {
-    TvStatus st = tv_fail(err, TV_ERR_PARSE, "%s:%ld: %s", path, line, why);
-    if (err) {
-        snprintf(err->file, sizeof err->file, "%s", path);
-        err->line = (int)line;
-    }
-    return st;
+    return tv_fail_at(err, TV_ERR_PARSE, path, (int)line, "%s", why);
 }
 
 static TvStatus out_of_memory(TvError *err, const char *path)
@@ -101,32 +97,17 @@ static TvStatus out_of_memory(TvError *err, const char *path)
     return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
 }
 
-/* Makes room for element n of *arr (elements of elem bytes, *cap of them
- * allocated); false when out of memory (*arr unchanged). */
-static bool room_for(void **arr, int n, int *cap, size_t elem)
-{
-    if (n < *cap)
-        return true;
-    int c = *cap ? 2 * *cap : 64;
-    void *p = realloc(*arr, (size_t)c * elem);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = c;
-    return true;
-}
-
 /* The numbers of s up to the first word that is not one (a 'path' line's
  * values) into p->w, p->n; false when out of memory. */
 static bool read_numbers(const char *s, TuneLogPath *p)
 {
-    int cap = 0;
+    int64_t cap = 0;
     for (;;) {
         char *end;
         double v = strtod(s, &end);
         if (end == s)
             return true;
-        if (!room_for((void **)&p->w, p->n, &cap, sizeof *p->w))
+        if (!tv_grow((void **)&p->w, &cap, p->n + 1, sizeof *p->w))
             return false;
         p->w[p->n++] = v;
         s = end;
@@ -139,7 +120,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
     FILE *f = fopen(path, "r");
     if (!f)
         return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    int cap_iters = 0, cap_paths = 0, cap_weights = 0, cap_cv = 0, cap_corr = 0;
+    int64_t cap_iters = 0, cap_paths = 0, cap_weights = 0, cap_cv = 0, cap_corr = 0;
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
@@ -156,7 +137,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
         if (sscanf(line, " path %ld %n", &path_iter, &path_used) == 1 && path_used >= 0) {
             TuneLogPath p = {path_iter, 0, NULL};
             bool ok = read_numbers(line + path_used, &p) &&
-                      room_for((void **)&t->paths, t->npaths, &cap_paths, sizeof *t->paths);
+                      tv_grow((void **)&t->paths, &cap_paths, (int64_t)t->npaths + 1, sizeof *t->paths);
             if (!ok) {
                 free(p.w);
                 st = out_of_memory(err, path);
@@ -174,7 +155,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
                 st = log_error(err, path, lineno, "fit_loss must be a finite number");
                 break;
             }
-            if (!room_for((void **)&t->iters, t->niters, &cap_iters, sizeof *t->iters)) {
+            if (!tv_grow((void **)&t->iters, &cap_iters, (int64_t)t->niters + 1, sizeof *t->iters)) {
                 st = out_of_memory(err, path);
                 break;
             }
@@ -200,7 +181,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
                 }
             if (st != TV_OK)
                 break;
-            if (!room_for((void **)&t->weights, t->nweights, &cap_weights, sizeof *t->weights)) {
+            if (!tv_grow((void **)&t->weights, &cap_weights, (int64_t)t->nweights + 1, sizeof *t->weights)) {
                 st = out_of_memory(err, path);
                 break;
             }
@@ -216,7 +197,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
                 st = log_error(err, path, lineno, "corr: R must be a number from -1 to 1");
                 break;
             }
-            if (!room_for((void **)&t->corr, t->ncorr, &cap_corr, sizeof *t->corr)) {
+            if (!tv_grow((void **)&t->corr, &cap_corr, (int64_t)t->ncorr + 1, sizeof *t->corr)) {
                 st = out_of_memory(err, path);
                 break;
             }
@@ -235,7 +216,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
                 st = log_error(err, path, lineno, "cv: L2 must be 'start' or a number >= 0, LOSS a number, SE >= 0");
                 break;
             }
-            if (!room_for((void **)&t->cv, t->ncv, &cap_cv, sizeof *t->cv)) {
+            if (!tv_grow((void **)&t->cv, &cap_cv, (int64_t)t->ncv + 1, sizeof *t->cv)) {
                 st = out_of_memory(err, path);
                 break;
             }

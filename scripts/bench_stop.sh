@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What stopping an MPI tournament costs, at store sizes of a real run.
 #
-#   selfplay/bench_stop.sh [PATH/TO/tavreli(MPI)] [GAMES ...]
+#   scripts/bench_stop.sh [PATH/TO/tavreli(MPI)] [GAMES ...]
 #
 # (defaults: build-mpi/tavreli, 5000 and 50000 games; the stores go under
 # ${TMPDIR:-/tmp} and are removed at the end; 50,000 games take about 5
