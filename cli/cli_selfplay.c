@@ -304,15 +304,17 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
             st = runner_run(&ro, &stats, &err);
             h5store_unlock_run(run_lock);
         }
-        if (stats.stopped_reading) {
+    }
+    if (st == TV_OK && stats.stopped_reading) { /* one process, or every MPI rank (rank 0 speaks) */
+        if (info.rank == 0)
             printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the missing games (stopped "
                    "while reading the store: nothing was played or changed)\n",
                    config, out);
-            fflush(stdout);
-            run_stats_free(&stats);
-            tournament_free(&t);
-            return interrupted_status();
-        }
+        fflush(stdout);
+        run_stats_free(&stats);
+        tournament_free(&t);
+        end_ranks(distributed);
+        return interrupted_status();
     }
     int rc = CLI_OK;
     if (st != TV_OK) {

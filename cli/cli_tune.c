@@ -2,6 +2,7 @@
  * the work). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,20 @@ static const char BENCH_TUNE_HELP[] =
     "weights.  With --data, also the positions per second of reading and\n"
     "resolving that store's positions as tune does (random walks leave pieces\n"
     "hanging, so their quiescence trees are larger than stored games').\n";
+
+static volatile sig_atomic_t g_tune_stop = 0;   /* the stop flag of `tavreli tune` (not in the tuner) */
+static volatile sig_atomic_t g_tune_signal = 0; /* the signal that set it, for the exit status */
+
+static void on_tune_signal(int sig)
+{
+    if (g_tune_stop && sig == SIGINT) { /* a second Ctrl-C: leave at once (nothing is half written) */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    if (!g_tune_signal)
+        g_tune_signal = sig;
+    g_tune_stop = 1;
+}
 
 static void print_loaded(const TuneRunReport *r, void *user)
 {
@@ -167,9 +182,20 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
     TvError err;
     TuneRunReport report;
     const TuneCallbacks cb = {print_loaded, print_iteration, NULL};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_tune_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    a.stop = &g_tune_stop;
     if (tune_run(&a, &cb, &report, &err) != TV_OK) {
         cli_error("%s", err.msg);
         rc = CLI_FAIL;
+    } else if (report.interrupted) {
+        printf("interrupted by signal %d: nothing was written (%s is as it was); run the same command again\n",
+               (int)g_tune_signal, a.out);
+        rc = 128 + (g_tune_signal ? (int)g_tune_signal : SIGINT);
     } else
         printf("%swrote %s and %s\n", report.summary ? report.summary : "", a.out, report.log_path);
     tune_run_report_free(&report);

@@ -40,6 +40,45 @@ void distrib_part_path(const char *out, int rank, char *buf, size_t size)
     snprintf(buf, size, "%.*s.part-%d.h5", (int)stem_length(out), out, rank);
 }
 
+/* Removes OUT.part-R.h5.tmp-PID-N (any rank R): the temporary file of a
+ * part whose creation was killed before its link.  Called by rank 0 while
+ * it holds the run lock of OUT and before any rank of this run creates its
+ * part: no live run can be making such a file then, whatever host its
+ * rank was on (so the PID is not looked at, unlike the main store's
+ * leftovers, which h5store_lock_run removes).  distrib_prepare_store's
+ * callers hold that lock. */
+static TvStatus remove_part_temps(const char *out, TvError *err)
+{
+    size_t stem = stem_length(out);
+    const char *slash = strrchr(out, '/');
+    size_t dirlen = slash ? (size_t)(slash - out) : 0;
+    char dir[1024], prefix[512];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(dirlen ? dirlen : 1) : 1, slash ? out : ".");
+    const char *base = slash ? slash + 1 : out;
+    snprintf(prefix, sizeof prefix, "%.*s.part-", (int)(stem - (size_t)(base - out)), base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return TV_OK; /* nothing to list: nothing left there either */
+    TvStatus st = TV_OK;
+    struct dirent *e;
+    size_t pl = strlen(prefix);
+    while (st == TV_OK && (e = readdir(d)) != NULL) {
+        int rank, k, used = 0;
+        long pid;
+        if (strncmp(e->d_name, prefix, pl) != 0 || e->d_name[pl] < '0' || e->d_name[pl] > '9' ||
+            sscanf(e->d_name + pl, "%d.h5.tmp-%ld-%d%n", &rank, &pid, &k, &used) != 3 ||
+            e->d_name[pl + (size_t)used] != 0)
+            continue;
+        char path[1024 + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (remove(path) != 0 && errno != ENOENT)
+            st = tv_fail(err, TV_ERR_IO, "cannot remove %s (left by a part creation that was killed): %s", path,
+                         strerror(errno));
+    }
+    closedir(d);
+    return st;
+}
+
 /* The parts of store `out` on disk (any rank number), as heap paths. */
 static TvStatus list_parts(const char *out, char ***paths, int *n, TvError *err)
 {
@@ -145,7 +184,9 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
     const char *tournament_ini = t->text;
     char **parts;
     int nparts;
-    TvStatus st = list_parts(out, &parts, &nparts, err);
+    TvStatus st = remove_part_temps(out, err);
+    if (st == TV_OK)
+        st = list_parts(out, &parts, &nparts, err);
     if (st != TV_OK)
         return st;
     bool exists = access(out, F_OK) == 0;
@@ -315,6 +356,19 @@ static TvStatus agree(TvStatus st, TvError *err, int rank)
     return (TvStatus)code;
 }
 
+/* Whether rank 0's failure st, while it read or checked the store, came
+ * from a signal (its *stop set): then every rank ends as interrupted
+ * (stats->stopped_reading; nothing played, the store as it was), as
+ * runner_run does in one process.  Every rank calls it at the same point. */
+static bool stopped_reading(const RunOptions *ro, TvStatus st, int rank, RunStats *stats)
+{
+    int stopped = rank == 0 && st != TV_OK && ro->stop && *ro->stop;
+    MPI_Bcast(&stopped, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (stopped)
+        stats->interrupted = stats->stopped_reading = true;
+    return stopped;
+}
+
 /* Any rank's failure stops all: returns TV_OK only when every rank passed ok. */
 static TvStatus all_ok(TvStatus st, TvError *err, int rank)
 {
@@ -417,6 +471,10 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     bool have_store = false;
     if (rank == 0 && (st = h5store_lock_run(ro->out_path, NULL, NULL, &run_lock, err)) == TV_OK)
         st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t, ro->stop, &have_store, err);
+    if (stopped_reading(ro, st, rank, stats)) {
+        st = TV_OK;
+        goto finalize;
+    }
     if ((st = agree(st, err, rank)) != TV_OK)
         goto finalize;
 
@@ -430,6 +488,10 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     st = name_rank(st, err, rank);
     if (rank == 0 && st == TV_OK)
         st = coordinator_open(ro, have_store, &coord, stats, err);
+    if (stopped_reading(ro, st, rank, stats)) {
+        st = TV_OK; /* this run's parts go (finalize): nothing changed */
+        goto finalize;
+    }
     if ((st = all_ok(st, err, rank)) != TV_OK)
         goto finalize;
 

@@ -49,7 +49,9 @@ void distrib_part_path(const char *out, int rank, char *buf, size_t size);
  * once no live process holds the store.  A signal (*stop set; stop may be
  * NULL) during that merge stops it at no cost: an error saying so is
  * returned and the store and its parts stay as they were.  *have_store:
- * the store exists afterwards.  Not thread-safe (HDF5). */
+ * the store exists afterwards.  The caller holds the store's run lock
+ * (h5store_lock_run): the temporary files OUT.part-R.h5.tmp-PID-N of part
+ * creations that were killed are removed first.  Not thread-safe (HDF5). */
 TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const Tournament *t,
                                const volatile sig_atomic_t *stop, bool *have_store, TvError *err);
 

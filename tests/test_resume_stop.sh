@@ -113,6 +113,15 @@ check "... removes the leftover" [ -z "$(ls "$tmp" | grep 'kl.h5.tmp')" ]
 check "... and says so" \
   grep -q "^note: removed .*kl.h5.tmp-$kpid-0, left by a store creation (pid $kpid) that was killed" "$tmp/k.out"
 check "... and the killed run's lock file is gone" [ ! -e "$tmp/kl.h5.lock" ]
+# the same for a part of an MPI run (OUT.part-R.h5.tmp-PID-N; the rank may
+# have run on another host, so the pid is not looked at: the run lock says
+# no run is making one); a file that is not such a leftover stays
+: >"$tmp/kl.part-1.h5.tmp-$kpid-0"
+: >"$tmp/kl.part-x.h5.tmp-$kpid-0"
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/kl.h5" --resume --games 2 --threads 1 --quiet >"$tmp/k.out" 2>&1
+check "a resume with a killed part creation's leftover succeeds ($?)" grep -q "games stored this run (1 before)" "$tmp/k.out"
+check "... and removes it" [ ! -e "$tmp/kl.part-1.h5.tmp-$kpid-0" ]
+check "... but not another file" [ -e "$tmp/kl.part-x.h5.tmp-$kpid-0" ]
 
 echo "$passes passed, $fails failed"
 [ $fails = 0 ]

@@ -173,9 +173,15 @@ static TvStatus play(const char *ini_path, const char *text, const char *store, 
     ro.stop = cb ? cb->stop : NULL;
     t.stop = ro.stop; /* the openings of a big plan take seconds */
     memset(stats, 0, sizeof *stats);
-    st = runner_run(&ro, stats, err);
+    /* the store's run lock, as `tavreli selfplay` takes it: a selfplay run
+     * on this store meanwhile is refused, and this one while it runs */
+    H5RunLock *lock = NULL;
+    st = h5store_lock_run(store, NULL, NULL, &lock, err);
+    if (st == TV_OK)
+        st = runner_run(&ro, stats, err);
     if (st == TV_OK && t.sprt)
         st = runner_store_sprt(&ro, stats, err);
+    h5store_unlock_run(lock);
     tournament_free(&t);
     return st;
 }
@@ -251,14 +257,38 @@ static TvStatus confirm_if_accepted(const TrainConfig *c, const char *dir, int g
     return st;
 }
 
+/* One run at a time on a training folder: the run lock of DIR/train.ini
+ * (h5store_lock_run: DIR/train.ini.lock, "PID HOST"), held for the whole
+ * run; a second run on the folder is refused naming the first's pid. */
+static TvStatus lock_folder(const char *dir, H5RunLock **lock, TvError *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/train.ini", dir);
+    return h5store_lock_run(path, NULL, NULL, lock, err);
+}
+
+static TvStatus train_run_locked(const TrainConfig *c, const char *config_text, const char *dir,
+                                 const TrainCallbacks *cb, TrainOutcome *out, TvError *err);
+
 TvStatus train_run(const TrainConfig *c, const char *config_text, const char *dir, const TrainCallbacks *cb,
                    TrainOutcome *out, TvError *err)
 {
     memset(out, 0, sizeof *out);
-    char path[1100], path2[1100];
     TvStatus st = make_dir(dir, err);
-    if (st != TV_OK)
-        return st;
+    H5RunLock *lock = NULL;
+    if (st == TV_OK)
+        st = lock_folder(dir, &lock, err);
+    if (st == TV_OK)
+        st = train_run_locked(c, config_text, dir, cb, out, err);
+    h5store_unlock_run(lock);
+    return st;
+}
+
+static TvStatus train_run_locked(const TrainConfig *c, const char *config_text, const char *dir,
+                                 const TrainCallbacks *cb, TrainOutcome *out, TvError *err)
+{
+    char path[1100], path2[1100];
+    TvStatus st;
     /* the configuration: a resume must have the same settings */
     snprintf(path, sizeof path, "%s/train.ini", dir);
     if (exists(path)) {
@@ -357,6 +387,7 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
          * cross-validation over games judges the fit (a 10% hold-out of a
          * few hundred games was too noisy a gate); the SPRT decides */
         ta.holdout = 0;
+        ta.stop = cb ? cb->stop : NULL; /* the fit of a big run takes minutes */
         TuneRunReport tr;
         emit(cb, g, "tune", "on the self-play of generations 1..%d from gen-%d -> %s", g, best, tuned);
         st = tune_run(&ta, NULL, &tr, err);
@@ -365,9 +396,15 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
         bool improved = tr.improved && tr.improvement_checked;
         double h0 = tr.cv_loss0, h1 = tr.cv_loss1;
         int64_t npos = tr.positions;
+        bool tune_stopped = tr.interrupted; /* nothing written: the next run tunes again */
         tune_run_report_free(&tr);
         if (st != TV_OK)
             return st;
+        if (tune_stopped) {
+            out->interrupted = true;
+            out->best = best;
+            return TV_OK;
+        }
         emit(cb, g, "tune", "%lld positions; cross-validated loss %.6f -> %.6f: %s", (long long)npos, h0, h1,
              improved ? "an improvement" : "no improvement, the SPRT is skipped");
         char result[512];
@@ -429,12 +466,25 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
     return TV_OK;
 }
 
+static TvStatus confirm_locked(const char *dir, const TrainCallbacks *cb, TrainOutcome *out, TvError *err);
+
 TvStatus train_confirm(const char *dir, const TrainCallbacks *cb, TrainOutcome *out, TvError *err)
 {
     memset(out, 0, sizeof *out);
     if (!train_is_dir(dir))
         return tv_fail(err, TV_ERR_ARG, "%s is not a training folder (no train.ini and gen-0): give the folder of a "
                        "'tavreli train' run", dir);
+    H5RunLock *lock = NULL;
+    TvStatus st = lock_folder(dir, &lock, err);
+    if (st != TV_OK)
+        return st;
+    st = confirm_locked(dir, cb, out, err);
+    h5store_unlock_run(lock);
+    return st;
+}
+
+static TvStatus confirm_locked(const char *dir, const TrainCallbacks *cb, TrainOutcome *out, TvError *err)
+{
     char path[1100];
     snprintf(path, sizeof path, "%s/train.ini", dir);
     TrainConfig c;

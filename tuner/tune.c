@@ -43,6 +43,17 @@ void tune_run_report_free(TuneRunReport *r)
     r->summary = NULL;
 }
 
+/* st, or TV_OK with out->interrupted when the caller's stop flag is set
+ * (whatever failed then failed because of it). */
+static TvStatus interrupted(const TuneArgs *a, TuneRunReport *out, TvStatus st)
+{
+    if (st != TV_OK && a->stop && *a->stop) {
+        out->interrupted = true;
+        return TV_OK;
+    }
+    return st;
+}
+
 TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out, TvError *err)
 {
     double t0 = omp_get_wtime();
@@ -68,6 +79,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     opt.max_iter = a->max_iter;
     opt.progress = cb ? cb->iteration : NULL;
     opt.user = cb ? cb->user : NULL;
+    opt.stop = a->stop;
     char *logpath = out->log_path;
     if (a->log)
         snprintf(logpath, sizeof out->log_path, "%s", a->log);
@@ -83,13 +95,13 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     }
     TuneSet all, fit, hold;
     TuneLoadCounts lc;
-    st = tune_load(a->files, a->nfiles, &start, a->mix_rules, &all, &lc, err);
+    st = tune_load_stoppable(a->files, a->nfiles, &start, a->mix_rules, a->stop, &all, &lc, err);
     int64_t skipped = lc.skipped;
     out->duplicate_games = lc.duplicate_games;
     out->torn_rows = lc.torn_rows;
     out->duplicate_positions = lc.duplicate_positions;
     if (st != TV_OK)
-        return st;
+        return interrupted(a, out, st);
     out->load_seconds = omp_get_wtime() - t0;
     st = tune_split(&all, a->holdout, a->seed, &fit, &hold, err);
     int64_t nall = all.n;
@@ -105,6 +117,10 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
         cb->loaded(out, cb->user);
     TuneResult r;
     st = tune_fit(&fit, &hold, &start.params, &opt, &r, err);
+    if (st == TV_OK && a->stop && *a->stop) { /* the last moment with nothing written */
+        tune_result_free(&r);
+        st = TV_ERR_ARG;
+    }
     if (st == TV_OK) {
         char header[2048], l2text[32];
         if (a->l2_auto)
@@ -160,7 +176,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     }
     tune_set_free(&fit);
     tune_set_free(&hold);
-    return st;
+    return interrupted(a, out, st);
 }
 
 TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError *err)

@@ -23,6 +23,7 @@
 #ifndef TAVRELI_TUNE_H
 #define TAVRELI_TUNE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,8 @@ typedef struct {
     int bootstrap;
     int max_iter;
     bool mix_rules;      /* stores of other rule options may be tuned on together */
+    const volatile sig_atomic_t *stop; /* set by a signal handler (may be NULL): tune_run stops within
+                                          milliseconds (tune_load_stoppable, TuneOptions.stop) */
 } TuneArgs;
 
 /* What tune_run did, for the front end to print. */
@@ -71,6 +74,7 @@ typedef struct {
     double hold_loss0, hold_loss1; /* hold-out MSE of the start and of the fitted (rounded) weights (NAN: none) */
     bool l2_auto;              /* the L2 strength was cross-validated: */
     double cv_loss0, cv_loss1; /* ... validation MSE of the start and of the chosen strength */
+    bool interrupted;          /* *TuneArgs.stop was set: tune_run ended early (TV_OK) and wrote nothing */
 } TuneRunReport;
 
 /* Callbacks of tune_run (each may be NULL): `loaded` once the data set is
@@ -89,7 +93,8 @@ void tune_args_default(TuneArgs *a);
 void tune_default_log_path(const char *out, char *buf, size_t n);
 
 /* Load, split, fit, write the INI and the log; fills *out (free it with
- * tune_run_report_free, also after an error). */
+ * tune_run_report_free, also after an error).  When a->stop is set before
+ * the outputs are written: TV_OK with out->interrupted, nothing written. */
 TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out, TvError *err);
 
 void tune_run_report_free(TuneRunReport *r);

@@ -254,6 +254,12 @@ static void sort_by_game_index(int64_t *order, int64_t n, const StoredGame *game
 TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
                    TuneLoadCounts *counts, TvError *err)
 {
+    return tune_load_stoppable(files, nfiles, start, mix_rules, NULL, out, counts, err);
+}
+
+TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules,
+                             const volatile sig_atomic_t *stop, TuneSet *out, TuneLoadCounts *counts, TvError *err)
+{
     /* positions parsed and resolved at a time: small enough that the
      * buffers (a Position is over 2 KB) stay in memory already touched,
      * since fresh pages cost more than resolving */
@@ -283,7 +289,7 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
     for (int f = 0; st == TV_OK && f < nfiles; f++) {
         StoreContents c;
         memset(&c, 0, sizeof c);
-        st = h5store_read(files[f], false, true, &c, err);
+        st = h5store_read_stoppable(files[f], false, true, stop, &c, err);
         if (st != TV_OK)
             break;
         counts->torn_rows += c.torn_rows;
@@ -343,6 +349,10 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
             }
             for (int64_t k = 0; k <= cnt; k++) {
                 bool flush = (k == cnt && last) || fill == CHUNK;
+                if (flush && fill && stop && *stop) { /* a chunk takes milliseconds */
+                    st = tv_fail(err, TV_ERR_IO, "tune: stopped by a signal while reading %s", files[f]);
+                    break;
+                }
                 if (flush && fill) {
                     if (!rv.ctx && (st = resolvers_alloc(&rv, &start->params, &rules, err)) != TV_OK)
                         break;

@@ -6,6 +6,7 @@
 #ifndef TAVRELI_TUNE_DATA_H
 #define TAVRELI_TUNE_DATA_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -85,6 +86,14 @@ typedef struct {
  * positions. */
 TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
                    TuneLoadCounts *counts, TvError *err);
+
+/* tune_load that a signal cuts short: *stop (may be NULL; set by a signal
+ * handler) is looked at while each store is read and before each chunk of
+ * positions is resolved (milliseconds apart); then the result is an error
+ * ("stopped by a signal while reading PATH") with *out empty: the caller
+ * tells it from a failure by *stop. */
+TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules,
+                             const volatile sig_atomic_t *stop, TuneSet *out, TuneLoadCounts *counts, TvError *err);
 
 /* Splits by whole games, seeded: about `holdout` of the games (at least one
  * when holdout > 0 and there are two games or more; never all) go to hold,

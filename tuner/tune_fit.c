@@ -147,7 +147,15 @@ typedef struct {
     double base[NW]; /* the start of the fit */
     double pull[NW]; /* l2 anchor: the start weights */
     double lo[NW], hi[NW];
+    const volatile sig_atomic_t *stop; /* TuneOptions.stop */
 } FitCtx;
+
+/* The error of a fit that a signal stopped (looked at before every step of
+ * the minimiser: each of the CV's, the fit's and the bootstrap's fits). */
+static TvStatus fit_stopped(TvError *err)
+{
+    return tv_fail(err, TV_ERR_ARG, "tune: stopped by a signal while fitting; nothing was written");
+}
 
 /* w clamped into the box [lo, hi] (free weights). */
 static void project(const FitCtx *c, double *w)
@@ -237,6 +245,8 @@ static TvStatus newton_phase(const FitCtx *c, double *w, double tol, int max_ite
     int F[NW];
     double f = box_objective(c, w, g);
     for (;;) {
+        if (c->stop && *c->stop)
+            return fit_stopped(err);
         int nf = 0;
         for (int j = 0; j < p; j++)
             if (!held_on_bound(c, w, j, g[j]))
@@ -531,6 +541,7 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
     memset(&c, 0, sizeof c);
     c.s = fit;
     c.l2 = opt->l2;
+    c.stop = opt->stop;
     for (int i = 0; i < NW; i++) {
         const WeightInfo *wi = eval_weight_info_of(i);
         c.lo[i] = wi->lo;
@@ -555,6 +566,8 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
         if (st != TV_OK)
             return st;
     }
+    if (c.stop && *c.stop)
+        return fit_stopped(err);
     c.K = out->K;
     out->l2 = c.l2;
     int max_iter0 = opt->max_iter > 0 ? opt->max_iter : 500;
@@ -598,7 +611,10 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
                 v = wi->hi;
             out->rounded[i] = out->free[i] ? (int)v : start->w[i];
         }
-        st = tune_covariance(fit, out->fitted, c.K, c.l2, fidx2, p2, out->se, out->se_positions, &out->residual_var, out,
+        if (c.stop && *c.stop)
+            st = fit_stopped(err);
+        if (st == TV_OK)
+            st = tune_covariance(fit, out->fitted, c.K, c.l2, fidx2, p2, out->se, out->se_positions, &out->residual_var, out,
                         err);
         /* A weight the data cannot determine (its feature collinear with
          * others here, e.g. a tune on one game) keeps its start value: the

@@ -5,6 +5,7 @@
 #define TAVRELI_TUNE_FIT_H
 
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -68,6 +69,11 @@ typedef struct {
     /* Called after every iteration (iter 0: the start), may be NULL. */
     void (*progress)(const TuneIteration *it, void *user);
     void *user;
+    /* Set by a signal handler (may be NULL): looked at before every step of
+     * the minimiser (the cross-validation's, the fit's, the bootstrap's
+     * fits) and before K's fit and the standard errors; when set, tune_fit
+     * ends with an error ("stopped by a signal ...") and nothing in *out. */
+    const volatile sig_atomic_t *stop;
 } TuneOptions;
 
 /* Every weight free, no l2, K fitted, no bootstrap, seed 0, 500 iterations

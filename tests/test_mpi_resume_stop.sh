@@ -1,0 +1,70 @@
+#!/bin/bash
+# test_mpi_resume_stop.sh TAVRELI(MPI) MAKE_RESUME_STORE SOURCE_DIR (issue 22):
+# SIGTERM to every rank (scancel) while rank 0 of `mpirun -np 2 ... selfplay
+# --resume` reads and checks a big store ends it as in one process: rank 0
+# says "interrupted: run ... --resume" (not an error), the store is
+# unchanged and no part is left.
+tv=$1
+mk=$2
+src=$3
+tmp=$(mktemp -d /tmp/tavreli-mpi-resume-stop-XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$src/tests/selfplay_common.sh"
+cp "$src/configs/engines/default.ini" "$tmp/default.ini"
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+mpi=(mpirun --oversubscribe)
+[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+
+# rank R's process (not mpirun) of the run writing OUT (as tests/test_mpi.sh)
+rank_pid() {
+  local out=$1 r=$2 p
+  for p in $(pgrep -f -- "--out $out"); do
+    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$tv")" ] || continue
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$r" && echo "$p"
+  done
+}
+
+# the store of tests/test_resume_stop.sh: one game copied into 3,000
+cat >"$tmp/one.ini" <<EOI
+[tournament]
+name = one
+pairs = 100000
+seed = 11
+[openings]
+plies = 0
+[adjudication]
+max_plies = 400
+resign_score = 0
+draw_moves = 0
+[engine a]
+path = default.ini
+depth = 1
+[engine b]
+path = default.ini
+depth = 1
+EOI
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
+"$mk" "$tmp/one.ini" "$tmp/small.h5" "$tmp/big.h5" 3000 >/dev/null
+check "the big store is made" [ $? = 0 ]
+sum=$(md5sum <"$tmp/big.h5")
+cp "$tmp/big.h5" "$tmp/r.h5"
+"${mpi[@]}" -np 2 "$tv" selfplay "$tmp/one.ini" --out "$tmp/r.h5" --resume --threads 1 --quiet >"$tmp/r.out" 2>&1 &
+job=$!
+# rank 0 reads while it holds the run lock (the other rank waits for it)
+for _ in $(seq 600); do grep -q " " "$tmp/r.h5.lock" 2>/dev/null && break; sleep 0.05; done
+sleep 0.3
+p0=$(rank_pid "$tmp/r.h5" 0)
+p1=$(rank_pid "$tmp/r.h5" 1)
+check "both ranks found (${p0:-none} ${p1:-none})" [ -n "$p0" -a -n "$p1" ]
+check "rank 0 is still reading" [ -e "$tmp/r.h5.lock" ]
+[ -n "$p0$p1" ] && kill -TERM $p0 $p1
+wait $job
+check "rank 0 says how to resume" grep -q "^interrupted: run 'tavreli selfplay .* --resume'" "$tmp/r.out"
+check "... not an error" bash -c "! grep -q 'error:' '$tmp/r.out'"
+check "... the store unchanged" [ "$(md5sum <"$tmp/r.h5")" = "$sum" ]
+check "... no part left" bash -c "! ls '$tmp'/r.part-*.h5* 2>/dev/null | grep -q ."
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]

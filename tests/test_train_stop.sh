@@ -1,0 +1,86 @@
+#!/bin/bash
+# test_train_stop.sh TAVRELI MAKE_RESUME_STORE SOURCE_DIR (issue 22):
+#  - two `train` runs on one folder: the second (and a `train --confirm`, and
+#    a `selfplay` on the generation's store) is refused while the first
+#    runs, naming its pid;
+#  - a SIGTERM during the tune phase (its data load) is obeyed within a
+#    second, status 143, and the next run tunes again.
+tv=$1
+mk=$2
+src=$3
+tmp=$(mktemp -d /tmp/tavreli-train-stop-XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$src/tests/selfplay_common.sh"
+cp "$src/configs/engines/default.ini" "$tmp/default.ini"
+
+# every game of a generation's self-play is one game (no openings, gen-0
+# against itself at a fixed depth): make_resume_store can fill its store
+cat >"$tmp/t.ini" <<EOI
+[train]
+name = t
+engine = $tmp/default.ini
+generations = 1
+games = 3000
+depth = 1
+plies = 0
+sample_plies = 0
+sprt_pairs = 4
+max_plies = 400
+threads = 1
+seed = 3
+EOI
+run=$tmp/run
+"$tv" train "$tmp/t.ini" --out "$run" >"$tmp/a.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q 'self-play' "$tmp/a.out" && break; sleep 0.1; done
+check "the first run plays" grep -q 'self-play' "$tmp/a.out"
+
+# ---- one run at a time --------------------------------------------------------------
+"$tv" train "$tmp/t.ini" --out "$run" >"$tmp/b.out" 2>&1
+check "a second train on the folder is an error" [ $? = 1 ]
+check "... naming the first's pid" grep -q "$run/train.ini is in use by another run (pid $pid on " "$tmp/b.out"
+"$tv" train --confirm "$run" >"$tmp/c.out" 2>&1
+check "train --confirm meanwhile is refused" grep -q "$run/train.ini is in use by another run (pid $pid on " "$tmp/c.out"
+"$tv" selfplay "$run/gen-1/selfplay.ini" --out "$run/gen-1/selfplay.h5" --resume --quiet >"$tmp/s.out" 2>&1
+check "a selfplay on the generation's store is refused" \
+  grep -q "$run/gen-1/selfplay.h5 is in use by another run (pid $pid on " "$tmp/s.out"
+kill -TERM $pid
+wait $pid
+check "the first run stops on SIGTERM (143)" [ $? = 143 ]
+check "... and lets its locks go" [ ! -e "$run/train.ini.lock" ] && [ ! -e "$run/gen-1/selfplay.h5.lock" ]
+
+# ---- SIGTERM in the tune phase -------------------------------------------------------
+# the self-play's 3,000 games, made (one game copied) instead of played
+"$tv" selfplay "$run/gen-1/selfplay.ini" --out "$tmp/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
+rm -f "$run/gen-1/selfplay.h5"
+"$mk" "$run/gen-1/selfplay.ini" "$tmp/small.h5" "$run/gen-1/selfplay.h5" 3000 >/dev/null
+check "the generation's store is made" [ $? = 0 ]
+# how long tune's load of it takes
+"$tv" tune --data "$run/gen-1/selfplay.h5" --engine "$tmp/default.ini" --out "$tmp/w.ini" --l2 0 >"$tmp/w.out" 2>&1
+load_s=$(sed -n 's/.*resolved to quiet leaves in \([0-9.]*\) s.*/\1/p' "$tmp/w.out")
+load_ms=$(awk -v s="$load_s" 'BEGIN { printf "%d", s * 1000 }')
+echo "tune's load of the store took $load_ms ms"
+check "the load takes long enough to be stopped in ($load_ms ms)" [ "$load_ms" -ge 600 ]
+limit_ms=$(( load_ms / 2 < 1500 ? load_ms / 2 : 1500 ))
+"$tv" train "$tmp/t.ini" --out "$run" >"$tmp/d.out" 2>&1 &
+pid=$!
+for _ in $(seq 1200); do grep -q '^gen 1 tune ' "$tmp/d.out" && break; sleep 0.05; done
+check "the run reached the tune phase" grep -q '^gen 1 tune ' "$tmp/d.out"
+t0=$(date +%s%N)
+kill -TERM $pid
+for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -KILL $pid 2>/dev/null
+wait $pid
+status=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "SIGTERM in the tune phase obeyed in $ms ms (status $status)"
+check "SIGTERM in the tune phase obeyed within $limit_ms ms (took $ms ms)" [ "$ms" -lt "$limit_ms" ]
+check "... with the status of SIGTERM ($status)" [ "$status" = 143 ]
+check "... saying how to resume" grep -q "^interrupted by signal 15 .*run the same command to resume" "$tmp/d.out"
+check "... before the tune's result" bash -c "! grep -q 'cross-validated loss' '$tmp/d.out'"
+check "... no tuned INI written" [ ! -e "$run/gen-1/tuned.ini" ]
+"$tv" train "$tmp/t.ini" --out "$run" >"$tmp/e.out" 2>&1
+check "the next run ends the generation (status $?)" grep -q 'cross-validated loss' "$tmp/e.out"
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]

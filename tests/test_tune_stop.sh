@@ -1,0 +1,95 @@
+#!/bin/bash
+# test_tune_stop.sh TAVRELI MAKE_RESUME_STORE SOURCE_DIR (issue 22): a
+# SIGTERM during `tavreli tune` is obeyed within a second, in the fit (a
+# bootstrap of 100,000 refits: hours) and in the data load (a store of
+# 3,000 games read, parsed and resolved), as an interruption: status 143,
+# "interrupted by signal 15", neither NEW.ini nor its log written.
+tv=$1
+mk=$2
+src=$3
+tmp=$(mktemp -d /tmp/tavreli-tune-stop-XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$src/tests/selfplay_common.sh"
+write_test_configs "$tmp" "$src"
+eng=$tmp/engines/default.ini
+
+# stop PID LIMIT_MS NAME OUT: SIGTERM to PID, then waits for it (a run that
+# ignores the signal is killed after 60 s) and checks how it ended.
+stop() {
+  local pid=$1 limit_ms=$2 name=$3 out=$4 t0 ms status
+  t0=$(date +%s%N)
+  kill -TERM "$pid"
+  for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid"
+  status=$?
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "$name: SIGTERM obeyed in $ms ms (status $status)"
+  check "$name: SIGTERM obeyed within $limit_ms ms (took $ms ms)" [ "$ms" -lt "$limit_ms" ]
+  check "$name: the status of SIGTERM ($status)" [ "$status" = 143 ]
+  check "$name: says it was interrupted" grep -q "^interrupted by signal 15: nothing was written" "$out"
+  check "$name: no NEW.ini" [ ! -e "$tmp/new.ini" ]
+  check "$name: no tuning log" [ ! -e "$tmp/new.tuning.log" ]
+}
+
+# ---- the fit -------------------------------------------------------------------------
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/s.h5" --threads 2 --quiet >/dev/null 2>&1
+check "the store is made" [ $? = 0 ]
+"$tv" tune --data "$tmp/s.h5" --engine "$eng" --out "$tmp/new.ini" --l2 0 --bootstrap 100000 >"$tmp/fit.out" 2>&1 &
+pid=$!
+# the fit has started when the start's loss is printed (iter 0)
+for _ in $(seq 1200); do grep -q '^iter ' "$tmp/fit.out" && break; sleep 0.1; done
+check "the fit started" grep -q '^iter ' "$tmp/fit.out"
+sleep 1 # into the fit or the bootstrap
+# a second, and room for a loaded machine (before the fix: the 100,000 refits)
+stop $pid 3000 "fit" "$tmp/fit.out"
+
+# ---- the load ------------------------------------------------------------------------
+# one game copied into 3,000 games of its plan (as in tests/test_resume_stop.sh)
+cat >"$tmp/one.ini" <<EOI
+[tournament]
+name = one
+pairs = 100000
+seed = 11
+[openings]
+plies = 0
+[adjudication]
+max_plies = 400
+resign_score = 0
+draw_moves = 0
+[engine a]
+path = engines/default.ini
+depth = 1
+[engine b]
+path = engines/default.ini
+depth = 1
+EOI
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
+"$mk" "$tmp/one.ini" "$tmp/small.h5" "$tmp/big.h5" 3000 >/dev/null
+check "the big store is made" [ $? = 0 ]
+# how long the load takes (the fit of one game's positions is quick)
+t0=$(date +%s%N)
+"$tv" tune --data "$tmp/big.h5" --engine "$eng" --out "$tmp/whole.ini" --l2 0 >"$tmp/whole.out" 2>&1
+whole_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+load_s=$(sed -n 's/.*resolved to quiet leaves in \([0-9.]*\) s.*/\1/p' "$tmp/whole.out")
+echo "a tune of the big store took $whole_ms ms, its load $load_s s"
+load_ms=$(awk -v s="$load_s" 'BEGIN { printf "%d", s * 1000 }')
+check "the load takes long enough to be stopped in ($load_ms ms)" [ "$load_ms" -ge 600 ]
+# the limit: a second, and at most half the load (before the fix the signal
+# waited for the rest of it)
+limit_ms=$(( load_ms / 2 < 1500 ? load_ms / 2 : 1500 ))
+for frac in 30 60; do
+  at_ms=$(( load_ms * frac / 100 ))
+  "$tv" tune --data "$tmp/big.h5" --engine "$eng" --out "$tmp/new.ini" --l2 0 >"$tmp/load.out" 2>&1 &
+  pid=$!
+  sleep "$(printf '%d.%03d' $((at_ms / 1000)) $((at_ms % 1000)))"
+  if grep -q 'resolved to quiet leaves' "$tmp/load.out"; then
+    echo "note: the load at $frac% had already ended (a loaded machine); skipped"
+    kill -KILL $pid; wait $pid
+    continue
+  fi
+  stop $pid $limit_ms "load at $frac% ($at_ms ms)" "$tmp/load.out"
+done
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
