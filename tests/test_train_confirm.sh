@@ -55,14 +55,14 @@ for g in $accepted; do
   [ $prev != 0 ] && check "gen-$g is confirmed against gen-$prev" [ -s "$tmp/a/gen-$g/confirm-gen-$prev.h5" ]
   check "gen-$g/confirmed is written" [ -s "$tmp/a/gen-$g/confirmed" ]
   check "train's ladder: gen-$g measured by the confirmation games" \
-    grep -q "^gen-$g .*confirmation games, one joint fit" "$tmp/a.out"
+    grep -q "^gen-$g .*its confirmation games against gen-0" "$tmp/a.out"
   prev=$g
 done
 
 # the ladder from the report
 "$tv" report "$tmp/a" >"$tmp/rep.out" 2>&1
-check "report names the method" grep -q "confirmation games, one joint fit (played gen-0" "$tmp/a/report/ladder.md"
-check "report's table: the method of gen-$best" grep -q "^gen-$best .*confirmation games" "$tmp/rep.out"
+check "report names the method" grep -q "its confirmation games against gen-0 (score Elo)" "$tmp/a/report/ladder.md"
+check "report's table: the method of gen-$best" grep -q "^gen-$best .*its confirmation games against gen-0" "$tmp/rep.out"
 read -r lo hi <<<"$(sed -n "s/^gen-$best .*\[ *\([-+0-9.]*\), *\([-+0-9.]*\)\].*/\1 \2/p" "$tmp/rep.out")"
 
 # a direct match of the best against gen-0, other openings
@@ -122,7 +122,7 @@ done
 "$tv" train --confirm "$tmp/c" >"$tmp/cf.out" 2>&1
 rc=$?
 check "--confirm finishes (exit $rc)" [ $rc = 0 ]
-check "--confirm prints the ladder from the confirmation games" grep -q "^gen-$best .*confirmation games" "$tmp/cf.out"
+check "--confirm prints the ladder from the confirmation games" grep -q "^gen-$best .*its confirmation games against gen-0" "$tmp/cf.out"
 for f in "$tmp"/a/gen-*/confirm-gen-*.h5; do
   rel=${f#"$tmp/a/"}
   "$tv" export "$f" --digest "$tmp/a.dig" >/dev/null 2>&1
