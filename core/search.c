@@ -1,4 +1,5 @@
-/* search.c: the engine's search.  See search.h. */
+/* search.c: the engine's search.  See search.h; its settings and the time
+ * budget are in search_settings.c, the order of picking moves in move_pick.h. */
 #define _DEFAULT_SOURCE /* madvise (MADV_HUGEPAGE) where the system has it */
 #include "search.h"
 #include "status.h"
@@ -12,6 +13,7 @@
 #endif
 
 #include "bitboard.h"
+#include "move_pick.h"
 #include "movegen.h"
 
 enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
@@ -63,41 +65,6 @@ struct SearchContext {
     uint8_t lmr_table[64][64]; /* late-move reductions by depth and move number (plies) */
     EvalState eval_state;      /* the incremental evaluation of the position being searched */
 };
-
-const SearchSettingInfo SEARCH_SETTING_INFO[SEARCH_NSETTINGS] = {
-#define S(name, type, def, lo, hi, meaning)                                                                   \
-    {#name, SEARCH_SETTING_##type, (def), (lo), (hi), meaning, offsetof(SearchSettings, name)},
-#include "search.def"
-#undef S
-};
-
-_Static_assert(offsetof(SearchSettings, tt_mb) == offsetof(SearchSettings, hash_mb),
-               "tt_mb must alias hash_mb: hash_mb is the first line of search.def");
-
-void search_settings_default(SearchSettings *s)
-{
-    memset(s, 0, sizeof *s);
-    for (int i = 0; i < SEARCH_NSETTINGS; i++)
-        *search_setting_field(s, i) = SEARCH_SETTING_INFO[i].def;
-}
-
-int *search_setting_field(SearchSettings *s, int i)
-{
-    return (int *)((char *)s + SEARCH_SETTING_INFO[i].offset);
-}
-
-int search_setting_value(const SearchSettings *s, int i)
-{
-    return *(const int *)((const char *)s + SEARCH_SETTING_INFO[i].offset);
-}
-
-int search_setting_find(const char *name)
-{
-    for (int i = 0; i < SEARCH_NSETTINGS; i++)
-        if (!strcmp(name, SEARCH_SETTING_INFO[i].name))
-            return i;
-    return -1;
-}
 
 /* A zeroed table of n bytes (a power of two of 16-byte entries).  Tables
  * of 2 MiB or more are aligned to 2 MiB and, on Linux, offered huge pages:
@@ -312,106 +279,6 @@ static void score_moves(const SearchContext *c, const Position *p, const MoveLis
     }
 }
 
-/* Moves the best remaining move (highest key, earliest on ties, so the
- * order is deterministic) to index i.  Lazy: a cut-off early saves sorting
- * the long move lists of towers. */
-static void pick_next(MoveList *list, int *keys, int i)
-{
-    int best = i;
-    for (int j = i + 1; j < list->count; j++)
-        if (keys[j] > keys[best])
-            best = j;
-    if (best != i) {
-        Move m = list->moves[best];
-        int k = keys[best];
-        memmove(&list->moves[i + 1], &list->moves[i], sizeof(Move) * (size_t)(best - i));
-        memmove(&keys[i + 1], &keys[i], sizeof(int) * (size_t)(best - i));
-        list->moves[i] = m;
-        keys[i] = k;
-    }
-}
-
-/* Sorts a[0..n) of distinct numbers, largest first: a quicksort on the
- * middle element with insertion sort for short runs (qsort's comparator
- * calls cost twice as much, measured). */
-static void sort_desc(uint64_t *a, int n)
-{
-    while (n > 16) {
-        uint64_t pivot = a[n / 2];
-        int i = 0, j = n - 1;
-        while (i <= j) {
-            while (a[i] > pivot)
-                i++;
-            while (a[j] < pivot)
-                j--;
-            if (i <= j) {
-                uint64_t t = a[i];
-                a[i++] = a[j];
-                a[j--] = t;
-            }
-        }
-        /* recurse into the smaller part, loop on the larger */
-        if (j + 1 < n - i) {
-            sort_desc(a, j + 1);
-            a += i;
-            n -= i;
-        } else {
-            sort_desc(a + i, n - i);
-            n = j + 1;
-        }
-    }
-    for (int i = 1; i < n; i++) {
-        uint64_t x = a[i];
-        int j = i - 1;
-        while (j >= 0 && a[j] < x) {
-            a[j + 1] = a[j];
-            j--;
-        }
-        a[j + 1] = x;
-    }
-}
-
-/* Sorts list[from..count) by key, highest first, keeping the present order
- * among equal keys: afterwards the moves come in exactly the order that
- * repeated pick_next would give, at O(n log n) instead of O(n^2).  Sorting
- * a composite of key and position does it. */
-
-static void sort_rest(MoveList *list, int *keys, int from)
-{
-    uint64_t buf[TV_MAX_MOVES];
-    Move moves[TV_MAX_MOVES];
-    const int n = list->count - from;
-    for (int i = 0; i < n; i++) {
-        /* key + 2^31 keeps the order of negative keys; the lower word
-         * puts an earlier position first among equal keys */
-        buf[i] = ((uint64_t)((int64_t)keys[from + i] + 2147483648LL) << 32) | (uint32_t)(0xFFFFFFFFu - (uint32_t)i);
-        moves[i] = list->moves[from + i];
-    }
-    sort_desc(buf, n);
-    for (int i = 0; i < n; i++) {
-        int j = (int)(0xFFFFFFFFu - (uint32_t)buf[i]);
-        list->moves[from + i] = moves[j];
-        keys[from + i] = (int)((int64_t)(buf[i] >> 32) - 2147483648LL);
-    }
-}
-
-/* The next move of a node's list: the best remaining one by pick_next for
- * the first few (a cut-off usually comes early), then the rest is sorted
- * once (the same order, measured: pick_next over every move of the long
- * lists of towers was 5% of the bench search). */
-#define PICKS_BEFORE_SORT 4
-static inline void pick(MoveList *list, int *keys, int i, bool *sorted)
-{
-    if (*sorted)
-        return;
-    if (i >= PICKS_BEFORE_SORT && list->count - i > 8) {
-        sort_rest(list, keys, i);
-        *sorted = true;
-        return;
-    }
-    pick_next(list, keys, i);
-}
-
 /* Making and taking back a move with the incremental evaluation's state:
  * the squares the move changes are recomputed after it and restored after
  * taking it back. */
@@ -570,7 +437,7 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
         score_moves(c, p, &list, TV_MOVE_NONE, SEARCH_MAX_PLY, keys);
     MoveUndo u;
     for (int i = 0; i < list.count; i++) {
-        pick_next(&list, keys, i);
+        movelist_pick_next(&list, keys, i);
         make_move(c, p, list.moves[i], &u);
         __builtin_prefetch(&c->eval_cache[p->hash & (EVAL_CACHE_ENTRIES - 1)]); /* the child probes it first */
         int s = -qsearch(c, p, -beta, -alpha, ply + 1, qply + 1);
@@ -779,11 +646,11 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
              * is pruned too (unless it gives check): the rest of the list
              * is then taken as it stands, without sorting it */
             if (next < list.count && !unsorted)
-                pick(&list, keys, next, &sorted);
+                movelist_pick(&list, keys, next, &sorted);
             if (next < list.count && list.moves[next] == hash_move) { /* searched first */
                 next++;
                 if (next < list.count && !unsorted)
-                    pick(&list, keys, next, &sorted);
+                    movelist_pick(&list, keys, next, &sorted);
             }
             if (next >= list.count)
                 break;
@@ -852,32 +719,6 @@ static int search(SearchContext *c, Position *p, int alpha, int beta, int depth,
     e->depth = (int8_t)(depth > 127 ? 127 : depth);
     e->flag = best >= beta ? TT_LOWER : best > alpha0 ? TT_EXACT : TT_UPPER;
     return best;
-}
-
-void search_time_budget(const SearchSettings *set, const SearchClock *clock, int side, int *soft_ms, int *hard_ms)
-{
-    *soft_ms = *hard_ms = 0;
-    if (!clock)
-        return;
-    const int left = side == TV_WHITE ? clock->wtime_ms : clock->btime_ms;
-    const int inc = side == TV_WHITE ? clock->winc_ms : clock->binc_ms;
-    if (left <= 0) { /* a flag that has fallen (or is about to): the least search, at once */
-        *soft_ms = *hard_ms = 1;
-        return;
-    }
-    const double t = left > set->move_overhead_ms ? left - set->move_overhead_ms : 0;
-    int moves = set->time_moves;
-    if (clock->movestogo > 0 && clock->movestogo < moves)
-        moves = clock->movestogo;
-    const double base = t / moves + (inc > 0 ? inc * set->time_inc_pct / 100.0 : 0.0);
-    double hard = base * set->time_hard_pct / 100.0;
-    if (hard > t * set->time_max_pct / 100.0)
-        hard = t * set->time_max_pct / 100.0;
-    double soft = base * set->time_soft_pct / 100.0;
-    if (soft > hard)
-        soft = hard;
-    *hard_ms = hard < 1 ? 1 : (int)hard;
-    *soft_ms = soft < 1 ? 1 : (int)soft;
 }
 
 void search_run(SearchContext *c, const Position *pos, const uint64_t *history, int nhistory,

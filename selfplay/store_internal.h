@@ -4,11 +4,12 @@
  *                   property helpers;
  *   store_write.c   creating, appending, closing, locking;
  *   store_read.c    reading a store and checking what it holds;
+ *   store_rows.c    the checks of the values of one row (or one game's rows);
  *   store_merge.c   merging stores (and repairing one left by a crash);
  *   store_resume.c  opening a store again to append to it (rewriting one
  *                   left by a crash or by an older version: a merge).
- * The calls go one way: merge uses write and read; resume uses all three;
- * write and read use only schema.
+ * The calls go one way: merge uses write, read and rows; resume uses write,
+ * read and merge; write uses only schema, read schema and rows.
  * Included by those files only; everyone else uses h5store.h. */
 #ifndef TAVRELI_STORE_INTERNAL_H
 #define TAVRELI_STORE_INTERNAL_H
@@ -183,15 +184,6 @@ typedef struct {
 TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair,
                           StoreContents *out, TvError *err);
 
-/* What is wrong with the values of game g's rows: its moves m (may be
- * NULL) and positions p (may be NULL), written into why; NULL when nothing
- * is.  Moves: a terminated, printable, non-empty string, a score within
- * +-SCORE_INF, no negative depth, node count or time.  Positions: a
- * terminated TFEN (with `whole`, one that reads), its side to move, the
- * game's result from that side's view, a score within +-SCORE_INF. */
-const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, bool whole,
-                                    char *why, size_t n);
-
 /* Opens a store file for reading: SWMR read first (a store being written or
  * left by a crash), else plain read-only. */
 TvStatus store_open_read(const char *path, hid_t *file, TvError *err);
@@ -212,5 +204,33 @@ TvStatus store_check_weights(hid_t file, const char *path, TvError *err);
  * tournament's INI text (NULL: empty), else the "another configuration"
  * error. */
 TvStatus store_check_config(const char *path, const char *stored_ini, const char *tournament_ini, TvError *err);
+
+/* ---- the values of rows (store_rows.c) ------------------------------------------------ */
+
+/* What is wrong with the values of /games row g (a store of nengines
+ * engines), written into why; NULL when nothing is. */
+const char *store_game_value_problem(const StoredGame *g, int nengines, char *why, size_t n);
+
+/* What is wrong with one /moves row on its own (NULL: nothing). */
+const char *store_move_row_problem(const StoredMove *r);
+
+/* What is wrong with one /positions row on its own (NULL: nothing); the
+ * TFEN reader's message goes to detail; with `whole` the TFEN is read, else
+ * only its side-to-move field is looked at. */
+const char *store_position_row_problem(const StoredPosition *r, bool whole, char *detail, size_t n);
+
+/* A bad row described for a message, with its values, into why. */
+void store_describe_move_row(const StoredMove *r, int64_t row, const char *bad, char *why, size_t n);
+void store_describe_position_row(const StoredPosition *r, int64_t row, const char *bad, const char *detail, char *why,
+                                 size_t n);
+
+/* What is wrong with the values of game g's rows: its moves m (may be
+ * NULL) and positions p (may be NULL), written into why; NULL when nothing
+ * is.  Moves: a terminated, printable, non-empty string, a score within
+ * +-SCORE_INF, no negative depth, node count or time.  Positions: a
+ * terminated TFEN (with `whole`, one that reads), its side to move, the
+ * game's result from that side's view, a score within +-SCORE_INF. */
+const char *store_game_rows_problem(const StoredGame *g, const StoredMove *m, const StoredPosition *p, bool whole,
+                                    char *why, size_t n);
 
 #endif
