@@ -202,35 +202,6 @@ static inline int tavrel_value(const SearchContext *c, Tavrel t)
     return i >= 0 ? c->params.w[EW_top_value + i] : 0;
 }
 
-/* What exchange_estimate computes once per square and node: whether the
- * opponent attacks the square, and the half values of the tavrels under
- * its top (the same for every capture onto it, and for every move of its
- * whole stack).  Bitboards say which entries are filled, so a node clears
- * two words, not a table (callgrind, `tavreli tune` loading the 300-game
- * quick store on one thread: exchange_estimate was 6.7% of the
- * instructions, most of it the loops over tall stacks that this skips). */
-typedef struct {
-    Bitboard att_known, att;
-    Bitboard under_known;
-    int under[64];
-} ExchangeMemo;
-
-static inline void exchange_memo_init(ExchangeMemo *x) { x->att_known = x->att = x->under_known = 0; }
-
-/* The half values of the tavrels under the top of s (the sum of each one's
- * half, rounded as each is). */
-static inline int under_top(const SearchContext *c, const Position *p, Square s, ExchangeMemo *x)
-{
-    if (!(x->under_known & sq_bb(s))) {
-        int v = 0;
-        for (int i = 0; i < p->height[s] - 1; i++)
-            v += tavrel_value(c, p->stack[s][i]) / 2;
-        x->under[s] = v;
-        x->under_known |= sq_bb(s);
-    }
-    return x->under[s];
-}
-
 /* A cheap exchange estimate of a capture (setting qsearch_see): what the
  * target stack holds (its top in full, the tavrels under it at half value:
  * they change hands as prisoners or freed captives) minus, when the
@@ -238,33 +209,30 @@ static inline int under_top(const SearchContext *c, const Position *p, Square s,
  * mover in full, the rest at half).  A moving part topped by the Wizard
  * risks nothing: nothing lands on a Wizard.  Not a true exchange sequence:
  * it is only for ordering and for skipping captures that lose at once. */
-static int exchange_estimate(const SearchContext *c, const Position *p, Move m, ExchangeMemo *x)
+static int exchange_estimate(const SearchContext *c, const Position *p, Move m, int8_t attacked[64])
 {
     const Square from = move_from(m), to = move_to(m);
     const int us = p->side;
     int gain;
     if (move_special(m) == TV_MOVE_ENPASSANT)
         gain = c->params.w[EW_top_value + 4];
-    else
-        gain = tavrel_value(c, p->stack[to][p->height[to] - 1]) + under_top(c, p, to, x);
+    else {
+        const int ht = p->height[to];
+        gain = tavrel_value(c, p->stack[to][ht - 1]);
+        for (int i = 0; i < ht - 1; i++)
+            gain += tavrel_value(c, p->stack[to][i]) / 2;
+    }
     const int h = p->height[from], k = move_k(m);
     const Tavrel mover = p->stack[from][h - 1];
     if (tavrel_kind(mover) == TV_WIZARD)
         return gain;
-    const Bitboard tb = sq_bb(to);
-    if (!(x->att_known & tb)) { /* computed once per square and node */
-        x->att_known |= tb;
-        if (pos_attackers(p, &c->rules, to, us ^ 1))
-            x->att |= tb;
-    }
-    if (!(x->att & tb))
+    if (attacked[to] < 0) /* computed once per square and node */
+        attacked[to] = pos_attackers(p, &c->rules, to, us ^ 1) != 0;
+    if (!attacked[to])
         return gain;
     int risk = tavrel_value(c, mover);
-    if (k == h)
-        risk += under_top(c, p, from, x);
-    else
-        for (int i = h - k; i < h - 1; i++)
-            risk += tavrel_value(c, p->stack[from][i]) / 2;
+    for (int i = h - k; i < h - 1; i++)
+        risk += tavrel_value(c, p->stack[from][i]) / 2;
     return gain - risk;
 }
 
@@ -284,8 +252,9 @@ static void score_moves(const SearchContext *c, const Position *p, const MoveLis
                         int *keys)
 {
     const bool see = c->settings.qsearch_see;
-    ExchangeMemo memo;
-    exchange_memo_init(&memo);
+    int8_t attacked[64];
+    if (see)
+        memset(attacked, -1, sizeof attacked);
     for (int i = 0; i < list->count; i++) {
         Move m = list->moves[i];
         int key;
@@ -294,7 +263,7 @@ static void score_moves(const SearchContext *c, const Position *p, const MoveLis
         else {
             int g = capture_gain(c, p, m);
             if (g >= 0 && see)
-                key = see_key(exchange_estimate(c, p, m, &memo), m);
+                key = see_key(exchange_estimate(c, p, m, attacked), m);
             else if (g >= 0)
                 key = (1 << 28) + g * 64 + move_k(m);
             else if (is_promotion(p, m))
@@ -439,8 +408,9 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
          * hash move, no killers here) */
         int n = 0;
         const bool see = c->settings.qsearch_see;
-        ExchangeMemo memo;
-        exchange_memo_init(&memo);
+        int8_t attacked[64];
+        if (see)
+            memset(attacked, -1, sizeof attacked);
         for (int i = 0; i < list.count; i++) {
             Move m = list.moves[i];
             int k = move_k(m), h = p->height[move_from(m)];
@@ -451,7 +421,7 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
                     continue;
                 key = 1 << 28;
             } else if (see) {
-                int x = exchange_estimate(c, p, m, &memo);
+                int x = exchange_estimate(c, p, m, attacked);
                 if (x < -c->settings.qsearch_see_margin)
                     continue;
                 key = see_key(x, m);
