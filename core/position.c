@@ -54,6 +54,17 @@ static inline void top_bits_set(Position *p, Square s)
     }
 }
 
+/* The hash's keys besides the tavrels: side to move, rights, en passant. */
+static uint64_t hash_state(const Position *p)
+{
+    uint64_t h = zobrist_castling(p->castling);
+    if (p->side == TV_BLACK)
+        h ^= zobrist_side();
+    if (p->ep != TV_NO_SQUARE)
+        h ^= zobrist_ep(p->ep);
+    return h;
+}
+
 void pos_clear(Position *p)
 {
     memset(p, 0, sizeof *p);
@@ -61,7 +72,7 @@ void pos_clear(Position *p)
     p->ep = TV_NO_SQUARE;
     p->side = TV_WHITE;
     p->move_number = 1;
-    p->hash = pos_compute_hash(p);
+    p->hash = 0; /* pos_compute_hash of the empty board, White to move, no rights, no en passant */
 }
 
 bool pos_setup_push(Position *p, Square s, Tavrel t)
@@ -95,15 +106,17 @@ void pos_refresh(Position *p)
     p->by_colour[0] = p->by_colour[1] = 0;
     memset(p->by_kind, 0, sizeof p->by_kind);
     p->wizard[0] = p->wizard[1] = TV_NO_SQUARE;
+    uint64_t h = 0; /* pos_compute_hash, in the same pass (it was a second pass over every tavrel) */
     for (Square s = 0; s < 64; s++) {
         top_bits_set(p, s);
         for (int i = 0; i < p->height[s]; i++) {
             Tavrel t = p->stack[s][i];
             if (tavrel_kind(t) == TV_WIZARD)
                 p->wizard[tavrel_colour(t)] = s;
+            h ^= zobrist_tavrel(s, i, t);
         }
     }
-    p->hash = pos_compute_hash(p);
+    p->hash = h ^ hash_state(p);
 }
 
 uint64_t pos_compute_hash(const Position *p)
@@ -112,12 +125,7 @@ uint64_t pos_compute_hash(const Position *p)
     for (Square s = 0; s < 64; s++)
         for (int i = 0; i < p->height[s]; i++)
             h ^= zobrist_tavrel(s, i, p->stack[s][i]);
-    if (p->side == TV_BLACK)
-        h ^= zobrist_side();
-    h ^= zobrist_castling(p->castling);
-    if (p->ep != TV_NO_SQUARE)
-        h ^= zobrist_ep(p->ep);
-    return h;
+    return h ^ hash_state(p);
 }
 
 bool pos_is_ok(const Position *p, char *why, size_t why_len)
