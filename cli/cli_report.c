@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ladder.h"
 #include "report.h"
 #include "train.h"
 
@@ -77,15 +78,20 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
             outdir = def;
         }
         TvError err;
-        TrainRung *rungs;
-        int nr;
-        if (train_report(files[0], outdir, &rungs, &nr, &err) != TV_OK) {
+        TrainLadder L;
+        if (train_ladder(files[0], &L, &err) != TV_OK) {
             cli_error("%s", err.msg);
             rc = CLI_FAIL;
             goto done;
         }
-        cli_print_ladder(rungs, nr);
-        free(rungs);
+        if (ladder_report_write(&L, files[0], outdir, &err) != TV_OK) {
+            cli_error("%s", err.msg);
+            train_ladder_free(&L);
+            rc = CLI_FAIL;
+            goto done;
+        }
+        cli_print_ladder(L.rungs, L.nrungs);
+        train_ladder_free(&L);
         printf("%s/report.html\n", outdir);
         goto done;
     }

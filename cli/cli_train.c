@@ -70,12 +70,13 @@ static void print_event(const TrainEvent *e, void *user)
 
 void cli_print_ladder(const TrainRung *rungs, int n)
 {
-    printf("generation  Elo vs gen-0  95%% interval        games  direct vs gen-0   measured by\n");
+    printf("generation  Elo vs gen-0  95%% interval    games  direct vs gen-0   measured by\n");
     for (int i = 0; i < n; i++) {
-        char m[128], d[64];
-        printf("gen-%-7d %+8.1f      [%+7.1f, %+7.1f]  %6lld  %-16s  %s\n", rungs[i].generation, rungs[i].elo,
-               rungs[i].lo, rungs[i].hi, (long long)rungs[i].games, train_rung_direct(&rungs[i], d, sizeof d),
-               train_rung_method(&rungs[i], m, sizeof m));
+        char m[128], d[STATS_ELO_TEXT], e[STATS_ELO_TEXT], lo[STATS_ELO_TEXT], hi[STATS_ELO_TEXT];
+        printf("gen-%-7d %8s      [%5s, %5s]  %6lld  %-16s  %s\n", rungs[i].generation,
+               stats_fmt_elo(rungs[i].elo, e, sizeof e), stats_fmt_elo(rungs[i].lo, lo, sizeof lo),
+               stats_fmt_elo(rungs[i].hi, hi, sizeof hi), (long long)rungs[i].games,
+               train_rung_direct(&rungs[i], d, sizeof d), train_rung_method(&rungs[i], m, sizeof m));
     }
 }
 
@@ -93,15 +94,14 @@ static void install_handlers(void)
 /* The ladder of dir on stdout; CLI_OK, or CLI_FAIL after saying why. */
 static int print_ladder(const char *dir)
 {
-    TrainRung *rungs;
-    int nr;
+    TrainLadder L;
     TvError err;
-    if (train_ladder(dir, &rungs, &nr, &err) != TV_OK) {
+    if (train_ladder(dir, &L, &err) != TV_OK) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
-    cli_print_ladder(rungs, nr);
-    free(rungs);
+    cli_print_ladder(L.rungs, L.nrungs);
+    train_ladder_free(&L);
     return CLI_OK;
 }
 

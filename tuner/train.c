@@ -19,8 +19,6 @@
 #include "atomic_file.h"
 #include "h5store.h"
 #include "ratings.h"
-#include "report_doc.h"
-#include "report_plot.h"
 #include "runner.h"
 #include "strbuf.h"
 #include "tournament.h"
@@ -843,27 +841,18 @@ const char *train_rung_method(const TrainRung *r, char *buf, size_t n)
 
 const char *train_rung_direct(const TrainRung *r, char *buf, size_t n)
 {
-    if (isnan(r->direct))
-        snprintf(buf, n, "-");
-    else if (isinf(r->direct))
-        snprintf(buf, n, "%s", r->direct > 0 ? "all won" : "all lost");
-    else
-        snprintf(buf, n, "%+.1f +- %.1f", r->direct, r->direct_err);
-    return buf;
+    return stats_format_elo(&r->direct, buf, n);
 }
 
-/* What the ladder was made of, for the document. */
-typedef struct {
-    int ngen;             /* complete generations */
-    int64_t sprt_games;   /* the games the SPRTs' decisions counted */
-    int64_t confirm_games;
-    int nconfirmed;
-} LadderInfo;
-
-static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, LadderInfo *info, TvError *err)
+void train_ladder_free(TrainLadder *ladder)
 {
-    *rungs_out = NULL;
-    *nrungs_out = 0;
+    free(ladder->rungs);
+    free(ladder->gens);
+    memset(ladder, 0, sizeof *ladder);
+}
+
+TvStatus train_ladder(const char *dir, TrainLadder *info, TvError *err)
+{
     memset(info, 0, sizeof *info);
     if (!train_is_dir(dir))
         return tv_fail(err, TV_ERR_ARG, "%s is not a training folder (no train.ini and gen-0)", dir);
@@ -883,7 +872,10 @@ static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, 
         bool *cf = realloc(confirmed, sizeof *cf * (size_t)(g + 1));
         if (cf)
             confirmed = cf;
-        if (!p || !cf) {
+        TrainGeneration *gs = realloc(info->gens, sizeof *gs * (size_t)g);
+        if (gs)
+            info->gens = gs;
+        if (!p || !cf || !gs) {
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
             break;
         }
@@ -895,6 +887,8 @@ static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, 
         char path[1100];
         gen_path(path, sizeof path, dir, g, "confirmed");
         confirmed[g] = acc && exists(path);
+        info->gens[g - 1] = (TrainGeneration){g, "", res.best, res.llr, res.pairs, confirmed[g]};
+        snprintf(info->gens[g - 1].outcome, sizeof info->gens[g - 1].outcome, "%s", res.outcome);
         /* the SPRT: only the pairs its decision counted (plan order), not
          * the games still in flight when it decided */
         gen_path(path, sizeof path, dir, g, "sprt.h5");
@@ -935,17 +929,13 @@ static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, 
         TrainRung *r = &rungs[nr++];
         r->generation = g;
         r->vs_prev = -1;
-        r->direct = r->direct_err = NAN;
         if (g == 0) {
             r->method = RUNG_REFERENCE;
             r->games = info->nconfirmed ? fc.played[0] : fs.played[0];
         } else if (confirmed[g] && gen_fit_elo(&fc, g, r)) {
             r->method = RUNG_CONFIRMATION;
             r->vs_prev = prev_of[g];
-            PairingStats ps; /* the games list holds generations as players */
-            pairing_stats(conf.g, conf.n, g, 0, &ps);
-            r->direct = ps.elo;
-            r->direct_err = ps.elo_err95;
+            pairing_stats(conf.g, conf.n, g, 0, &r->direct); /* the games list holds generations as players */
         } else {
             r->method = RUNG_SPRT_CHAIN;
             if (!gen_fit_elo(&fs, g, r))
@@ -958,143 +948,9 @@ static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, 
     free(conf.g);
     free(prev_of);
     free(confirmed);
-    if (st != TV_OK) {
-        free(rungs);
-        return st;
-    }
-    *rungs_out = rungs;
-    *nrungs_out = nr;
-    return TV_OK;
-}
-
-TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err)
-{
-    LadderInfo info;
-    return ladder(dir, rungs, nrungs, &info, err);
-}
-
-TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out, int *nrungs_out, TvError *err)
-{
-    TrainRung *rungs;
-    int nr;
-    LadderInfo info;
-    TvStatus st = ladder(dir, &rungs, &nr, &info, err);
+    info->rungs = rungs;
+    info->nrungs = nr;
     if (st != TV_OK)
-        return st;
-    /* the document and the plot */
-    Doc D = {0};
-    StrBuf md = {0}, html = {0};
-    st = doc_make_dirs(outdir, err);
-    if (st == TV_OK) {
-        PlotSet p;
-        plot_begin(&p, outdir);
-        const char **names = calloc((size_t)nr + 1, sizeof *names);
-        double *e = calloc((size_t)nr + 1, sizeof *e), *lo = calloc((size_t)nr + 1, sizeof *lo),
-               *hi = calloc((size_t)nr + 1, sizeof *hi);
-        char(*nb)[32] = calloc((size_t)nr + 1, sizeof *nb);
-        if (!names || !e || !lo || !hi || !nb)
-            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        for (int i = 0; st == TV_OK && i < nr; i++) {
-            snprintf(nb[i], sizeof nb[i], "gen-%d", rungs[i].generation);
-            names[i] = nb[i];
-            e[i] = rungs[i].elo;
-            lo[i] = rungs[i].lo;
-            hi[i] = rungs[i].hi;
-        }
-        if (st == TV_OK)
-            st = plot_elo(&p, "Elo against generation 0 with its 95% interval (accepted generations)", names, e, lo,
-                          hi, nr, err);
-        if (st == TV_OK)
-            st = plot_draw(&p, err);
-        plot_free(&p);
-        free(names);
-        free(e);
-        free(lo);
-        free(hi);
-        free(nb);
-    }
-    if (st == TV_OK) {
-        doc_h1(&D, "Training ladder: %s", dir);
-        int nacc = nr - 1;
-        doc_para(&D,
-                 "%d generations complete, %d accepted, %d of them confirmed. Elo of every accepted generation "
-                 "against generation 0 with its 95%% interval; the last column says how each was measured.",
-                 info.ngen, nacc, info.nconfirmed);
-        doc_para(&D,
-                 "Confirmed generations: one rating fit (BayesElo's model) of all %lld confirmation games of the "
-                 "run, in which each accepted generation played generation 0 and the best before it (`train` "
-                 "does this after each accepted generation, `[train] confirm_pairs` pairs per opponent; `tavreli "
-                 "train --confirm DIR` for a run without). Each version is one player, gen-G, and the interval of "
-                 "its Elo against gen-0 uses the covariance of the two ratings.",
-                 (long long)info.confirm_games);
-        if (info.nconfirmed < nacc)
-            doc_para(&D,
-                     "Generations not confirmed: one rating fit of the %lld SPRT games the tests' decisions "
-                     "counted. Each SPRT played only the generation against the best before it and stopped when "
-                     "the test decided, so such an Elo adds up early-stopped steps: each step is biased away from "
-                     "0, and strength need not add up between versions. Run `tavreli train --confirm %s`.",
-                     (long long)info.sprt_games, dir);
-        doc_para(&D,
-                 "The joint fit assumes that strength adds up between versions (A's Elo over C is A's over B "
-                 "plus B's over C). The column `direct vs gen-0` is each confirmed generation's own games "
-                 "against gen-0 alone, Elo from their score with its 95%% half-width: where it and the joint fit "
-                 "disagree beyond their intervals, strength does not add up between these versions, and a "
-                 "direct match is the better measure of the step from gen-0.");
-        doc_table(&D, "lrrrrrl");
-        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games", "direct vs gen-0",
-                              "measured by"};
-        for (int i = 0; i < 7; i++)
-            doc_cell(&D, "%s", head[i]);
-        for (int i = 0; i < nr; i++) {
-            char m[128];
-            doc_cell(&D, "gen-%d", rungs[i].generation);
-            doc_cell(&D, "%+.1f", rungs[i].elo);
-            doc_cell(&D, "%+.1f", rungs[i].lo);
-            doc_cell(&D, "%+.1f", rungs[i].hi);
-            doc_cell(&D, "%lld", (long long)rungs[i].games);
-            char d[64];
-            doc_cell(&D, "%s", train_rung_direct(&rungs[i], d, sizeof d));
-            doc_cell(&D, "%s", train_rung_method(&rungs[i], m, sizeof m));
-        }
-        doc_img(&D, PLOT_ELO_PNG, "Elo of the accepted generations against generation 0, 95% intervals");
-        doc_h2(&D, "Generations");
-        doc_table(&D, "lllrrl");
-        const char *gh[] = {"generation", "outcome", "best after", "LLR", "SPRT pairs", "confirmed"};
-        for (int i = 0; i < 6; i++)
-            doc_cell(&D, "%s", gh[i]);
-        for (int g = 1; g <= info.ngen; g++) {
-            GenResult res;
-            bool have;
-            if (read_result(dir, g, &res, &have, err) != TV_OK || !have)
-                break;
-            char path[1100];
-            gen_path(path, sizeof path, dir, g, "confirmed");
-            doc_cell(&D, "gen-%d", g);
-            doc_cell(&D, "%s", res.outcome);
-            doc_cell(&D, "gen-%ld", res.best);
-            doc_cell(&D, "%.3f", res.llr);
-            doc_cell(&D, "%ld", res.pairs);
-            doc_cell(&D, "%s", strcmp(res.outcome, "accepted") ? "-" : exists(path) ? "yes" : "no");
-        }
-        if (D.oom)
-            st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
-    }
-    if (st == TV_OK) {
-        doc_render_md(&D, &md);
-        st = doc_render_html(&D, outdir, &html, err);
-    }
-    if (st == TV_OK)
-        st = doc_write_buf(outdir, "ladder.md", &md, err);
-    if (st == TV_OK)
-        st = doc_write_buf(outdir, "report.html", &html, err);
-    doc_free(&D);
-    free(md.s);
-    free(html.s);
-    if (st != TV_OK) {
-        free(rungs);
-        return st;
-    }
-    *rungs_out = rungs;
-    *nrungs_out = nr;
-    return TV_OK;
+        train_ladder_free(info);
+    return st;
 }

@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats.h" /* PairingStats */
 #include "status.h"
 
 typedef struct {
@@ -113,35 +114,55 @@ typedef struct {
     TrainRungMethod method;
     int64_t games;          /* the games of its method that it played */
     int vs_prev;            /* confirmation: the previous best it also played (-1: only gen-0) */
-    /* confirmation: its own games against gen-0 alone, Elo from their score
-     * with the 95% half-width (NAN otherwise; +-INFINITY for a perfect score) */
-    double direct, direct_err;
+    /* confirmation: its own games against gen-0 alone (no games otherwise):
+     * Elo from their score with the 95% half-width */
+    PairingStats direct;
 } TrainRung;
 
 /* The method of a rung in words: "confirmation: 200 games (vs gen-0, gen-1)";
  * buf of n >= 96 bytes. */
 const char *train_rung_method(const TrainRung *r, char *buf, size_t n);
 
-/* The direct column of a rung: "+382.0 +- 113.0", "all won" or "all
- * lost" for a perfect score, "-" without confirmation; buf of n >= 48. */
+/* The direct column of a rung (stats_format_elo): "+382 ± 113", "> +34" or
+ * "< -34" for a perfect score, "-" without confirmation; buf of n >=
+ * STATS_ELO_TEXT. */
 const char *train_rung_direct(const TrainRung *r, char *buf, size_t n);
+
+/* One complete generation of a run, as DIR/gen-G/result says. */
+typedef struct {
+    int generation;
+    char outcome[32]; /* accepted | rejected | inconclusive | no-change */
+    long best;        /* the best's generation afterwards */
+    double llr;
+    long pairs;       /* the SPRT's opening pairs */
+    bool confirmed;   /* accepted, and its confirmation is complete */
+} TrainGeneration;
+
+/* The Elo ladder of a training directory and what it was made of. */
+typedef struct {
+    TrainRung *rungs;      /* generation 0 and every accepted generation */
+    int nrungs;
+    TrainGeneration *gens; /* the complete generations 1..ngen (gens[g - 1]) */
+    int ngen;
+    int64_t sprt_games;    /* the games the SPRTs' decisions counted */
+    int64_t confirm_games; /* the confirmation games */
+    int nconfirmed;        /* confirmed generations */
+} TrainLadder;
 
 /* The Elo ladder of a training directory: every accepted generation's Elo
  * against generation 0 with its 95% interval.  Confirmed generations are
- * rated by one joint fit (BayesElo's model, tuner/ratings.h) of all the
+ * rated by one joint fit (BayesElo's model, stats/ratings.h) of all the
  * confirmation games of the run; a generation without a complete
  * confirmation by one fit of the SPRT games (only the pairs each SPRT's
  * decision counted), which chains early-stopped steps and is biased away
  * from 0.  The joint fit assumes that strength adds up between versions;
  * each confirmed rung also carries its games against gen-0 alone (direct),
- * which do not.  Fills rungs (heap, *nrungs; free()).  Errors: not a training
- * folder, no complete generation, a damaged store. */
-TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err);
+ * which do not.  Fills *ladder (free with train_ladder_free).  Errors: not
+ * a training folder, no complete generation, a damaged store or result.
+ * The ladder's document (ladder.md, report.html, elo.png) is report/'s
+ * (report/ladder.h). */
+TvStatus train_ladder(const char *dir, TrainLadder *ladder, TvError *err);
 
-/* train_ladder, and writes outdir/ladder.md, outdir/report.html and the
- * plot outdir/elo.png (gnuplot): the ladder with each rung's method, and
- * every generation's outcome.  Errors: those of train_ladder, gnuplot
- * missing, an unwritable outdir. */
-TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs, int *nrungs, TvError *err);
+void train_ladder_free(TrainLadder *ladder);
 
 #endif

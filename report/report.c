@@ -55,56 +55,8 @@
 
 /* ---- formatting ------------------------------------------------------------------ */
 
-/* The one way the report writes an Elo value (ratings, their intervals,
- * differences, pairings' Elo and nElo): whole Elo with its sign, and 0
- * without one (never "-0" or "+0.0": a value under half an Elo is 0).  Whole
- * Elo because no interval a run reaches is that narrow: a 95% half-width of
- * 1 Elo near an even score is 1.96 * 695 * sd / sqrt(games), with sd the
- * score's per-game deviation (0.32 to 0.39 at 60% to 40% draws), so it
- * takes 190,000 to 280,000 games. */
-static void fmt_elo(char *buf, size_t n, double x)
-{
-    if (isnan(x))
-        snprintf(buf, n, "n/a");
-    else if (isinf(x))
-        snprintf(buf, n, "%s", x > 0 ? "+inf" : "-inf");
-    else if (fabs(x) < 0.5)
-        snprintf(buf, n, "0");
-    else
-        snprintf(buf, n, "%+.0f", x);
-}
-
-/* An Elo value with its 95% half-width: "+12 ± 30" ("n/a" or "inf" for a
- * half-width that is not finite). */
-static void fmt_elo_pm(char *buf, size_t n, double x, double e)
-{
-    char a[32], b[32];
-    fmt_elo(a, sizeof a, x);
-    if (isfinite(e))
-        snprintf(b, sizeof b, "%.0f", e);
-    else
-        snprintf(b, sizeof b, "%s", isnan(e) ? "n/a" : "inf");
-    snprintf(buf, n, "%.24s ± %.24s", a, b);
-}
-
-/* A pairing's Elo from its score: fmt_elo_pm, or for a perfect score (no
- * finite Elo) the bound the games support at 95%: "> +X" or "< -X". */
-static void fmt_pairing_elo(char *buf, size_t n, const PairingStats *s)
-{
-    int64_t games = s->wins + s->draws + s->losses;
-    char a[32];
-    if (games == 0) {
-        snprintf(buf, n, "-");
-    } else if (s->losses == 0 && s->draws == 0) {
-        fmt_elo(a, sizeof a, stats_perfect_score_bound(games));
-        snprintf(buf, n, "> %s", a);
-    } else if (s->wins == 0 && s->draws == 0) {
-        fmt_elo(a, sizeof a, -stats_perfect_score_bound(games));
-        snprintf(buf, n, "< %s", a);
-    } else {
-        fmt_elo_pm(buf, n, s->elo, s->elo_err95);
-    }
-}
+/* Every Elo value is written by stats.h's one formatter (stats_fmt_elo and
+ * its kin): whole Elo with its sign, and 0 without one. */
 
 static void fmt_pct(char *buf, size_t n, double x)
 {
@@ -1136,7 +1088,7 @@ static void build_doc(const Report *R, Doc *D)
                     h2h = q->games;
             }
             doc_cell(D, "%s", p->name);
-            fmt_elo_pm(a, sizeof a, R->r.elo[ri] - R->r.elo[rb], v > 0 ? STATS_Z975 * sqrt(v) : NAN);
+            stats_fmt_elo_pm(R->r.elo[ri] - R->r.elo[rb], v > 0 ? STATS_Z975 * sqrt(v) : NAN, a, sizeof a);
             doc_cell(D, "%s", a);
             fmt_pct(a, sizeof a, R->r.los[ri * n + rb]);
             doc_cell(D, "%s", a);
@@ -1167,10 +1119,10 @@ static void build_doc(const Report *R, Doc *D)
         const Player *p = &R->players[R->rated_player[ri]];
         doc_cell(D, "%d", i + 1);
         doc_cell(D, "%s", p->name);
-        fmt_elo(a, sizeof a, R->r.elo[ri]);
+        stats_fmt_elo(R->r.elo[ri], a, sizeof a);
         doc_cell(D, "%s", a);
-        fmt_elo(a, sizeof a, R->r.lo[ri]);
-        fmt_elo(b, sizeof b, R->r.hi[ri]);
+        stats_fmt_elo(R->r.lo[ri], a, sizeof a);
+        stats_fmt_elo(R->r.hi[ri], b, sizeof b);
         doc_cell(D, "[%s, %s]", a, b);
         doc_cell(D, "%lld", (long long)p->games);
         fmt_pct(a, sizeof a, p->games ? p->points / (double)p->games : NAN);
@@ -1278,9 +1230,9 @@ static void build_doc(const Report *R, Doc *D)
         doc_cell(D, "%s", a);
         fmt_pct(a, sizeof a, s->draw_rate);
         doc_cell(D, "%s", a);
-        fmt_pairing_elo(a, sizeof a, s);
+        stats_format_elo(s, a, sizeof a);
         doc_cell(D, "%s", a);
-        fmt_elo_pm(a, sizeof a, s->nelo, s->nelo_err95);
+        stats_fmt_elo_pm(s->nelo, s->nelo_err95, a, sizeof a);
         doc_cell(D, "%s", a);
         int ra = R->players[p->a].rated, rb = R->players[p->b].rated;
         fmt_pct(a, sizeof a, R->r.los[ra * R->r.n + rb]);

@@ -1,0 +1,124 @@
+/* ladder.c: the document of a training run's Elo ladder (see ladder.h).
+ * The ladder itself (the rating fits, the rungs) is tuner/train.c's. */
+#include "ladder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_doc.h"
+#include "report_plot.h"
+#include "stats.h"
+#include "strbuf.h"
+
+TvStatus ladder_report_write(const TrainLadder *L, const char *dir, const char *outdir, TvError *err)
+{
+    const TrainRung *rungs = L->rungs;
+    const int nr = L->nrungs;
+    /* the document and the plot */
+    Doc D = {0};
+    StrBuf md = {0}, html = {0};
+    TvStatus st = doc_make_dirs(outdir, err);
+    if (st == TV_OK) {
+        PlotSet p;
+        plot_begin(&p, outdir);
+        const char **names = calloc((size_t)nr + 1, sizeof *names);
+        double *e = calloc((size_t)nr + 1, sizeof *e), *lo = calloc((size_t)nr + 1, sizeof *lo),
+               *hi = calloc((size_t)nr + 1, sizeof *hi);
+        char(*nb)[32] = calloc((size_t)nr + 1, sizeof *nb);
+        if (!names || !e || !lo || !hi || !nb)
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        for (int i = 0; st == TV_OK && i < nr; i++) {
+            snprintf(nb[i], sizeof nb[i], "gen-%d", rungs[i].generation);
+            names[i] = nb[i];
+            e[i] = rungs[i].elo;
+            lo[i] = rungs[i].lo;
+            hi[i] = rungs[i].hi;
+        }
+        if (st == TV_OK)
+            st = plot_elo(&p, "Elo against generation 0 with its 95% interval (accepted generations)", names, e, lo,
+                          hi, nr, err);
+        if (st == TV_OK)
+            st = plot_draw(&p, err);
+        plot_free(&p);
+        free(names);
+        free(e);
+        free(lo);
+        free(hi);
+        free(nb);
+    }
+    if (st == TV_OK) {
+        doc_h1(&D, "Training ladder: %s", dir);
+        int nacc = nr - 1;
+        doc_para(&D,
+                 "%d generations complete, %d accepted, %d of them confirmed. Elo of every accepted generation "
+                 "against generation 0 with its 95%% interval; the last column says how each was measured.",
+                 L->ngen, nacc, L->nconfirmed);
+        doc_para(&D,
+                 "Confirmed generations: one rating fit (BayesElo's model) of all %lld confirmation games of the "
+                 "run, in which each accepted generation played generation 0 and the best before it (`train` "
+                 "does this after each accepted generation, `[train] confirm_pairs` pairs per opponent; `tavreli "
+                 "train --confirm DIR` for a run without). Each version is one player, gen-G, and the interval of "
+                 "its Elo against gen-0 uses the covariance of the two ratings.",
+                 (long long)L->confirm_games);
+        if (L->nconfirmed < nacc)
+            doc_para(&D,
+                     "Generations not confirmed: one rating fit of the %lld SPRT games the tests' decisions "
+                     "counted. Each SPRT played only the generation against the best before it and stopped when "
+                     "the test decided, so such an Elo adds up early-stopped steps: each step is biased away from "
+                     "0, and strength need not add up between versions. Run `tavreli train --confirm %s`.",
+                     (long long)L->sprt_games, dir);
+        doc_para(&D,
+                 "The joint fit assumes that strength adds up between versions (A's Elo over C is A's over B "
+                 "plus B's over C). The column `direct vs gen-0` is each confirmed generation's own games "
+                 "against gen-0 alone, Elo from their score with its 95%% half-width: where it and the joint fit "
+                 "disagree beyond their intervals, strength does not add up between these versions, and a "
+                 "direct match is the better measure of the step from gen-0.");
+        doc_table(&D, "lrrrrrl");
+        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games", "direct vs gen-0",
+                              "measured by"};
+        for (int i = 0; i < 7; i++)
+            doc_cell(&D, "%s", head[i]);
+        for (int i = 0; i < nr; i++) {
+            char m[128];
+            doc_cell(&D, "gen-%d", rungs[i].generation);
+            char x[STATS_ELO_TEXT];
+            doc_cell(&D, "%s", stats_fmt_elo(rungs[i].elo, x, sizeof x));
+            doc_cell(&D, "%s", stats_fmt_elo(rungs[i].lo, x, sizeof x));
+            doc_cell(&D, "%s", stats_fmt_elo(rungs[i].hi, x, sizeof x));
+            doc_cell(&D, "%lld", (long long)rungs[i].games);
+            char d[STATS_ELO_TEXT];
+            doc_cell(&D, "%s", train_rung_direct(&rungs[i], d, sizeof d));
+            doc_cell(&D, "%s", train_rung_method(&rungs[i], m, sizeof m));
+        }
+        doc_img(&D, PLOT_ELO_PNG, "Elo of the accepted generations against generation 0, 95% intervals");
+        doc_h2(&D, "Generations");
+        doc_table(&D, "lllrrl");
+        const char *gh[] = {"generation", "outcome", "best after", "LLR", "SPRT pairs", "confirmed"};
+        for (int i = 0; i < 6; i++)
+            doc_cell(&D, "%s", gh[i]);
+        for (int i = 0; i < L->ngen; i++) {
+            const TrainGeneration *g = &L->gens[i];
+            doc_cell(&D, "gen-%d", g->generation);
+            doc_cell(&D, "%s", g->outcome);
+            doc_cell(&D, "gen-%ld", g->best);
+            doc_cell(&D, "%.3f", g->llr);
+            doc_cell(&D, "%ld", g->pairs);
+            doc_cell(&D, "%s", strcmp(g->outcome, "accepted") ? "-" : g->confirmed ? "yes" : "no");
+        }
+        if (D.oom)
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
+    }
+    if (st == TV_OK) {
+        doc_render_md(&D, &md);
+        st = doc_render_html(&D, outdir, &html, err);
+    }
+    if (st == TV_OK)
+        st = doc_write_buf(outdir, "ladder.md", &md, err);
+    if (st == TV_OK)
+        st = doc_write_buf(outdir, "report.html", &html, err);
+    doc_free(&D);
+    free(md.s);
+    free(html.s);
+    return st;
+}

@@ -1,0 +1,17 @@
+/* ladder.h: the document of a training run's Elo ladder (`tavreli report
+ * TRAINING-DIR`): the ladder tuner/train.h computes (train_ladder), written
+ * as ladder.md, report.html and the plot elo.png. */
+#ifndef TAVRELI_LADDER_H
+#define TAVRELI_LADDER_H
+
+#include "status.h"
+#include "train.h"
+
+/* Writes outdir/ladder.md, outdir/report.html and outdir/elo.png (gnuplot)
+ * for the ladder L of the training folder dir: every rung with its Elo
+ * against gen-0, its interval, its games, its direct games against gen-0 and
+ * how it was measured, then every generation's outcome.  Errors: gnuplot
+ * missing or failing, an unwritable outdir. */
+TvStatus ladder_report_write(const TrainLadder *L, const char *dir, const char *outdir, TvError *err);
+
+#endif
