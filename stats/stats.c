@@ -1,4 +1,5 @@
-/* stats.c: pairing statistics and fishtest's generalised SPRT.  See stats.h. */
+/* stats.c: pairing statistics, fishtest's generalised SPRT and the Elo
+ * formatter.  See stats.h. */
 #include "stats.h"
 
 #include <errno.h>

@@ -1,11 +1,13 @@
-/* stats.h: the statistics a running tournament needs, below the runner:
+/* stats.h: the statistics a running tournament needs, below the runner
+ * (stats/ sits between core/ and selfplay/):
  * the results of one pairing (W/D/L, pentanomial counts, Elo and normalized
  * Elo with their 95% half-widths, LOS), fishtest's generalised SPRT on
  * pentanomial counts, and the SPRT settings as a text attribute of a store
- * (written and read here, side by side).
+ * (written and read here, side by side), and the one Elo formatter of the
+ * program (stats_fmt_elo and its kin).
  *
  * The rating of many versions together (maximum likelihood over every game)
- * is the tuner's (tuner/ratings.h); it builds on these types. */
+ * is in ratings.h, beside it; it builds on these types. */
 #ifndef TAVRELI_STATS_H
 #define TAVRELI_STATS_H
 
