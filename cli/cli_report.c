@@ -78,20 +78,22 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
             outdir = def;
         }
         TvError err;
-        TrainLadder L;
-        if (train_ladder(files[0], &L, &err) != TV_OK) {
+        TrainRung *rungs;
+        int nr;
+        TrainLadderInfo info;
+        if (train_ladder_info(files[0], &rungs, &nr, &info, &err) != TV_OK) {
             cli_error("%s", err.msg);
             rc = CLI_FAIL;
             goto done;
         }
-        if (ladder_report_write(&L, files[0], outdir, &err) != TV_OK) {
+        if (ladder_report_write(files[0], rungs, nr, &info, outdir, &err) != TV_OK) {
             cli_error("%s", err.msg);
-            train_ladder_free(&L);
+            free(rungs);
             rc = CLI_FAIL;
             goto done;
         }
-        cli_print_ladder(L.rungs, L.nrungs);
-        train_ladder_free(&L);
+        cli_print_ladder(rungs, nr);
+        free(rungs);
         printf("%s/report.html\n", outdir);
         goto done;
     }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "stats.h"
 #include "status.h"
 #include "train.h"
 
@@ -94,14 +95,15 @@ static void install_handlers(void)
 /* The ladder of dir on stdout; CLI_OK, or CLI_FAIL after saying why. */
 static int print_ladder(const char *dir)
 {
-    TrainLadder L;
+    TrainRung *rungs;
+    int nr;
     TvError err;
-    if (train_ladder(dir, &L, &err) != TV_OK) {
+    if (train_ladder(dir, &rungs, &nr, &err) != TV_OK) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
-    cli_print_ladder(L.rungs, L.nrungs);
-    train_ladder_free(&L);
+    cli_print_ladder(rungs, nr);
+    free(rungs);
     return CLI_OK;
 }
 

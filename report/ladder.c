@@ -11,10 +11,9 @@
 #include "stats.h"
 #include "strbuf.h"
 
-TvStatus ladder_report_write(const TrainLadder *L, const char *dir, const char *outdir, TvError *err)
+TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, const TrainLadderInfo *info,
+                             const char *outdir, TvError *err)
 {
-    const TrainRung *rungs = L->rungs;
-    const int nr = L->nrungs;
     /* the document and the plot */
     Doc D = {0};
     StrBuf md = {0}, html = {0};
@@ -53,21 +52,21 @@ TvStatus ladder_report_write(const TrainLadder *L, const char *dir, const char *
         doc_para(&D,
                  "%d generations complete, %d accepted, %d of them confirmed. Elo of every accepted generation "
                  "against generation 0 with its 95%% interval; the last column says how each was measured.",
-                 L->ngen, nacc, L->nconfirmed);
+                 info->ngen, nacc, info->nconfirmed);
         doc_para(&D,
                  "Confirmed generations: one rating fit (BayesElo's model) of all %lld confirmation games of the "
                  "run, in which each accepted generation played generation 0 and the best before it (`train` "
                  "does this after each accepted generation, `[train] confirm_pairs` pairs per opponent; `tavreli "
                  "train --confirm DIR` for a run without). Each version is one player, gen-G, and the interval of "
                  "its Elo against gen-0 uses the covariance of the two ratings.",
-                 (long long)L->confirm_games);
-        if (L->nconfirmed < nacc)
+                 (long long)info->confirm_games);
+        if (info->nconfirmed < nacc)
             doc_para(&D,
                      "Generations not confirmed: one rating fit of the %lld SPRT games the tests' decisions "
                      "counted. Each SPRT played only the generation against the best before it and stopped when "
                      "the test decided, so such an Elo adds up early-stopped steps: each step is biased away from "
                      "0, and strength need not add up between versions. Run `tavreli train --confirm %s`.",
-                     (long long)L->sprt_games, dir);
+                     (long long)info->sprt_games, dir);
         doc_para(&D,
                  "The joint fit assumes that strength adds up between versions (A's Elo over C is A's over B "
                  "plus B's over C). The column `direct vs gen-0` is each confirmed generation's own games "
@@ -87,7 +86,7 @@ TvStatus ladder_report_write(const TrainLadder *L, const char *dir, const char *
             doc_cell(&D, "%s", stats_fmt_elo(rungs[i].lo, x, sizeof x));
             doc_cell(&D, "%s", stats_fmt_elo(rungs[i].hi, x, sizeof x));
             doc_cell(&D, "%lld", (long long)rungs[i].games);
-            char d[STATS_ELO_TEXT];
+            char d[64];
             doc_cell(&D, "%s", train_rung_direct(&rungs[i], d, sizeof d));
             doc_cell(&D, "%s", train_rung_method(&rungs[i], m, sizeof m));
         }
@@ -97,14 +96,17 @@ TvStatus ladder_report_write(const TrainLadder *L, const char *dir, const char *
         const char *gh[] = {"generation", "outcome", "best after", "LLR", "SPRT pairs", "confirmed"};
         for (int i = 0; i < 6; i++)
             doc_cell(&D, "%s", gh[i]);
-        for (int i = 0; i < L->ngen; i++) {
-            const TrainGeneration *g = &L->gens[i];
-            doc_cell(&D, "gen-%d", g->generation);
-            doc_cell(&D, "%s", g->outcome);
-            doc_cell(&D, "gen-%ld", g->best);
-            doc_cell(&D, "%.3f", g->llr);
-            doc_cell(&D, "%ld", g->pairs);
-            doc_cell(&D, "%s", strcmp(g->outcome, "accepted") ? "-" : g->confirmed ? "yes" : "no");
+        for (int g = 1; g <= info->ngen; g++) {
+            TrainGeneration gen;
+            bool have;
+            if (train_read_generation(dir, g, &gen, &have, err) != TV_OK || !have)
+                break;
+            doc_cell(&D, "gen-%d", g);
+            doc_cell(&D, "%s", gen.outcome);
+            doc_cell(&D, "gen-%ld", gen.best);
+            doc_cell(&D, "%.3f", gen.llr);
+            doc_cell(&D, "%ld", gen.pairs);
+            doc_cell(&D, "%s", strcmp(gen.outcome, "accepted") ? "-" : gen.confirmed ? "yes" : "no");
         }
         if (D.oom)
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");

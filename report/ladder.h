@@ -8,10 +8,12 @@
 #include "train.h"
 
 /* Writes outdir/ladder.md, outdir/report.html and outdir/elo.png (gnuplot)
- * for the ladder L of the training folder dir: every rung with its Elo
- * against gen-0, its interval, its games, its direct games against gen-0 and
- * how it was measured, then every generation's outcome.  Errors: gnuplot
- * missing or failing, an unwritable outdir. */
-TvStatus ladder_report_write(const TrainLadder *L, const char *dir, const char *outdir, TvError *err);
+ * for the ladder of the training folder dir (train_ladder_info: nr rungs and
+ * info): every rung with its Elo against gen-0, its interval, its games, its
+ * direct games against gen-0 and how it was measured, then every
+ * generation's outcome (train_read_generation).  Errors: gnuplot missing or
+ * failing, an unwritable outdir. */
+TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, const TrainLadderInfo *info,
+                             const char *outdir, TvError *err);
 
 #endif

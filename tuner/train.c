@@ -841,18 +841,19 @@ const char *train_rung_method(const TrainRung *r, char *buf, size_t n)
 
 const char *train_rung_direct(const TrainRung *r, char *buf, size_t n)
 {
-    return stats_format_elo(&r->direct, buf, n);
+    if (isnan(r->direct))
+        snprintf(buf, n, "-");
+    else if (isinf(r->direct))
+        snprintf(buf, n, "%s", r->direct > 0 ? "all won" : "all lost");
+    else
+        stats_fmt_elo_pm(r->direct, r->direct_err, buf, n);
+    return buf;
 }
 
-void train_ladder_free(TrainLadder *ladder)
+static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, TrainLadderInfo *info, TvError *err)
 {
-    free(ladder->rungs);
-    free(ladder->gens);
-    memset(ladder, 0, sizeof *ladder);
-}
-
-TvStatus train_ladder(const char *dir, TrainLadder *info, TvError *err)
-{
+    *rungs_out = NULL;
+    *nrungs_out = 0;
     memset(info, 0, sizeof *info);
     if (!train_is_dir(dir))
         return tv_fail(err, TV_ERR_ARG, "%s is not a training folder (no train.ini and gen-0)", dir);
@@ -872,10 +873,7 @@ TvStatus train_ladder(const char *dir, TrainLadder *info, TvError *err)
         bool *cf = realloc(confirmed, sizeof *cf * (size_t)(g + 1));
         if (cf)
             confirmed = cf;
-        TrainGeneration *gs = realloc(info->gens, sizeof *gs * (size_t)g);
-        if (gs)
-            info->gens = gs;
-        if (!p || !cf || !gs) {
+        if (!p || !cf) {
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
             break;
         }
@@ -887,8 +885,6 @@ TvStatus train_ladder(const char *dir, TrainLadder *info, TvError *err)
         char path[1100];
         gen_path(path, sizeof path, dir, g, "confirmed");
         confirmed[g] = acc && exists(path);
-        info->gens[g - 1] = (TrainGeneration){g, "", res.best, res.llr, res.pairs, confirmed[g]};
-        snprintf(info->gens[g - 1].outcome, sizeof info->gens[g - 1].outcome, "%s", res.outcome);
         /* the SPRT: only the pairs its decision counted (plan order), not
          * the games still in flight when it decided */
         gen_path(path, sizeof path, dir, g, "sprt.h5");
@@ -929,13 +925,17 @@ TvStatus train_ladder(const char *dir, TrainLadder *info, TvError *err)
         TrainRung *r = &rungs[nr++];
         r->generation = g;
         r->vs_prev = -1;
+        r->direct = r->direct_err = NAN;
         if (g == 0) {
             r->method = RUNG_REFERENCE;
             r->games = info->nconfirmed ? fc.played[0] : fs.played[0];
         } else if (confirmed[g] && gen_fit_elo(&fc, g, r)) {
             r->method = RUNG_CONFIRMATION;
             r->vs_prev = prev_of[g];
-            pairing_stats(conf.g, conf.n, g, 0, &r->direct); /* the games list holds generations as players */
+            PairingStats ps; /* the games list holds generations as players */
+            pairing_stats(conf.g, conf.n, g, 0, &ps);
+            r->direct = ps.elo;
+            r->direct_err = ps.elo_err95;
         } else {
             r->method = RUNG_SPRT_CHAIN;
             if (!gen_fit_elo(&fs, g, r))
@@ -948,9 +948,40 @@ TvStatus train_ladder(const char *dir, TrainLadder *info, TvError *err)
     free(conf.g);
     free(prev_of);
     free(confirmed);
-    info->rungs = rungs;
-    info->nrungs = nr;
-    if (st != TV_OK)
-        train_ladder_free(info);
-    return st;
+    if (st != TV_OK) {
+        free(rungs);
+        return st;
+    }
+    *rungs_out = rungs;
+    *nrungs_out = nr;
+    return TV_OK;
+}
+
+TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err)
+{
+    TrainLadderInfo info;
+    return ladder(dir, rungs, nrungs, &info, err);
+}
+
+TvStatus train_ladder_info(const char *dir, TrainRung **rungs, int *nrungs, TrainLadderInfo *info, TvError *err)
+{
+    return ladder(dir, rungs, nrungs, info, err);
+}
+
+TvStatus train_read_generation(const char *dir, int g, TrainGeneration *gen, bool *have, TvError *err)
+{
+    GenResult res;
+    TvStatus st = read_result(dir, g, &res, have, err);
+    memset(gen, 0, sizeof *gen);
+    if (st != TV_OK || !*have)
+        return st;
+    char path[1100];
+    gen_path(path, sizeof path, dir, g, "confirmed");
+    gen->generation = g;
+    snprintf(gen->outcome, sizeof gen->outcome, "%s", res.outcome);
+    gen->best = res.best;
+    gen->llr = res.llr;
+    gen->pairs = res.pairs;
+    gen->confirmed = !strcmp(res.outcome, "accepted") && exists(path);
+    return TV_OK;
 }

@@ -37,7 +37,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats.h" /* PairingStats */
 #include "status.h"
 
 typedef struct {
@@ -114,19 +113,43 @@ typedef struct {
     TrainRungMethod method;
     int64_t games;          /* the games of its method that it played */
     int vs_prev;            /* confirmation: the previous best it also played (-1: only gen-0) */
-    /* confirmation: its own games against gen-0 alone (no games otherwise):
-     * Elo from their score with the 95% half-width */
-    PairingStats direct;
+    /* confirmation: its own games against gen-0 alone, Elo from their score
+     * with the 95% half-width (NAN otherwise; +-INFINITY for a perfect score) */
+    double direct, direct_err;
 } TrainRung;
 
 /* The method of a rung in words: "confirmation: 200 games (vs gen-0, gen-1)";
  * buf of n >= 96 bytes. */
 const char *train_rung_method(const TrainRung *r, char *buf, size_t n);
 
-/* The direct column of a rung (stats_format_elo): "+382 ± 113", "> +34" or
- * "< -34" for a perfect score, "-" without confirmation; buf of n >=
- * STATS_ELO_TEXT. */
+/* The direct column of a rung: "+382 ± 113" (stats_fmt_elo_pm), "all won"
+ * or "all lost" for a perfect score, "-" without confirmation; buf of n >=
+ * 48. */
 const char *train_rung_direct(const TrainRung *r, char *buf, size_t n);
+
+/* The Elo ladder of a training directory: every accepted generation's Elo
+ * against generation 0 with its 95% interval.  Confirmed generations are
+ * rated by one joint fit (BayesElo's model, stats/ratings.h) of all the
+ * confirmation games of the run; a generation without a complete
+ * confirmation by one fit of the SPRT games (only the pairs each SPRT's
+ * decision counted), which chains early-stopped steps and is biased away
+ * from 0.  The joint fit assumes that strength adds up between versions;
+ * each confirmed rung also carries its games against gen-0 alone (direct),
+ * which do not.  Fills rungs (heap, *nrungs; free()).  Errors: not a training
+ * folder, no complete generation, a damaged store. */
+TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err);
+
+/* What a ladder was made of, for its document (report/ladder.h). */
+typedef struct {
+    int ngen;              /* complete generations */
+    int64_t sprt_games;    /* the games the SPRTs' decisions counted */
+    int64_t confirm_games; /* the confirmation games */
+    int nconfirmed;        /* confirmed generations */
+} TrainLadderInfo;
+
+/* train_ladder, and what it was made of.  The ladder's document
+ * (ladder.md, report.html, elo.png) is report/'s (report/ladder.h). */
+TvStatus train_ladder_info(const char *dir, TrainRung **rungs, int *nrungs, TrainLadderInfo *info, TvError *err);
 
 /* One complete generation of a run, as DIR/gen-G/result says. */
 typedef struct {
@@ -138,31 +161,8 @@ typedef struct {
     bool confirmed;   /* accepted, and its confirmation is complete */
 } TrainGeneration;
 
-/* The Elo ladder of a training directory and what it was made of. */
-typedef struct {
-    TrainRung *rungs;      /* generation 0 and every accepted generation */
-    int nrungs;
-    TrainGeneration *gens; /* the complete generations 1..ngen (gens[g - 1]) */
-    int ngen;
-    int64_t sprt_games;    /* the games the SPRTs' decisions counted */
-    int64_t confirm_games; /* the confirmation games */
-    int nconfirmed;        /* confirmed generations */
-} TrainLadder;
-
-/* The Elo ladder of a training directory: every accepted generation's Elo
- * against generation 0 with its 95% interval.  Confirmed generations are
- * rated by one joint fit (BayesElo's model, stats/ratings.h) of all the
- * confirmation games of the run; a generation without a complete
- * confirmation by one fit of the SPRT games (only the pairs each SPRT's
- * decision counted), which chains early-stopped steps and is biased away
- * from 0.  The joint fit assumes that strength adds up between versions;
- * each confirmed rung also carries its games against gen-0 alone (direct),
- * which do not.  Fills *ladder (free with train_ladder_free).  Errors: not
- * a training folder, no complete generation, a damaged store or result.
- * The ladder's document (ladder.md, report.html, elo.png) is report/'s
- * (report/ladder.h). */
-TvStatus train_ladder(const char *dir, TrainLadder *ladder, TvError *err);
-
-void train_ladder_free(TrainLadder *ladder);
+/* Reads generation g's result; *have false when g is not complete.
+ * Errors: a damaged result file (named, with the advice to delete it). */
+TvStatus train_read_generation(const char *dir, int g, TrainGeneration *gen, bool *have, TvError *err);
 
 #endif
