@@ -38,8 +38,10 @@ static const char REPORT_HELP[] =
     "\n"
     "Given the folder of a 'tavreli train' run, writes the Elo ladder of its\n"
     "accepted generations against generation 0 with 95% intervals (ladder.md,\n"
-    "report.html, elo.png) into DIR (default TRAINING-DIR/report): one rating\n"
-    "fit of the confirmation games, each rung saying how it was measured.\n";
+    "report.html, elo.png) into DIR (default TRAINING-DIR/report): each\n"
+    "confirmed generation from its confirmation games against generation 0,\n"
+    "the step over the previous best beside it, each rung saying how it was\n"
+    "measured.\n";
 
 typedef struct {
     const char *out, *tuning_log, *baseline;

@@ -24,7 +24,7 @@ static const char TRAIN_HELP[] =
     "(default results/NAME): per generation gen-G/selfplay.h5, tuned.ini,\n"
     "tune.log, sprt.h5, result, and confirm-gen-O.h5 and confirmed. Run it again\n"
     "after an interruption to resume. At the end it prints the Elo ladder of\n"
-    "the accepted generations (one rating fit of the confirmation games);\n"
+    "the accepted generations (each from its confirmation games against gen-0);\n"
     "'tavreli report DIR' writes it with a plot.\n"
     "\n"
     "  --out DIR      where the run is kept (default results/NAME)\n"
@@ -71,13 +71,13 @@ static void print_event(const TrainEvent *e, void *user)
 
 void cli_print_ladder(const TrainRung *rungs, int n)
 {
-    printf("generation  Elo vs gen-0  95%% interval    games  direct vs gen-0   measured by\n");
+    printf("generation  Elo vs gen-0  95%% interval    games  step over the previous best  measured by\n");
     for (int i = 0; i < n; i++) {
-        char m[128], d[STATS_ELO_TEXT], e[STATS_ELO_TEXT], lo[STATS_ELO_TEXT], hi[STATS_ELO_TEXT];
-        printf("gen-%-7d %8s      [%5s, %5s]  %6lld  %-16s  %s\n", rungs[i].generation,
+        char m[128], d[64], e[STATS_ELO_TEXT], lo[STATS_ELO_TEXT], hi[STATS_ELO_TEXT];
+        printf("gen-%-7d %8s      [%5s, %5s]  %6lld  %-27s  %s\n", rungs[i].generation,
                stats_fmt_elo(rungs[i].elo, e, sizeof e), stats_fmt_elo(rungs[i].lo, lo, sizeof lo),
                stats_fmt_elo(rungs[i].hi, hi, sizeof hi), (long long)rungs[i].games,
-               train_rung_direct(&rungs[i], d, sizeof d), train_rung_method(&rungs[i], m, sizeof m));
+               train_rung_step(&rungs[i], d, sizeof d), train_rung_method(&rungs[i], m, sizeof m));
     }
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "option.h"
 
 void engine_default(EngineVersion *e)
 {
@@ -37,17 +38,6 @@ static int fail(Reader *r, const char *fmt, const char *a, const char *b)
     return 0;
 }
 
-
-static bool parse_bool(const char *s, int *out)
-{
-    if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "1") || !strcmp(s, "on"))
-        *out = 1;
-    else if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "0") || !strcmp(s, "off"))
-        *out = 0;
-    else
-        return false;
-    return true;
-}
 
 static int read_weight(Reader *r, const WeightInfo *w, const char *value)
 {
@@ -137,21 +127,18 @@ static int handler(void *user, const char *section, const char *name, const char
                 return fail(r, "unknown key '%s' in [%s] (known: depth, nodes, movetime and the settings listed in "
                                "configs/engines/default.ini)",
                             name, section);
+            /* setting i is option i of the table (core/option.h) */
             const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
-            if (si->type == SEARCH_SETTING_BOOL) {
-                if (!parse_bool(value, &b))
-                    return fail(r, "search %s '%s' must be yes or no", si->name, value);
-            } else {
-                if (!tv_parse_long(value, si->lo, si->hi, &v)) {
-                    char range[64];
-                    snprintf(range, sizeof range, "%d to %d", si->lo, si->hi);
-                    char what[160];
-                    snprintf(what, sizeof what, "search %s '%.60s'", si->name, value);
-                    return fail(r, "%s must be a whole number from %s", what, range);
-                }
-                b = (int)v;
+            if (option_parse_value(i, value, &b, NULL) != TV_OK) {
+                if (si->type == SEARCH_SETTING_BOOL)
+                    return fail(r, "search %s '%s' must be yes or no (or true/false, on/off, 1/0)", si->name, value);
+                char range[64];
+                snprintf(range, sizeof range, "%d to %d", si->lo, si->hi);
+                char what[160];
+                snprintf(what, sizeof what, "search %s '%.60s'", si->name, value);
+                return fail(r, "%s must be a whole number from %s", what, range);
             }
-            *search_setting_field(&r->e->settings, i) = b;
+            option_set(r->e, i, b, NULL);
         }
         return 1;
     }
@@ -275,7 +262,7 @@ TvStatus engine_write(const char *path, const EngineVersion *e, const char *extr
         const SearchSettingInfo *si = &SEARCH_SETTING_INFO[i];
         int v = search_setting_value(&e->settings, i);
         if (si->type == SEARCH_SETTING_BOOL)
-            fprintf(f, "# %s (yes or no)\n%s = %s\n", si->meaning, si->name, v ? "yes" : "no");
+            fprintf(f, "# %s (yes or no)\n%s = %s\n", si->meaning, si->name, option_bool_text(v, OPTION_SPELL_INI));
         else
             fprintf(f, "# %s (bounds %d..%d)\n%s = %d\n", si->meaning, si->lo, si->hi, si->name, v);
     }

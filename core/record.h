@@ -10,6 +10,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "position.h"
+#include "rule_options.h"
 #include "status.h"
 #include "tfen.h"
 
@@ -41,36 +42,6 @@ TvStatus records_read_file(const char *path, RecordList *out, TvError *err);
 TvStatus records_read_string(const char *text, const char *name, RecordList *out, TvError *err);
 
 void records_free(RecordList *list);
-
-/* The rule options (docs/rules.md section 10), declared once in record.c:
- * each has a name and its values, values[0] the default; `boolean` options
- * have the values "no" and "yes" (the engine protocol declares them as a
- * check box, the others as a combo).  The value of option i in an Options
- * is an index into values. */
-#define TV_NRULE_OPTIONS 3
-typedef struct {
-    const char *name;
-    const char *values[4];
-    int nvalues;
-    bool boolean;
-} RuleOptionInfo;
-
-/* Option i (0 <= i < TV_NRULE_OPTIONS), or NULL. */
-const RuleOptionInfo *rule_option_info(int i);
-/* The index of the option called name, or -1. */
-int rule_option_find(const char *name);
-/* The value index of option i in o, and setting it. */
-int rule_option_get(const Options *o, int i);
-void rule_option_set(Options *o, int i, int value);
-
-/* Parses "slide_over_own=no enpassant=combatant ending=checkmate" (any subset,
- * any order) into o, starting from the defaults.  Also used by the command
- * line's --option name=value (one pair per call). */
-TvStatus options_parse(const char *text, Options *o, TvError *err);
-TvStatus options_set(Options *o, const char *name, const char *value, TvError *err);
-
-/* Writes options as "slide_over_own=no enpassant=combatant ending=checkmate". */
-char *options_to_str(const Options *o, char *buf, size_t n);
 
 /* The result of replaying one game. */
 typedef struct {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -59,6 +60,18 @@ bool tv_parse_long(const char *s, long lo, long hi, long *out)
         return false;
     *out = v;
     return true;
+}
+
+bool tv_parse_bool(const char *s, int *out)
+{
+    static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false", "off", "0"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+            *out = !strcasecmp(s, yes[i]);
+            return true;
+        }
+    }
+    return false;
 }
 
 TvStatus tv_check_regular_file(const char *path, const char *what, TvError *err)

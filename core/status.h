@@ -46,6 +46,11 @@ TvStatus tv_fail(TvError *err, TvStatus s, const char *fmt, ...)
  * false on anything else.  Shared by the INI readers. */
 bool tv_parse_long(const char *s, long lo, long hi, long *out);
 
+/* Parses a boolean: yes/no, true/false, on/off or 1/0, in any case, into
+ * *out (1 or 0); false on anything else.  Every reader of a boolean (INI
+ * files, the engine protocol, --option) goes through it (core/option.h). */
+bool tv_parse_bool(const char *s, int *out);
+
 /* TV_OK when path is a regular file (following links); else the errors of
  * tv_read_file below: cannot open, is a directory, not a regular file.
  * Checked before opening anything that would block on a FIFO. */

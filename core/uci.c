@@ -580,18 +580,12 @@ TvStatus uci_rule_option_set(Options *o, const char *name, const char *value, bo
     *is_rule = i >= 0;
     if (i < 0)
         return TV_OK;
-    UciOption decl;
-    uci_rule_option_decl(i, &decl);
-    TvStatus st = uci_option_check_value(&decl, value, err);
-    if (st != TV_OK)
-        return st;
-    const RuleOptionInfo *r = rule_option_info(i);
-    if (r->boolean) {
-        rule_option_set(o, i, !strcmp(value, "true"));
-        return TV_OK;
+    const int v = rule_option_value_find(i, value);
+    if (v < 0) {
+        UciOption decl;
+        uci_rule_option_decl(i, &decl);
+        return uci_option_check_value(&decl, value, err); /* fails, saying what it takes */
     }
-    for (int v = 0; v < r->nvalues; v++)
-        if (!strcmp(value, r->values[v]))
-            rule_option_set(o, i, v);
+    rule_option_set(o, i, v);
     return TV_OK;
 }

@@ -164,8 +164,9 @@ TvStatus uci_option_check_value(const UciOption *opt, const char *value, TvError
 void uci_rule_option_decl(int i, UciOption *opt);
 const char *uci_rule_option_value(const Options *o, int i);
 
-/* Sets the rule option called name in o from a setoption value ("true",
- * "false" for the check, a var for a combo).  *is_rule says whether name is
+/* Sets the rule option called name in o from a setoption value (for the
+ * check "true" or "false", or any other spelling of tv_parse_bool; a var for
+ * a combo).  *is_rule says whether name is
  * a rule option at all (o is untouched when not).  Errors (TV_ERR_ARG): a
  * value the option does not take. */
 TvStatus uci_rule_option_set(Options *o, const char *name, const char *value, bool *is_rule, TvError *err);

@@ -20,19 +20,16 @@
 #include "eval.h"
 #include "movegen.h"
 #include "notation.h"
+#include "option.h"
 #include "record.h"
 #include "search.h"
 #include "strbuf.h"
 #include "uci.h"
 
-/* The option of the protocol that stands for the search setting hash_mb. */
-#define HASH_OPTION "Hash"
-
 typedef struct {
     FILE *out;
     pthread_mutex_t out_lock;
-    EvalParams params;
-    SearchSettings settings;
+    EngineVersion eng;  /* its weights and settings: options of core/option.h */
     Options rules;
     SearchContext *ctx; /* NULL until needed, and after an option change */
     bool fresh;         /* ctx was just made or cleared (ucinewgame) */
@@ -64,63 +61,53 @@ static void say(Uci *u, const char *fmt, ...)
 
 /* ---- options ----------------------------------------------------------------- */
 
-/* The declaration of every option, in the order `uci` lists them: Hash,
- * Threads, the search settings, the weight elements, the rule options.
- * Option k is returned in *d; false past the last. */
-static bool option_decl(const Uci *u, int k, UciOption *d)
+/* Threads: the only option of the protocol that is not in the table of
+ * engine options (core/option.h); this engine searches on one thread. */
+static void threads_decl(UciOption *d)
 {
     memset(d, 0, sizeof *d);
-    if (k == 0) {
-        const SearchSettingInfo *h = &SEARCH_SETTING_INFO[SS_hash_mb];
-        snprintf(d->name, sizeof d->name, "%s", HASH_OPTION);
-        d->type = UCI_OPT_SPIN;
-        snprintf(d->def, sizeof d->def, "%d", u->settings.hash_mb);
-        d->min = h->lo;
-        d->max = h->hi;
-        return true;
-    }
+    snprintf(d->name, sizeof d->name, "Threads");
+    d->type = UCI_OPT_SPIN;
+    snprintf(d->def, sizeof d->def, "1");
+    d->min = d->max = 1;
+}
+
+/* The declaration of every option, in the order `uci` lists them: Hash
+ * (option 0 of the table), Threads, the rest of the table (the search
+ * settings, the weight elements), the rule options.  Option k is returned
+ * in *d; false past the last. */
+static bool option_decl(const Uci *u, int k, UciOption *d)
+{
     if (k == 1) {
-        snprintf(d->name, sizeof d->name, "Threads");
-        d->type = UCI_OPT_SPIN;
-        snprintf(d->def, sizeof d->def, "1");
-        d->min = d->max = 1;
+        threads_decl(d);
         return true;
     }
-    k -= 2;
-    if (k < SEARCH_NSETTINGS) {
-        const SearchSettingInfo *s = &SEARCH_SETTING_INFO[k];
-        snprintf(d->name, sizeof d->name, "%s", k == SS_hash_mb ? "" : s->name);
-        const int v = search_setting_value(&u->settings, k);
-        if (s->type == SEARCH_SETTING_BOOL) {
+    memset(d, 0, sizeof *d);
+    int t = k == 0 ? 0 : k - 1;
+    OptionInfo o;
+    if (option_info(t, &o)) {
+        snprintf(d->name, sizeof d->name, "%s", o.name);
+        const int v = option_get(&u->eng, t);
+        option_value_text(t, v, OPTION_SPELL_PROTOCOL, d->def, sizeof d->def);
+        if (o.type == OPTION_BOOL) {
             d->type = UCI_OPT_CHECK;
-            snprintf(d->def, sizeof d->def, "%s", v ? "true" : "false");
         } else {
             d->type = UCI_OPT_SPIN;
-            snprintf(d->def, sizeof d->def, "%d", v);
-            d->min = s->lo;
-            d->max = s->hi;
+            d->min = o.lo;
+            d->max = o.hi;
         }
         return true;
     }
-    k -= SEARCH_NSETTINGS;
-    if (k < EVAL_NWEIGHTS) {
-        const WeightInfo *w = eval_weight_info_of(k);
-        eval_weight_element_name(k, d->name, sizeof d->name);
-        d->type = UCI_OPT_SPIN;
-        snprintf(d->def, sizeof d->def, "%d", u->params.w[k]);
-        d->min = w->lo;
-        d->max = w->hi;
-        return true;
-    }
-    k -= EVAL_NWEIGHTS;
-    if (k < TV_NRULE_OPTIONS) {
-        uci_rule_option_decl(k, d);
+    t -= option_count();
+    if (t < TV_NRULE_OPTIONS) {
+        uci_rule_option_decl(t, d);
         return true;
     }
     return false;
 }
 
-/* Sets option name to value; an error explains why not. */
+/* Sets option name to value (a check takes every boolean spelling of
+ * tv_parse_bool); an error explains why not. */
 static TvStatus set_option(Uci *u, const char *name, const char *value, TvError *err)
 {
     bool is_rule = false;
@@ -128,21 +115,17 @@ static TvStatus set_option(Uci *u, const char *name, const char *value, TvError 
         return err->status;
     if (is_rule)
         return TV_OK;
-    UciOption d;
-    for (int k = 0; option_decl(u, k, &d); k++) {
-        if (!d.name[0] || strcasecmp(d.name, name))
-            continue;
-        if (uci_option_check_value(&d, value, err) != TV_OK)
+    const int k = option_find(name);
+    if (k >= 0) {
+        int v;
+        if (option_parse_value(k, value, &v, err) != TV_OK)
             return err->status;
-        const int v = d.type == UCI_OPT_CHECK ? !strcmp(value, "true") : atoi(value);
-        if (k == 0)
-            u->settings.hash_mb = v;
-        else if (k >= 2 && k < 2 + SEARCH_NSETTINGS)
-            *search_setting_field(&u->settings, k - 2) = v;
-        else if (k >= 2 + SEARCH_NSETTINGS && k < 2 + SEARCH_NSETTINGS + EVAL_NWEIGHTS)
-            u->params.w[k - 2 - SEARCH_NSETTINGS] = v;
-        return TV_OK; /* Threads: 1 is its only value */
+        return option_set(&u->eng, k, v, err);
     }
+    UciOption threads;
+    threads_decl(&threads);
+    if (!strcasecmp(name, threads.name))
+        return uci_option_check_value(&threads, value, err); /* 1 is its only value */
     return tv_fail(err, TV_ERR_ARG, "no option '%s' (see the answer to 'uci')", name);
 }
 
@@ -154,10 +137,10 @@ static bool ensure_context(Uci *u)
 {
     if (u->ctx)
         return true;
-    SearchSettings set = u->settings;
+    SearchSettings set = u->eng.settings;
     const int min_mb = SEARCH_SETTING_INFO[SS_hash_mb].lo;
     for (;;) {
-        u->ctx = search_alloc(&u->params, &u->rules, &set);
+        u->ctx = search_alloc(&u->eng.params, &u->rules, &set);
         if (u->ctx || set.hash_mb <= min_mb)
             break;
         set.hash_mb /= 2;
@@ -166,13 +149,13 @@ static bool ensure_context(Uci *u)
     }
     if (!u->ctx) {
         say(u, "info string out of memory: not even a %d MiB hash table can be allocated (Hash %d MiB asked)",
-            min_mb, u->settings.hash_mb);
+            min_mb, u->eng.settings.hash_mb);
         return false;
     }
-    if (set.hash_mb != u->settings.hash_mb)
+    if (set.hash_mb != u->eng.settings.hash_mb)
         say(u, "info string out of memory for Hash %d MiB: searching with a %d MiB hash table instead (set a "
                "smaller Hash)",
-            u->settings.hash_mb, set.hash_mb);
+            u->eng.settings.hash_mb, set.hash_mb);
     search_set_stop_flag(u->ctx, &u->stop);
     u->fresh = true;
     return true;
@@ -345,8 +328,7 @@ TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvErro
         return tv_fail(err, TV_ERR_LIMIT, "out of memory for the engine");
     u->out = out;
     pthread_mutex_init(&u->out_lock, NULL);
-    u->params = engine->params;
-    u->settings = engine->settings;
+    u->eng = *engine;
     set_start_position(u);
     TvStatus st = TV_OK;
     char *line = NULL;

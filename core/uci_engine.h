@@ -2,10 +2,12 @@
  * (docs/protocol.md) on a pair of streams: `tavreli uci` runs it on stdin
  * and stdout.
  *
- * Options: Hash (MiB), Threads (1), every search setting of search.def
- * (check or spin) but hash_mb (that is Hash), every evaluation weight
- * element of weights.def (spin, named as the tuner names it: "top_value[1]"),
- * and the rule options.  The search runs on a thread of its own, so that
+ * Options: declared from the table of engine options (core/option.h): Hash
+ * (MiB, the setting hash_mb), Threads (1), every other search setting of
+ * search.def (check or spin), every evaluation weight element of
+ * weights.def (spin, named as the tuner names it: "top_value[1]"), then the
+ * rule options (core/rule_options.h).  A check takes true or false, and
+ * also every other boolean spelling (yes/no, on/off, 1/0).  The search runs on a thread of its own, so that
  * `stop` and `isready` are answered while it thinks.  Every `go` gets one
  * bestmove, whatever it asks (docs/protocol.md, "The built-in engine: every
  * go answered"): a command that changes what a search reads stops a running

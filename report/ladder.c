@@ -1,7 +1,9 @@
 /* ladder.c: the document of a training run's Elo ladder (see ladder.h).
- * The ladder itself (the rating fits, the rungs) is tuner/train.c's. */
+ * The ladder itself (the rungs and how each was measured) is
+ * tuner/train.c's. */
 #include "ladder.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +32,9 @@ TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, co
         for (int i = 0; st == TV_OK && i < nr; i++) {
             snprintf(nb[i], sizeof nb[i], "gen-%d", rungs[i].generation);
             names[i] = nb[i];
-            e[i] = rungs[i].elo;
-            lo[i] = rungs[i].lo;
-            hi[i] = rungs[i].hi;
+            e[i] = rungs[i].elo; /* a perfect score's open end drawn at its bound */
+            lo[i] = isfinite(rungs[i].lo) ? rungs[i].lo : rungs[i].elo;
+            hi[i] = isfinite(rungs[i].hi) ? rungs[i].hi : rungs[i].elo;
         }
         if (st == TV_OK)
             st = plot_elo(&p, "Elo against generation 0 with its 95% interval (accepted generations)", names, e, lo,
@@ -54,28 +56,27 @@ TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, co
                  "against generation 0 with its 95%% interval; the last column says how each was measured.",
                  info->ngen, nacc, info->nconfirmed);
         doc_para(&D,
-                 "Confirmed generations: one rating fit (BayesElo's model) of all %lld confirmation games of the "
-                 "run, in which each accepted generation played generation 0 and the best before it (`train` "
-                 "does this after each accepted generation, `[train] confirm_pairs` pairs per opponent; `tavreli "
-                 "train --confirm DIR` for a run without). Each version is one player, gen-G, and the interval of "
-                 "its Elo against gen-0 uses the covariance of the two ratings.",
+                 "How each step was measured. A confirmed generation (`train` confirms each accepted generation, "
+                 "`[train] confirm_pairs` opening pairs against gen-0 and as many against the best before it; "
+                 "`tavreli train --confirm DIR` for a run without; %lld confirmation games in all) is rated by its "
+                 "own confirmation games against gen-0 alone: the Elo of its score with the 95%% half-width, the "
+                 "numbers `tavreli selfplay` prints for a match of the two, so the interval is that of a direct "
+                 "match against gen-0. Its games against the previous best are the `step` column beside it, "
+                 "measured the same way; they do not enter its Elo. Strength need not add up between versions: "
+                 "a generation may beat the one before it clearly and gen-0 hardly more, so the steps need not "
+                 "sum to the Elo.",
                  (long long)info->confirm_games);
         if (info->nconfirmed < nacc)
             doc_para(&D,
-                     "Generations not confirmed: one rating fit of the %lld SPRT games the tests' decisions "
-                     "counted. Each SPRT played only the generation against the best before it and stopped when "
-                     "the test decided, so such an Elo adds up early-stopped steps: each step is biased away from "
-                     "0, and strength need not add up between versions. Run `tavreli train --confirm %s`.",
+                     "Generations not confirmed: one rating fit (BayesElo's model) of the %lld SPRT games the "
+                     "tests' decisions counted. Each SPRT played only the generation against the best before it "
+                     "and stopped when the test decided, so such an Elo adds up early-stopped steps: each step is "
+                     "biased away from 0, and strength need not add up between versions. Run `tavreli train "
+                     "--confirm %s`.",
                      (long long)info->sprt_games, dir);
-        doc_para(&D,
-                 "The joint fit assumes that strength adds up between versions (A's Elo over C is A's over B "
-                 "plus B's over C). The column `direct vs gen-0` is each confirmed generation's own games "
-                 "against gen-0 alone, Elo from their score with its 95%% half-width: where it and the joint fit "
-                 "disagree beyond their intervals, strength does not add up between these versions, and a "
-                 "direct match is the better measure of the step from gen-0.");
         doc_table(&D, "lrrrrrl");
-        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games", "direct vs gen-0",
-                              "measured by"};
+        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games vs gen-0",
+                              "step over the previous best", "measured by"};
         for (int i = 0; i < 7; i++)
             doc_cell(&D, "%s", head[i]);
         for (int i = 0; i < nr; i++) {
@@ -87,7 +88,7 @@ TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, co
             doc_cell(&D, "%s", stats_fmt_elo(rungs[i].hi, x, sizeof x));
             doc_cell(&D, "%lld", (long long)rungs[i].games);
             char d[64];
-            doc_cell(&D, "%s", train_rung_direct(&rungs[i], d, sizeof d));
+            doc_cell(&D, "%s", train_rung_step(&rungs[i], d, sizeof d));
             doc_cell(&D, "%s", train_rung_method(&rungs[i], m, sizeof m));
         }
         doc_img(&D, PLOT_ELO_PNG, "Elo of the accepted generations against generation 0, 95% intervals");

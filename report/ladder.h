@@ -9,9 +9,9 @@
 
 /* Writes outdir/ladder.md, outdir/report.html and outdir/elo.png (gnuplot)
  * for the ladder of the training folder dir (train_ladder_info: nr rungs and
- * info): every rung with its Elo against gen-0, its interval, its games, its
- * direct games against gen-0 and how it was measured, then every
- * generation's outcome (train_read_generation).  Errors: gnuplot missing or
+ * info): every rung with its Elo against gen-0, its interval, its games
+ * against gen-0, its step over the previous best and how it was measured,
+ * then every generation's outcome (train_read_generation).  Errors: gnuplot missing or
  * failing, an unwritable outdir. */
 TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, const TrainLadderInfo *info,
                              const char *outdir, TvError *err);

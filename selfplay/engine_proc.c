@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "option.h"
 #include "strbuf.h"
 
 /* Lines the harness remembers for its error messages, of stdout and of
@@ -679,11 +680,16 @@ static TvStatus send_options(EngineProc *p, const EngineProcSpec *spec, TvError 
                            "option%s (see its answer to 'uci')",
                            p->label, p->command, spec->option_names[i], spec->option_names[i], p->noptions,
                            p->noptions == 1 ? "" : "s");
+        /* a check takes every boolean spelling (tv_parse_bool), sent as the protocol's true/false */
+        const char *value = spec->option_values[i];
+        int b;
+        if (have->type == UCI_OPT_CHECK && tv_parse_bool(value, &b))
+            value = option_bool_text(b, OPTION_SPELL_PROTOCOL);
         TvError e;
-        if (uci_option_check_value(have, spec->option_values[i], &e) != TV_OK)
+        if (uci_option_check_value(have, value, &e) != TV_OK)
             return tv_fail(err, TV_ERR_ARG, "engine '%s' (%s): option.%s = %s: %s", p->label, p->command,
                            spec->option_names[i], spec->option_values[i], e.msg);
-        if (set_option(p, have->name, have->type == UCI_OPT_BUTTON ? NULL : spec->option_values[i], err) != TV_OK)
+        if (set_option(p, have->name, have->type == UCI_OPT_BUTTON ? NULL : value, err) != TV_OK)
             return err ? err->status : TV_ERR_IO;
     }
     return TV_OK;

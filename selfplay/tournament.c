@@ -26,7 +26,9 @@
 #include "engine_proc.h"
 #include "match.h"
 #include "movegen.h"
+#include "option.h"
 #include "record.h"
+#include "rule_options.h"
 #include "rng.h"
 #include "search.h"
 
@@ -219,6 +221,7 @@ typedef struct {
     bool has_limit[3];
     long limit[3];    /* depth, nodes, movetime */
     bool has_tc;
+    int option_line[TOURNAMENT_MAX_OPTIONS]; /* of each option.NAME key */
 } EngineSection;
 
 typedef struct {
@@ -449,9 +452,13 @@ static int tournament_key(Reader *r, const char *name, const char *value)
 
 static int rules_key(Reader *r, const char *name, const char *value)
 {
-    if (strcmp(name, "slide_over_own") && strcmp(name, "enpassant") && strcmp(name, "ending"))
-        return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [rules] (known: slide_over_own, enpassant, ending)",
-                     name);
+    if (rule_option_find(name) < 0) {
+        char known[128] = "";
+        for (int i = 0; i < TV_NRULE_OPTIONS; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     rule_option_info(i)->name);
+        return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [rules] (known: %s)", name, known);
+    }
     TvError e;
     tv_error_clear(&e);
     if (options_set(&r->t->rules, name, value, &e) != TV_OK)
@@ -480,8 +487,9 @@ static int openings_key(Reader *r, const char *name, const char *value)
         return 1;
     }
     if (!strcmp(name, "per_game")) {
-        if (!strcmp(value, "yes") || !strcmp(value, "no")) {
-            o->per_game = value[0] == 'y';
+        int b;
+        if (tv_parse_bool(value, &b)) {
+            o->per_game = b;
             r->per_game_line = r->line;
             return 1;
         }
@@ -493,9 +501,10 @@ static int openings_key(Reader *r, const char *name, const char *value)
         return int_key(r, "openings", name, value, 1, 10000, " (centi-combatants)", &o->sample_temperature);
     if (!strcmp(name, "cycle")) {
         r->cycle_line = r->line;
-        if (strcmp(value, "yes") && strcmp(value, "no"))
+        int b;
+        if (!tv_parse_bool(value, &b))
             return failf(r, r->line, TV_ERR_PARSE, "[openings] cycle '%s' must be yes or no", value);
-        o->cycle = value[0] == 'y';
+        o->cycle = b;
         return 1;
     }
     if (!strcmp(name, "order")) {
@@ -630,6 +639,7 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
                          TOURNAMENT_MAX_OPTIONS);
         copy_str(te->option_names[te->noptions], sizeof te->option_names[0], opt);
         copy_str(te->option_values[te->noptions], sizeof te->option_values[0], value);
+        es->option_line[te->noptions] = r->line;
         te->noptions++;
         return 1;
     }
@@ -708,7 +718,7 @@ static void apply_each(Reader *r, bool complete)
             bool player = !strcmp(name, "path") || !strcmp(name, "command");
             if (player ? own_player : section_has(r, keep, name))
                 continue;
-            if (program_key < 0 && (!strcmp(name, "dir") || !strcmp(name, "stderr") || !strncmp(name, "option.", 7)))
+            if (program_key < 0 && (!strcmp(name, "dir") || !strcmp(name, "stderr")))
                 program_key = k;
             copy_str(es->section, sizeof es->section, "each");
             r->line = r->each[k].line;
@@ -1140,11 +1150,22 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
         }
         if (te->kind == PLAYER_PROCESS && !te->dir[0])
             copy_str(te->dir, sizeof te->dir, r->dir[0] ? r->dir : ".");
-        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->noptions)) {
-            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log and option.NAME are for a command (a separate "
-                  "program); the built-in engine takes its settings from its path", es->section);
+        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->log_path[0])) {
+            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr and log are for a command (a separate program); the "
+                  "built-in engine takes its settings from its path and option.NAME", es->section);
             break;
         }
+        /* option.NAME on the built-in engine: applied to the version its path
+         * gave, from the table of engine options (core/option.h), in file order */
+        for (int k = 0; te->kind != PLAYER_PROCESS && k < te->noptions && !r->failed; k++) {
+            TvError e;
+            tv_error_clear(&e);
+            if (option_set_text(&te->engine, te->option_names[k], te->option_values[k], &e) != TV_OK)
+                failf(r, es->option_line[k], TV_ERR_PARSE, "[%s] option.%s = %s: %s", es->section,
+                      te->option_names[k], te->option_values[k], e.msg);
+        }
+        if (r->failed)
+            break;
         if (te->kind == PLAYER_PROCESS) /* its settings are its own; only the limits below are ours */
             te->engine.limits = (SearchLimits){0, 0, 0};
         if (es->has_limit[0] || es->has_limit[1] || es->has_limit[2] || es->has_tc) {
@@ -1240,8 +1261,8 @@ void tournament_pairing(const Tournament *t, int p, int *first, int *second)
     *second = 1;
 }
 
-/* Whether two separate-program engines are started alike (trivially true
- * for the built-in engine: these fields are empty). */
+/* Whether two engines are started alike (the built-in engine: its
+ * option.NAME lines; command and dir are empty). */
 static bool same_process(const TournamentEngine *x, const TournamentEngine *y)
 {
     if (strcmp(x->command, y->command) || strcmp(x->dir, y->dir) || x->noptions != y->noptions)

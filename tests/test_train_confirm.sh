@@ -55,14 +55,14 @@ for g in $accepted; do
   [ $prev != 0 ] && check "gen-$g is confirmed against gen-$prev" [ -s "$tmp/a/gen-$g/confirm-gen-$prev.h5" ]
   check "gen-$g/confirmed is written" [ -s "$tmp/a/gen-$g/confirmed" ]
   check "train's ladder: gen-$g measured by the confirmation games" \
-    grep -q "^gen-$g .*confirmation games, one joint fit" "$tmp/a.out"
+    grep -q "^gen-$g .*its confirmation games against gen-0" "$tmp/a.out"
   prev=$g
 done
 
 # the ladder from the report
 "$tv" report "$tmp/a" >"$tmp/rep.out" 2>&1
-check "report names the method" grep -q "confirmation games, one joint fit (played gen-0" "$tmp/a/report/ladder.md"
-check "report's table: the method of gen-$best" grep -q "^gen-$best .*confirmation games" "$tmp/rep.out"
+check "report names the method" grep -q "its confirmation games against gen-0 (score Elo)" "$tmp/a/report/ladder.md"
+check "report's table: the method of gen-$best" grep -q "^gen-$best .*its confirmation games against gen-0" "$tmp/rep.out"
 read -r lo hi <<<"$(sed -n "s/^gen-$best .*\[ *\([-+0-9.]*\), *\([-+0-9.]*\)\].*/\1 \2/p" "$tmp/rep.out")"
 
 # a direct match of the best against gen-0, other openings
@@ -83,9 +83,11 @@ path = $tmp/a/gen-0/best.ini
 depth = 1
 EOI
 "$tv" selfplay "$tmp/d.ini" --out "$tmp/d.h5" >/dev/null 2>"$tmp/d.err"
-# the last progress line: "games 300/300 | gen-B-gen-0 +W=D-L ..."
+# the last progress line: "games 300/300 | gen-B-gen-0 +W=D-L ..."; whole
+# Elo like the ladder's bounds (rounding keeps x in [lo, hi] inside the
+# rounded bounds)
 direct=$(grep '^games 300/300' "$tmp/d.err" | tail -1 | sed 's/.* +\([0-9]*\)=\([0-9]*\)-\([0-9]*\) .*/\1 \2 \3/' |
-  awk '{s = ($1 + $2 / 2) / ($1 + $2 + $3); printf "%.1f", -400 * log(1 / s - 1) / log(10)}')
+  awk '{s = ($1 + $2 / 2) / ($1 + $2 + $3); printf "%.0f", -400 * log(1 / s - 1) / log(10)}')
 echo "gen-$best against gen-0: ladder [$lo, $hi], direct match $direct"
 check "the ladder's interval of gen-$best [$lo, $hi] holds the direct match's $direct" \
   awk -v d="$direct" -v lo="$lo" -v hi="$hi" 'BEGIN {exit !(d != "" && lo != "" && d + 0 >= lo + 0 && d + 0 <= hi + 0)}'
@@ -122,7 +124,7 @@ done
 "$tv" train --confirm "$tmp/c" >"$tmp/cf.out" 2>&1
 rc=$?
 check "--confirm finishes (exit $rc)" [ $rc = 0 ]
-check "--confirm prints the ladder from the confirmation games" grep -q "^gen-$best .*confirmation games" "$tmp/cf.out"
+check "--confirm prints the ladder from the confirmation games" grep -q "^gen-$best .*its confirmation games against gen-0" "$tmp/cf.out"
 for f in "$tmp"/a/gen-*/confirm-gen-*.h5; do
   rel=${f#"$tmp/a/"}
   "$tv" export "$f" --digest "$tmp/a.dig" >/dev/null 2>&1

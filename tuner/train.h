@@ -20,7 +20,8 @@
  *      plays confirm_pairs opening pairs against gen-0 and as many against
  *      the previous best, into DIR/gen-G/confirm-gen-O.h5 (tournament INI
  *      confirm-gen-O.ini); DIR/gen-G/confirmed, written last, marks the
- *      confirmation complete.  The ladder is one rating fit of these games.
+ *      confirmation complete.  The ladder rates gen-G by its games against
+ *      gen-0 (train_rung_confirmed), the others are the step beside it.
  * A run that is interrupted (a signal, kill -9) resumes where it stopped:
  * complete generations (and confirmations) are skipped, a store being written is resumed
  * (runner --resume), a tune is redone (it is deterministic).  Generation 0
@@ -37,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats.h" /* RatedGame */
 #include "status.h"
 
 typedef struct {
@@ -102,41 +104,47 @@ bool train_is_dir(const char *dir);
 /* How a rung of the ladder was measured. */
 typedef enum {
     RUNG_REFERENCE,    /* generation 0: 0 by definition */
-    RUNG_CONFIRMATION, /* the joint fit of the confirmation games */
+    RUNG_CONFIRMATION, /* its confirmation games against gen-0 (train_rung_confirmed) */
     RUNG_SPRT_CHAIN,   /* not confirmed: the fit of the SPRT games (a chain of early-stopped steps) */
 } TrainRungMethod;
 
 /* One rung of the ladder: an accepted generation (and generation 0). */
 typedef struct {
     int generation;
-    double elo, lo, hi;     /* Elo against generation 0 with its 95% interval */
+    double elo, lo, hi;     /* Elo against generation 0 with its 95% interval (a perfect score:
+                             * elo the one-sided 95% bound, the open end +-INFINITY) */
     TrainRungMethod method;
-    int64_t games;          /* the games of its method that it played */
+    int64_t games;          /* the games of its method that it played (confirmation: against gen-0) */
     int vs_prev;            /* confirmation: the previous best it also played (-1: only gen-0) */
-    /* confirmation: its own games against gen-0 alone, Elo from their score
-     * with the 95% half-width (NAN otherwise; +-INFINITY for a perfect score) */
-    double direct, direct_err;
+    /* confirmation: its games against vs_prev, Elo from their score with the
+     * 95% half-width (NAN otherwise; +-INFINITY for a perfect score) */
+    double step, step_err;
 } TrainRung;
 
-/* The method of a rung in words: "confirmation: 200 games (vs gen-0, gen-1)";
- * buf of n >= 96 bytes. */
+/* The method of a rung in words: "its confirmation games against gen-0
+ * (score Elo)"; buf of n >= 96 bytes. */
 const char *train_rung_method(const TrainRung *r, char *buf, size_t n);
 
-/* The direct column of a rung: "+382 ± 113" (stats_fmt_elo_pm), "all won"
- * or "all lost" for a perfect score, "-" without confirmation; buf of n >=
- * 48. */
-const char *train_rung_direct(const TrainRung *r, char *buf, size_t n);
+/* The step column of a rung: "+106 ± 50 vs gen-1" (stats_fmt_elo_pm), "all
+ * won vs gen-1" or "all lost vs gen-1" for a perfect score, "-" without; buf
+ * of n >= 48. */
+const char *train_rung_step(const TrainRung *r, char *buf, size_t n);
+
+/* The rung of confirmed generation g from its confirmation games (players
+ * are generations: g against gen-0, and against prev when prev > 0): the
+ * Elo of g's score against gen-0 with its 95% interval (as `tavreli
+ * selfplay` prints a match), the games against prev as the step beside it.
+ * Errors: no games of g against gen-0. */
+TvStatus train_rung_confirmed(const RatedGame *games, int64_t n, int g, int prev, TrainRung *r, TvError *err);
 
 /* The Elo ladder of a training directory: every accepted generation's Elo
- * against generation 0 with its 95% interval.  Confirmed generations are
- * rated by one joint fit (BayesElo's model, stats/ratings.h) of all the
- * confirmation games of the run; a generation without a complete
- * confirmation by one fit of the SPRT games (only the pairs each SPRT's
- * decision counted), which chains early-stopped steps and is biased away
- * from 0.  The joint fit assumes that strength adds up between versions;
- * each confirmed rung also carries its games against gen-0 alone (direct),
- * which do not.  Fills rungs (heap, *nrungs; free()).  Errors: not a training
- * folder, no complete generation, a damaged store. */
+ * against generation 0 with its 95% interval.  A confirmed generation is
+ * rated by its own confirmation games against gen-0 (train_rung_confirmed);
+ * a generation without a complete confirmation by one fit (BayesElo's
+ * model) of the SPRT games (only the pairs each SPRT's decision counted),
+ * which chains early-stopped steps and is biased away from 0.  Fills rungs
+ * (heap, *nrungs; free()).  Errors: not a training folder, no complete
+ * generation, a damaged store. */
 TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err);
 
 /* What a ladder was made of, for its document (report/ladder.h). */
