@@ -822,7 +822,7 @@ static bool gen_fit_elo(const GenFit *F, int g, TrainRung *r)
 
 /* A confirmed rung: gen-G's own games against gen-0 rate it, with the Elo of
  * its score and the 95% half-width that `tavreli selfplay` prints for a
- * match (selfplay/stats.h), so its interval means what a direct match of
+ * match (stats/stats.h), so its interval means what a direct match of
  * the two measures; the games against the previous best are the step beside
  * it.  Not a joint fit of all confirmation games: that assumes strength adds
  * up between versions (gen-2 over gen-0 = gen-2 over gen-1 + gen-1 over
