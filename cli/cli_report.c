@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "ladder.h"
 #include "report.h"
+#include "spsa_report.h"
 #include "train.h"
 
 static const char REPORT_HELP[] =
@@ -41,7 +42,12 @@ static const char REPORT_HELP[] =
     "report.html, elo.png) into DIR (default TRAINING-DIR/report): each\n"
     "confirmed generation from its confirmation games against generation 0,\n"
     "the step over the previous best beside it, each rung saying how it was\n"
-    "measured.\n";
+    "measured.\n"
+    "Given the folder of a 'tavreli spsa' run, writes the trajectory of each\n"
+    "parameter (normalised to its range), the final values with the spread of\n"
+    "their last 10% of iterations and the verification SPRT into DIR (default\n"
+    "SPSA-DIR/report), with the usual report of the verification games in\n"
+    "DIR/verify.\n";
 
 typedef struct {
     const char *out, *tuning_log, *baseline;
@@ -97,6 +103,17 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         cli_print_ladder(rungs, nr);
         free(rungs);
         printf("%s/report.html\n", outdir);
+        goto done;
+    }
+    if (nfiles == 1 && spsa_is_dir(files[0])) { /* an SPSA run's folder (tuner/spsa_report.h) */
+        char def[1100];
+        snprintf(def, sizeof def, "%s/report", files[0]);
+        TvError err;
+        if (spsa_report(files[0], outdir ? outdir : def, &err) != TV_OK) {
+            cli_error("%s", err.msg);
+            rc = CLI_FAIL;
+        } else
+            printf("%s/report.html\n", outdir ? outdir : def);
         goto done;
     }
     if (!nfiles || !outdir) {

@@ -363,6 +363,7 @@ static const char BENCH_HELP[] =
     "       tavreli bench tune [--positions N] [--base N] [--seed S]\n"
     "       tavreli bench mpi [--ranks N] [--depth N] [--games N] [--mpirun CMD]\n"
     "       tavreli bench protocol [--nodes N] [--games N] [--rounds R]\n"
+    "       tavreli bench spsa [--depth N] [--games N] [--batch N] [--rounds R]\n"
     "\n"
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each and of\n"
@@ -388,7 +389,11 @@ static const char BENCH_HELP[] =
     "\n"
     "bench protocol plays a fixed tournament (default engine against itself,\n"
     "20000 nodes a move) in-process and over the engine protocol (`tavreli uci`\n"
-    "processes) and prints games per hour of each and the protocol's overhead.\n";
+    "processes) and prints games per hour of each and the protocol's overhead.\n"
+    "\n"
+    "bench spsa plays one plan (default engine against itself, depth 3, 64 games)\n"
+    "by selfplay and by spsa on 2 threads and prints games per hour of each, their\n"
+    "ratio (what the SPSA bookkeeping costs) and whether the games were the same.\n";
 
 typedef struct {
     const char *name;
@@ -416,7 +421,7 @@ static const BenchPosition BENCH_PERFT[] = {
 static int run_bench(const CliCommand *cmd, int argc, char **argv)
 {
     static const CliCommand *const BENCHES[] = {&CLI_BENCH_PERFT, &CLI_BENCH_SEARCH, &CLI_BENCH_SELFPLAY,
-                                                &CLI_BENCH_TUNE, &CLI_BENCH_MPI, &CLI_BENCH_PROTOCOL};
+                                                &CLI_BENCH_TUNE, &CLI_BENCH_MPI, &CLI_BENCH_PROTOCOL, &CLI_BENCH_SPSA};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(cmd->help, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_USAGE : CLI_OK;
@@ -424,7 +429,7 @@ static int run_bench(const CliCommand *cmd, int argc, char **argv)
     for (size_t i = 0; i < sizeof BENCHES / sizeof BENCHES[0]; i++)
         if (!strcmp(argv[1], BENCHES[i]->name + strlen("bench ")))
             return BENCHES[i]->run(BENCHES[i], argc - 1, argv + 1);
-    cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi, protocol)", argv[1]);
+    cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi, protocol, spsa)", argv[1]);
     return CLI_USAGE;
 }
 

@@ -41,6 +41,15 @@ static void on_signal(int sig)
     g_stop = 1;
 }
 
+/* Says that a store creation killed before its link left `leftover`. */
+static void note_leftover(const char *leftover, long pid, void *user)
+{
+    (void)user;
+    char shown[1024];
+    fprintf(stderr, "note: removed %s, left by a store creation (pid %ld) that was killed before it finished\n",
+            tv_escape(leftover, shown, sizeof shown), pid);
+}
+
 /* The shell's status for a run a signal stopped: 128 + the signal (130 for
  * Ctrl-C, 143 for SIGTERM); 130 when the stop came from elsewhere. */
 static int interrupted_status(void)
@@ -277,12 +286,33 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         warn_oversubscribed(&t, runner_threads(&ro), omp_get_num_procs(), "this machine",
                             "lower --threads (or threads = in [tournament])");
         bool have_store;
-        if (distrib_prepare_store(out, resume, force, &t, &g_stop, &have_store, &err) != TV_OK) {
+        H5RunLock *run_lock = NULL; /* one run at a time on a store, held until it is closed */
+        if (h5store_lock_run(out, note_leftover, NULL, &run_lock, &err) != TV_OK) {
             cli_error("%s", err.msg);
             tournament_free(&t);
-            return g_signal ? interrupted_status() : CLI_FAIL;
+            return CLI_FAIL;
         }
-        st = runner_run(&ro, &stats, &err);
+        if (distrib_prepare_store(out, resume, force, &t, &g_stop, &have_store, &err) != TV_OK) {
+            h5store_unlock_run(run_lock);
+            if (!(g_stop && resume)) {
+                cli_error("%s", err.msg);
+                tournament_free(&t);
+                return g_signal ? interrupted_status() : CLI_FAIL;
+            }
+            stats.interrupted = stats.stopped_reading = true; /* while the store was read: the store as it was */
+        } else {
+            st = runner_run(&ro, &stats, &err);
+            h5store_unlock_run(run_lock);
+        }
+        if (stats.stopped_reading) {
+            printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the missing games (stopped "
+                   "while reading the store: nothing was played or changed)\n",
+                   config, out);
+            fflush(stdout);
+            run_stats_free(&stats);
+            tournament_free(&t);
+            return interrupted_status();
+        }
     }
     int rc = CLI_OK;
     if (st != TV_OK) {

@@ -32,6 +32,7 @@ static const Overview OVERVIEW[] = {
     {NULL, "report", "strength report (ratings, LOS, SPRT, plots) as DIR/report.html"},
     {NULL, "tune", "fit the evaluation weights to the stored games (Texel tuning)"},
     {NULL, "train", "generations of self-play, tune and SPRT gate, under results/NAME (resumable)"},
+    {NULL, "spsa", "tune settings or options by SPSA played as games, then verify by SPRT (resumable)"},
     {NULL, "sprt", "fishtest's generalised SPRT on pentanomial counts"},
     {"Engine commands:", "analyse", "search a position, one line per iteration, then 'bestmove'"},
     {NULL, "play", "play the engine in the terminal"},

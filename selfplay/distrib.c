@@ -177,9 +177,9 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
         for (int i = 0; st == TV_OK && i < nparts; i++)
             st = h5store_check_not_live(parts[i], err);
         for (int i = 0; st == TV_OK && i < nparts; i++)
-            st = runner_adopt_ini(parts[i], t, err);
+            st = runner_adopt_ini(parts[i], t, stop, err);
         if (st == TV_OK && exists)
-            st = runner_adopt_ini(out, t, err);
+            st = runner_adopt_ini(out, t, stop, err);
         if (st == TV_OK)
             st = merge_into(out, parts, nparts, tournament_ini, stop, &stopped, &n, err);
         if (st == TV_OK && stopped) /* the parts must stay: a new run would write over them */
@@ -189,7 +189,7 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
                          out);
         exists = st == TV_OK;
     } else if (exists) {
-        st = runner_adopt_ini(out, t, err); /* not live: checked above (refused now, not after the run) */
+        st = runner_adopt_ini(out, t, stop, err); /* not live: checked above (refused now, not after the run) */
     } else {
         st = tv_fail(err, TV_ERR_IO, "nothing to resume: %s does not exist (run without --resume to start it)", out);
     }
@@ -373,6 +373,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     info->threads = runner_threads(ro);
     TvStatus st = TV_OK;
     Coordinator *coord = NULL;
+    H5RunLock *run_lock = NULL; /* rank 0's: one run at a time on the store (h5store.h) */
     H5Store *part = NULL;
     char part_path[1100];
     distrib_part_path(ro->out_path, rank, part_path, sizeof part_path);
@@ -414,7 +415,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
 
     /* Rank 0 readies the store (merging what an interrupted run left). */
     bool have_store = false;
-    if (rank == 0)
+    if (rank == 0 && (st = h5store_lock_run(ro->out_path, NULL, NULL, &run_lock, err)) == TV_OK)
         st = distrib_prepare_store(ro->out_path, ro->resume, ro->force, t, ro->stop, &have_store, err);
     if ((st = agree(st, err, rank)) != TV_OK)
         goto finalize;
@@ -527,6 +528,7 @@ finalize:
         remove(part_path);
     }
     coordinator_free(coord);
+    h5store_unlock_run(run_lock);
     stats->wall_seconds = tv_now_seconds() - t_start;
     return st;
 }

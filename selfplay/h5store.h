@@ -109,6 +109,14 @@ TvStatus h5store_create(const char *path, bool force, const StoredEngine *engine
  * a store left by a crash (see above). */
 TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err);
 
+/* h5store_open_append that a signal cuts short: *stop (may be NULL) is
+ * looked at while the store is read and checked (seconds for a big store)
+ * and while one left by a crash is rewritten.  Once it is set the store is
+ * left as it was and the result is an error ("stopped by a signal while
+ * ..."): the caller tells it from a failure by *stop. */
+TvStatus h5store_open_append_stoppable(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
+                                       H5Store **out, TvError *err);
+
 /* Appends finished games with their moves and positions (arrays of all the
  * games' moves/positions in game order; each game's move_count and
  * position_count say how many are its own), then flushes.  Sets the offsets. */
@@ -176,6 +184,22 @@ TvStatus h5store_repair(const char *in, const char *out_path, bool force, StoreR
  * whose target does not exist or cannot be reached. */
 TvStatus h5store_resolve_path(const char *path, char *buf, size_t n, TvError *err);
 
+/* The run lock: one run at a time on a store.  A run that creates,
+ * replaces, resumes or merges the store at path holds it from before it
+ * looks at the file until it has closed it: PATH.lock beside it, locked
+ * with fcntl (also over NFS), holding "PID HOST".  Taking it, a second run
+ * is refused: "PATH is in use by another run (pid N on HOST holds
+ * PATH.lock): wait until it ends, or stop it ...".  The file is removed
+ * when the run lets the lock go (one left by a run that was killed is
+ * taken over: the kernel let its lock go).
+ * Holding it, the temporary stores PATH.tmp-PID-N that a creation killed
+ * before its link left are removed when process PID is gone, each reported
+ * to `removed` (may be NULL). */
+typedef struct H5RunLock H5RunLock;
+typedef void (*H5LeftoverFn)(const char *leftover, long pid, void *user);
+TvStatus h5store_lock_run(const char *path, H5LeftoverFn removed, void *user, H5RunLock **lock, TvError *err);
+void h5store_unlock_run(H5RunLock *lock); /* NULL: nothing */
+
 /* TV_OK unless a live process is writing the store (it holds the lock). */
 TvStatus h5store_check_not_live(const char *path, TvError *err);
 
@@ -222,6 +246,15 @@ typedef struct {
  * file, a schema version this program does not read, missing datasets, a
  * damaged row. */
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err);
+
+/* h5store_read that a signal cuts short: *stop (may be NULL; set by a
+ * signal handler) is looked at before each game's rows are checked, so the
+ * reading ends within milliseconds of it (a 100,000-game store takes
+ * seconds).  Then the result is an error ("stopped by a signal while
+ * reading PATH; it was not changed") with nothing read: the caller tells it
+ * from a damaged store by *stop. */
+TvStatus h5store_read_stoppable(const char *path, bool with_moves, bool with_positions,
+                                const volatile sig_atomic_t *stop, StoreContents *out, TvError *err);
 
 /* A game's identity across stores, for counting a game that two stores hold
  * (a copy, an overlapping part) once: its tournament's settings

@@ -234,7 +234,7 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
             const StoredGame *g = &sc->games[i];
             char why[400];
             PlannedGame pg;
-            if (!h || i > first_bad || g->index >= total)
+            if (!h || i > first_bad || g->index >= total || (ro->stop && *ro->stop)) /* a replay: microseconds */
                 continue;
             tournament_game(ro->t, g->index, &pg);
             if (!is_planned(g, &pg) || verify_moves(g, &sc->moves[g->move_offset], &o, NULL, h, why, sizeof why))
@@ -244,6 +244,10 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
     }
     if (no_memory)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
+    if (ro->stop && *ro->stop)
+        return tv_fail(err, TV_ERR_IO, "stopped by a signal while checking the games of %s against the plan; it was "
+                                       "not changed",
+                       ro->out_path);
     uint64_t *hist = malloc(sizeof *hist * ((size_t)longest + 1));
     if (!hist)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
@@ -302,7 +306,7 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **o
     memset(c->fin.result_of, -2, n);
     if (read_store) {
         StoreContents sc;
-        TvStatus st = h5store_read(ro->out_path, true, false, &sc, err);
+        TvStatus st = h5store_read_stoppable(ro->out_path, true, false, ro->stop, &sc, err);
         if (st == TV_OK && (st = resume_check_games(ro, &sc, total, err)) != TV_OK)
             h5store_contents_free(&sc);
         if (st != TV_OK) {
@@ -495,10 +499,10 @@ static bool same_openings(const StoreContents *c, const Tournament *t, char *why
     return true;
 }
 
-TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err)
+TvStatus runner_adopt_ini(const char *path, const Tournament *t, const volatile sig_atomic_t *stop, TvError *err)
 {
     StoreContents c;
-    TvStatus st = h5store_read(path, false, false, &c, err);
+    TvStatus st = h5store_read_stoppable(path, false, false, stop, &c, err);
     if (st != TV_OK)
         return st;
     char why[400] = "";
@@ -540,7 +544,10 @@ TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err)
         st = h5store_set_attributes(path, names, values, 1, err);
         if (st != TV_OK) { /* a store left by a crash opens only once repaired */
             const char *inputs[1] = {path};
-            st = h5store_merge(path, inputs, 1, c.tournament_ini, NULL, err);
+            bool stopped = false;
+            st = h5store_merge_stoppable(path, inputs, 1, c.tournament_ini, stop, &stopped, NULL, err);
+            if (st == TV_OK && stopped)
+                st = tv_fail(err, TV_ERR_IO, "stopped by a signal while rewriting %s; it was not changed", path);
             if (st == TV_OK)
                 st = h5store_set_attributes(path, names, values, 1, err);
         }
@@ -559,7 +566,7 @@ void run_stats_free(RunStats *stats)
 TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
-    if (!t->sprt)
+    if (!t->sprt || stats->stopped_reading) /* stopped before the games were counted: nothing to say */
         return TV_OK;
     char settings[160];
     sprt_settings_format(&t->sprt_settings, settings, sizeof settings);
@@ -847,6 +854,16 @@ static void count_stored(const RunOptions *ro, bool created, RunStats *stats)
         stats->store_removed = true;
 }
 
+/* A failure st while the store was read or checked, with the signal flag
+ * set: the signal's interruption (nothing played, the store as it was). */
+static TvStatus stopped_reading(const RunOptions *ro, RunStats *stats, TvStatus st)
+{
+    if (st == TV_OK || !ro->stop || !*ro->stop)
+        return st;
+    stats->interrupted = stats->stopped_reading = true;
+    return TV_OK;
+}
+
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
@@ -857,8 +874,10 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     Position *openings = NULL;
     unsigned char *have_opening = NULL;
     bool created = false;
-    if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK)
-        return st;
+    if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK) {
+        stats->wall_seconds = tv_now_seconds() - t_start;
+        return stopped_reading(ro, stats, st);
+    }
     if ((st = runner_check_programs(t, ro->out_path, err)) != TV_OK)
         goto cleanup;
 
@@ -866,7 +885,9 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     if (!ro->out_path) {
         st = TV_OK;
     } else if (ro->resume) {
-        st = h5store_open_append(ro->out_path, t->text, &store, err);
+        st = stopped_reading(ro, stats, h5store_open_append_stoppable(ro->out_path, t->text, ro->stop, &store, err));
+        if (stats->stopped_reading)
+            goto cleanup;
     } else {
         char options_str[128];
         options_to_str(&t->rules, options_str, sizeof options_str);

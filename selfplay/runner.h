@@ -85,6 +85,8 @@ typedef struct {
     double wall_seconds;
     double store_seconds;      /* inside HDF5 writes */
     bool interrupted;
+    bool stopped_reading;      /* interrupted while a resume read or checked the store, before any game:
+                                  nothing was played or changed, `already` is not known (0) */
     bool store_unread;         /* after an error: the store could not be read back (store_error says
                                   why), so `played` counts only the batches whose writes succeeded */
     TvError store_error;
@@ -113,7 +115,9 @@ void run_stats_free(RunStats *stats);
  * is then what the store holds (read back after closing it); a store this
  * run created that holds no game is removed.  On interruption (*stop set)
  * the games in flight are abandoned, the finished ones flushed, and TV_OK is
- * returned with interrupted set. */
+ * returned with interrupted set; a signal while a resume reads and checks
+ * the store (seconds for a big one) ends it there, the store unchanged
+ * (interrupted and stopped_reading set). */
 TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err);
 
 /* ---- the pieces of a run (runner_run uses them; so does the MPI runner) ---- */
@@ -168,12 +172,13 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
  * more pairs: see tournament_can_continue) and its engines have the weights
  * and limits the store holds.  Otherwise an error naming what differs and
  * the first differing line of each INI. */
-TvStatus runner_adopt_ini(const char *path, const Tournament *t, TvError *err);
+TvStatus runner_adopt_ini(const char *path, const Tournament *t, const volatile sig_atomic_t *stop, TvError *err);
 
 int runner_threads(const RunOptions *ro);              /* game threads of this process */
 StoredEngine *runner_stored_engines(const Tournament *t); /* the /engines rows (heap) */
 /* With an [sprt] section: stores the settings and stats->sprt_result as the
- * attributes sprt and sprt_result of the (closed) store ro->out_path. */
+ * attributes sprt and sprt_result of the (closed) store ro->out_path
+ * (nothing after a run stopped while it read the store). */
 TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError *err);
 
 #endif

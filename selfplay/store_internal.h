@@ -152,7 +152,15 @@ typedef struct {
  * repair's reading: games need not follow each other, and a bad row is left
  * out instead of refusing the store. */
 TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair,
-                          StoreContents *out, TvError *err);
+                          const volatile sig_atomic_t *stop, StoreContents *out, TvError *err);
+
+/* h5store_check_readable that *stop (may be NULL) cuts short with
+ * store_stopped's error. */
+TvStatus store_check_readable(const char *path, const volatile sig_atomic_t *stop, TvError *err);
+
+/* The error of a reading that a signal cut short: "stopped by a signal
+ * while DOING PATH; it was not changed" (TV_ERR_IO). */
+TvStatus store_stopped(TvError *err, const char *path, const char *doing);
 
 /* What is wrong with the values of game g's rows: its moves m (may be
  * NULL) and positions p (may be NULL), written into why; NULL when nothing

@@ -62,7 +62,7 @@ typedef struct {
  * in batches of MERGE_BATCH games to OUT.tmp, renamed over out_path.  With
  * `repair` (one input), the input's good rows are taken as a repair reads
  * them and its own INI stands (tournament_ini is not checked).  With `stop`
- * (may be NULL): once *stop is set (looked at before each input is read
+ * (may be NULL): once *stop is set (looked at while each input is read
  * and before each game is copied), OUT.tmp is removed, out_path and the
  * inputs stay as they were, and TV_OK is returned with *stopped set. */
 static TvStatus merge_stores(const char *out_path, const char *const *inputs, int ninputs, const char *tournament_ini,
@@ -100,12 +100,17 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
         goto done;
     }
     /* Each input: metadata and games, checked; its rows stay on disk.  (A
-     * stop is looked at between inputs here: reading one is not cut.) */
+     * stop cuts the reading of an input short too.) */
     for (int i = 0; i < ninputs; i++) {
         if (stop && *stop)
             break;
-        if ((st = store_read_games(inputs[i], false, false, repair, &in[i].c, err)) != TV_OK)
+        if ((st = store_read_games(inputs[i], false, false, repair, stop, &in[i].c, err)) != TV_OK) {
+            if (stop && *stop) { /* stopped, not damaged */
+                st = TV_OK;
+                break;
+            }
             goto done;
+        }
         if (!repair && (st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
             goto done;
         if (!same_engines(&in[0].c, &in[i].c)) {

@@ -155,6 +155,10 @@ typedef struct {
  * damaged extent of millions of rows costs nothing), either whole (the rows
  * a command asked for) or their game and ply only. */
 #define CURSOR_BLOCK_ROWS 65536
+/* A block is read in pieces, the stop flag looked at before each: 8,192
+ * rows (8 chunks of /positions, 2 of /moves) take about 10 ms, so a signal
+ * is seen within a second even when the process gets a twentieth of a core. */
+#define CURSOR_PIECE_ROWS 8192
 
 typedef struct {
     int which;            /* DS_MOVES or DS_POSITIONS */
@@ -166,7 +170,8 @@ typedef struct {
     int64_t base, have, cap; /* cap: rows the buffer holds */
     bool slide;           /* rows before `keep` may be dropped (a scan that only goes forward, keys only) */
     int64_t keep;
-    bool failed;          /* an HDF5 read or an allocation failed */
+    bool failed;          /* an HDF5 read or an allocation failed, or a stop */
+    const volatile sig_atomic_t *stop; /* may be NULL */
 } RowCursor;
 
 static bool cursor_open(RowCursor *c, hid_t file, int which, bool whole)
@@ -236,12 +241,15 @@ static bool cursor_reach(RowCursor *c, int64_t upto)
         c->buf = b;
         c->cap = cap;
     }
-    char *at = c->buf + (size_t)(c->have - c->base) * c->row_size;
-    if (c->whole)
-        store_prefill(c->which, at, want - c->have);
-    if (!store_read_rows(c->ds, c->mt, c->have, want - c->have, at)) {
-        c->failed = true;
-        return false;
+    for (int64_t from = c->have; from < want; from += CURSOR_PIECE_ROWS) {
+        int64_t k = want - from < CURSOR_PIECE_ROWS ? want - from : CURSOR_PIECE_ROWS;
+        char *at = c->buf + (size_t)(from - c->base) * c->row_size;
+        if (c->whole)
+            store_prefill(c->which, at, k);
+        if ((c->stop && *c->stop) || !store_read_rows(c->ds, c->mt, from, k, at)) {
+            c->failed = true;
+            return false;
+        }
     }
     c->have = want;
     return true;
@@ -544,19 +552,23 @@ static int cmp_index_row(const void *a, const void *b)
  * to the good games (a prefix) and *torn to the rows after them that a
  * crash left unwritten; any other bad row, and a game index held by two
  * rows, is an error naming the row. */
-static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, Rows *r, int64_t *kept,
-                           int64_t *torn, TvError *err)
+static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, Rows *r,
+                           const volatile sig_atomic_t *stop, int64_t *kept, int64_t *torn, TvError *err)
 {
     char why[256];
     bool unwritten;
     int64_t mo = 0, po = 0, good = ng;
     *kept = *torn = 0;
     for (int64_t i = 0; i < ng; i++) {
+        if (stop && *stop) /* a look costs a load: a game's rows cost microseconds */
+            return store_stopped(err, path, "reading");
         if (!row_problem(&g[i], mo, po, r, &unwritten, why, sizeof why)) {
             mo += g[i].move_count;
             po += g[i].position_count;
             continue;
         }
+        if (stop && *stop)
+            return store_stopped(err, path, "reading");
         if (r->cur[0].failed || r->cur[1].failed)
             return store_h5_fail(err, TV_ERR_IO, path, "cannot read /moves and /positions");
         /* The torn tail of a crash: every row from here on unwritten. */
@@ -663,7 +675,7 @@ static uint64_t tournament_id(const char *ini)
  * good games: strictly (h5store_read) or, with `repair`, every row that is
  * good on its own. */
 TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair,
-                          StoreContents *out, TvError *err)
+                          const volatile sig_atomic_t *stop, StoreContents *out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
     hid_t file = H5I_INVALID_HID, root = H5I_INVALID_HID;
@@ -731,6 +743,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
      * rows, not the whole dataset */
     rows.cur[0].slide = !with_moves && !repair;
     rows.cur[1].slide = !with_positions && !repair;
+    rows.cur[0].stop = rows.cur[1].stop = stop;
     if (repair) {
         memset(repair->counts, 0, sizeof *repair->counts);
         repair->counts->rows = ng;
@@ -748,7 +761,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
             st = store_h5_fail(err, TV_ERR_IO, path, "cannot read /moves and /positions");
             goto done;
         }
-    } else if ((st = scan_games(path, out->games, ng, &rows, &out->ngames, &out->torn_rows, err)) != TV_OK)
+    } else if ((st = scan_games(path, out->games, ng, &rows, stop, &out->ngames, &out->torn_rows, err)) != TV_OK)
         goto done;
     int64_t need_m = 0, need_p = 0;
     if (out->ngames > 0) {
@@ -771,12 +784,16 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
         for (int64_t i = 0; i < out->ngames; i++) {
             const StoredGame *g = &out->games[i];
             char why[400];
-            if (i < first_bad &&
+            if (i < first_bad && !(stop && *stop) &&
                 store_game_rows_problem(g, out->moves ? out->moves + g->move_offset : NULL,
                                         out->positions ? out->positions + g->position_offset : NULL, false, why,
                                         sizeof why))
                 first_bad = i;
         }
+    }
+    if (stop && *stop) {
+        st = store_stopped(err, path, "reading");
+        goto done;
     }
     if (first_bad < out->ngames) {
         const StoredGame *g = &out->games[first_bad];
@@ -805,7 +822,18 @@ done:
 
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err)
 {
-    return store_read_games(path, with_moves, with_positions, NULL, out, err);
+    return store_read_games(path, with_moves, with_positions, NULL, NULL, out, err);
+}
+
+TvStatus h5store_read_stoppable(const char *path, bool with_moves, bool with_positions,
+                                const volatile sig_atomic_t *stop, StoreContents *out, TvError *err)
+{
+    return store_read_games(path, with_moves, with_positions, NULL, stop, out, err);
+}
+
+TvStatus store_stopped(TvError *err, const char *path, const char *doing)
+{
+    return tv_fail(err, TV_ERR_IO, "stopped by a signal while %s %s; it was not changed", doing, path);
 }
 
 uint64_t h5store_game_id(const StoreContents *c, const StoredGame *g)
@@ -851,6 +879,11 @@ static const char *block_problem(int which, const void *buf, int64_t at, int64_t
 
 TvStatus h5store_check_readable(const char *path, TvError *err)
 {
+    return store_check_readable(path, NULL, err);
+}
+
+TvStatus store_check_readable(const char *path, const volatile sig_atomic_t *stop, TvError *err)
+{
     TvStatus st = TV_OK;
     hid_t file = H5I_INVALID_HID, ds = H5I_INVALID_HID, mt = H5I_INVALID_HID;
     void *buf = NULL;
@@ -874,7 +907,9 @@ TvStatus h5store_check_readable(const char *path, TvError *err)
             int64_t k = n - at < CHECK_BLOCK_ROWS ? n - at : CHECK_BLOCK_ROWS;
             char why[400];
             store_prefill(which, buf, k);
-            if (!store_read_rows(ds, mt, at, k, buf)) {
+            if (stop && *stop) /* a block takes milliseconds */
+                st = store_stopped(err, path, "checking");
+            else if (!store_read_rows(ds, mt, at, k, buf)) {
                 char what[96];
                 snprintf(what, sizeof what, "cannot read /%s rows %lld to %lld", d->name, (long long)at,
                          (long long)(at + k - 1));

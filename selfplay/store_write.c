@@ -1,7 +1,8 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 /* store_write.c: writing the HDF5 store: creating it, appending games,
  * closing it, setting attributes, the lock that keeps a second writer out,
- * and opening a store again to append to it (repairing one left by a crash).
+ * the run lock (PATH.lock: one run at a time on a store, h5store.h), and
+ * opening a store again to append to it (repairing one left by a crash).
  *
  * Crash safety:
  *  - a store is built under a temporary name beside PATH (PATH.tmp-PID-N:
@@ -20,8 +21,10 @@
 
 #include "atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +272,23 @@ static TvStatus check_regular_or_absent(const char *path, TvError *err)
     return tv_fail(err, TV_ERR_IO, "%s is not a regular file: it is not a store and is not replaced", path);
 }
 
+/* A test's hook (tests/test_resume_stop.sh, docs/testing.md): with
+ * TAVRELI_TEST_PAUSE_BEFORE_LINK=FILE in the environment, a store creation
+ * makes FILE and waits 60 s just before the finished store gets its name,
+ * so that the test can kill -9 it at that moment. */
+static void test_pause_before_link(void)
+{
+    const char *marker = getenv("TAVRELI_TEST_PAUSE_BEFORE_LINK");
+    if (!marker || !*marker)
+        return;
+    FILE *f = fopen(marker, "w");
+    if (f)
+        fclose(f);
+    struct timespec left = {60, 0};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        ;
+}
+
 /* Builds the store under a temporary name beside PATH, locks it and gives
  * it the name PATH: linked (a new store: exactly one of two runs creating
  * PATH at once succeeds) or, with force, renamed over the old file. */
@@ -307,6 +327,7 @@ TvStatus h5store_create(const char *path, bool force, const StoredEngine *engine
         st = lock_fail(path, err);
         goto done;
     }
+    test_pause_before_link();
     int why = 0;
     if ((st = tv_publish(tmp, path, force, &why, err)) != TV_OK) {
         if (why == EEXIST)
@@ -374,6 +395,156 @@ TvStatus h5store_remove(const char *path, TvError *err)
     if (fd >= 0)
         close(fd);
     return st;
+}
+
+/* ---- the run lock ------------------------------------------------------------------------------ */
+
+struct H5RunLock {
+    int fd;
+    char path[TV_PATH_MAX + 8]; /* OUT.lock */
+};
+
+/* The pid (and host) of the run that holds the lock at fd, as it wrote
+ * them into the file ("PID HOST"), else as the kernel says (F_GETLK). */
+static void lock_holder(int fd, char *who, size_t n)
+{
+    char text[128] = "";
+    ssize_t k = pread(fd, text, sizeof text - 1, 0);
+    long pid = 0;
+    char host[64] = "";
+    if (k > 0) {
+        text[k] = 0;
+        if (sscanf(text, "%ld %63s", &pid, host) < 1)
+            pid = 0;
+    }
+    if (pid <= 0) {
+        struct flock fl;
+        memset(&fl, 0, sizeof fl);
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET;
+        if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+            pid = (long)fl.l_pid;
+        host[0] = 0;
+    }
+    if (pid > 0)
+        snprintf(who, n, "pid %ld%s%s", pid, host[0] ? " on " : "", host);
+    else
+        snprintf(who, n, "pid unknown");
+}
+
+/* A store creation killed before its link left PATH.tmp-PID-N: removed
+ * when process PID is gone (a live one may still be making it), each
+ * reported to `removed`. */
+static TvStatus remove_dead_temps(const char *path, H5LeftoverFn removed, void *user, TvError *err)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[TV_PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path ? slash - path : 1) : 1, slash ? path : ".");
+    const char *base = slash ? slash + 1 : path;
+    const size_t bl = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return TV_OK; /* nothing to list: nothing left there either */
+    TvStatus st = TV_OK;
+    struct dirent *e;
+    while (st == TV_OK && (e = readdir(d)) != NULL) {
+        long pid;
+        int k, used = 0;
+        if (strncmp(e->d_name, base, bl) || sscanf(e->d_name + bl, ".tmp-%ld-%d%n", &pid, &k, &used) != 2 ||
+            e->d_name[bl + (size_t)used] != 0 || pid <= 0)
+            continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* this process's, or a live one's (EPERM: another user's) */
+        char leftover[TV_PATH_MAX + 300];
+        snprintf(leftover, sizeof leftover, "%s/%s", dir, e->d_name);
+        if (remove(leftover) != 0 && errno != ENOENT)
+            st = tv_fail(err, TV_ERR_IO, "cannot remove %s (left by a store creation that was killed): %s", leftover,
+                         strerror(errno));
+        else if (removed)
+            removed(leftover, pid, user);
+    }
+    closedir(d);
+    return st;
+}
+
+TvStatus h5store_lock_run(const char *path, H5LeftoverFn removed, void *user, H5RunLock **out, TvError *err)
+{
+    *out = NULL;
+    H5RunLock *l = calloc(1, sizeof *l);
+    if (!l)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (snprintf(l->path, sizeof l->path, "%s.lock", path) >= (int)sizeof l->path) {
+        free(l);
+        return tv_fail(err, TV_ERR_ARG, "%s: path too long", path);
+    }
+    /* A run that ends removes the file while it holds the lock: a file
+     * locked after that is no longer the one at the path, and is taken
+     * again (a few rounds: each needs another run to end meanwhile). */
+    for (int round = 0; round < 100; round++) {
+        l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (l->fd < 0) {
+            TvStatus st = tv_fail(err, TV_ERR_IO, "cannot make the lock %s of the store %s: %s", l->path, path,
+                                  strerror(errno));
+            free(l);
+            return st;
+        }
+        struct flock fl;
+        memset(&fl, 0, sizeof fl);
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET;
+        if (fcntl(l->fd, F_SETLK, &fl) != 0) {
+            int e = errno;
+            char who[128];
+            TvStatus st;
+            if (e == EAGAIN || e == EACCES) {
+                lock_holder(l->fd, who, sizeof who);
+                st = tv_fail(err, TV_ERR_IO,
+                             "%s is in use by another run (%s holds %s): wait until it ends, or stop it (kill PID: "
+                             "it stores its finished games, and --resume continues them); two runs on one store "
+                             "would lose one's games",
+                             path, who, l->path);
+            } else {
+                st = tv_fail(err, TV_ERR_IO, "cannot lock %s: %s", l->path, strerror(e));
+            }
+            close(l->fd);
+            free(l);
+            return st;
+        }
+        struct stat held, now;
+        if (fstat(l->fd, &held) == 0 && stat(l->path, &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino)
+            break;
+        close(l->fd); /* removed by the run that ended: take the new one */
+        l->fd = -1;
+    }
+    if (l->fd < 0) {
+        free(l);
+        return tv_fail(err, TV_ERR_IO, "cannot take the lock %s: it keeps being replaced", path);
+    }
+    char text[128], host[64] = "";
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = 0;
+    int k = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
+    if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, text, (size_t)k, 0) != k) {
+        /* the lock holds without its text: others then name the pid the kernel gives */
+    }
+    TvStatus st = remove_dead_temps(path, removed, user, err);
+    if (st != TV_OK) {
+        h5store_unlock_run(l);
+        return st;
+    }
+    *out = l;
+    return TV_OK;
+}
+
+void h5store_unlock_run(H5RunLock *l)
+{
+    if (!l)
+        return;
+    unlink(l->path); /* while it is held: see h5store_lock_run */
+    close(l->fd);
+    free(l);
 }
 
 /* ---- appending ------------------------------------------------------------------------------------ */
@@ -457,11 +628,14 @@ TvStatus h5store_close(H5Store *s, TvError *err)
 
 /* ---- resuming ------------------------------------------------------------------------------------ */
 
+static TvStatus rewrite(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
+                        H5Store **out, TvError *err);
+
 /* h5store_open_append; may_repair: a store left by a crash is first
  * rewritten (a merge of one input: the complete games, PATH.tmp renamed
  * over PATH), then opened. */
-static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair, H5Store **out,
-                            TvError *err)
+static TvStatus open_append(const char *path, const char *tournament_ini, bool may_repair,
+                            const volatile sig_atomic_t *stop, H5Store **out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
     H5Store *s = NULL;
@@ -479,16 +653,15 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
      * games counted as played.  A crash's torn tail is rewritten away. */
     if (may_repair) {
         StoreContents c;
-        if ((st = h5store_check_not_live(path, err)) != TV_OK || (st = h5store_read(path, false, false, &c, err)) != TV_OK)
+        if ((st = h5store_check_not_live(path, err)) != TV_OK ||
+            (st = store_read_games(path, false, false, NULL, stop, &c, err)) != TV_OK)
             goto done;
         int64_t torn = c.torn_rows;
         h5store_contents_free(&c);
-        if ((st = h5store_check_readable(path, err)) != TV_OK)
+        if ((st = store_check_readable(path, stop, err)) != TV_OK)
             goto done;
         if (torn > 0) {
-            const char *inputs[1] = {path};
-            if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
-                st = open_append(path, tournament_ini, false, out, err);
+            st = rewrite(path, tournament_ini, stop, out, err);
             goto done;
         }
     }
@@ -515,9 +688,7 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
             st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the repaired store for writing");
             goto done;
         }
-        const char *inputs[1] = {path};
-        if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
-            st = open_append(path, tournament_ini, false, out, err);
+        st = rewrite(path, tournament_ini, stop, out, err);
         goto done;
     }
     if ((st = store_check_schema(s->file, path, &schema, err)) != TV_OK ||
@@ -532,9 +703,7 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
             st = tv_fail(err, TV_ERR_IO, "%s: the rewritten store still has schema version %d", path, schema);
             goto done;
         }
-        const char *inputs[1] = {path};
-        if ((st = h5store_merge(path, inputs, 1, tournament_ini, NULL, err)) == TV_OK)
-            st = open_append(path, tournament_ini, false, out, err);
+        st = rewrite(path, tournament_ini, stop, out, err);
         goto done;
     }
     st = TV_ERR_IO;
@@ -586,10 +755,29 @@ done:
     return st;
 }
 
+/* The store rewritten (a merge of one input: its complete games, in the
+ * current schema version) and opened; a stop leaves it as it was. */
+static TvStatus rewrite(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
+                        H5Store **out, TvError *err)
+{
+    const char *inputs[1] = {path};
+    bool stopped = false;
+    TvStatus st = h5store_merge_stoppable(path, inputs, 1, tournament_ini, stop, &stopped, NULL, err);
+    if (st == TV_OK && stopped)
+        return store_stopped(err, path, "rewriting");
+    return st == TV_OK ? open_append(path, tournament_ini, false, stop, out, err) : st;
+}
+
 /* Repairs at most once: a repaired store that still cannot be opened is an error. */
 TvStatus h5store_open_append(const char *path, const char *tournament_ini, H5Store **out, TvError *err)
 {
-    return open_append(path, tournament_ini, true, out, err);
+    return open_append(path, tournament_ini, true, NULL, out, err);
+}
+
+TvStatus h5store_open_append_stoppable(const char *path, const char *tournament_ini, const volatile sig_atomic_t *stop,
+                                       H5Store **out, TvError *err)
+{
+    return open_append(path, tournament_ini, true, stop, out, err);
 }
 
 /* Opens the file normally (not SWMR), deletes each attribute that exists

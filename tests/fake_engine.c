@@ -30,6 +30,14 @@
  *               /dev/null) and sleeps; plays normally
  *   crash-newgame  dies (abort) on its Nth `ucinewgame` (--after N, counted
  *               from 1; 0 counts as 1), between two games
+ *   planted     a planted optimum for the SPSA tests (docs/spsa.md): declares
+ *               `option name Strength type spin default 0 min 0 max MAX`
+ *               (--strength-max, default 100) and plays the move whose
+ *               evaluation after it (the library's, depth 1) is best with
+ *               probability 1 - |Strength - X| / 100 (--optimum X, default
+ *               60), else a legal move drawn at random; the draws come from
+ *               the position's hash and the Strength, so games are
+ *               reproducible
  *
  * --no-rules: does not declare the rule options (slide_over_own, enpassant,
  * ending), so a tournament with a non-default rule option must refuse it.
@@ -45,7 +53,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "eval.h"
 #include "movegen.h"
+#include "rng.h"
 #include "notation.h"
 #include "record.h"
 #include "strbuf.h"
@@ -81,6 +91,34 @@ static void illegal_move(const Position *p, const Options *o, char *buf, size_t 
     snprintf(buf, n, "a1-a8");
 }
 
+/* The planted mode's move (see the header). */
+static Move planted_move(const Position *pos, const Options *o, const MoveList *list, long strength, long optimum,
+                         int *score_out)
+{
+    EvalParams params;
+    eval_params_default(&params);
+    int best = 0, best_score = 0;
+    for (int i = 0; i < list->count; i++) {
+        Position next = *pos;
+        Undo u;
+        pos_make_move(&next, list->moves[i], &u);
+        int score = -eval_position(&next, o, &params, NULL);
+        if (i == 0 || score > best_score) {
+            best = i;
+            best_score = score;
+        }
+    }
+    uint64_t state = tv_rng_mix(pos->hash ^ ((uint64_t)strength * 0x9E3779B97F4A7C15ull));
+    double p = 1.0 - (double)labs(strength - optimum) / 100.0;
+    double u = (double)(tv_rng_next(&state) >> 11) / 9007199254740992.0;
+    Move m = u < p ? list->moves[best] : list->moves[tv_rng_below(&state, (uint64_t)list->count)];
+    Position next = *pos;
+    Undo un;
+    pos_make_move(&next, m, &un);
+    *score_out = -eval_position(&next, o, &params, NULL); /* reported, for the resign adjudication */
+    return m;
+}
+
 /* A process that sleeps until killed, with its stdio on /dev/null. */
 static void sleeper(void)
 {
@@ -95,7 +133,7 @@ int main(int argc, char **argv)
 {
     const char *mode = "ok", *name = "fake";
     int after = 0;
-    long seconds = 12;
+    long seconds = 12, strength = 0, optimum = 60, strength_max = 100;
     bool rules = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mode") && i + 1 < argc)
@@ -106,6 +144,10 @@ int main(int argc, char **argv)
             seconds = atol(argv[++i]);
         else if (!strcmp(argv[i], "--name") && i + 1 < argc)
             name = argv[++i];
+        else if (!strcmp(argv[i], "--optimum") && i + 1 < argc)
+            optimum = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--strength-max") && i + 1 < argc)
+            strength_max = atol(argv[++i]);
         else if (!strcmp(argv[i], "--no-rules"))
             rules = false;
         else {
@@ -154,6 +196,10 @@ int main(int argc, char **argv)
             say(l);
             say("id author the tavreli tests");
             say("option name Hash type spin default 1 min 1 max 16");
+            if (!strcmp(mode, "planted")) {
+                snprintf(l, sizeof l, "option name Strength type spin default 0 min 0 max %ld", strength_max);
+                say(l);
+            }
             if (rules)
                 for (int i = 0; i < TV_NRULE_OPTIONS; i++) {
                     UciOption d;
@@ -174,8 +220,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(verb, "setoption")) {
             char n[64], v[256];
             bool is_rule;
-            if (uci_setoption_parse(args, n, sizeof n, v, sizeof v, NULL) == TV_OK)
+            if (uci_setoption_parse(args, n, sizeof n, v, sizeof v, NULL) == TV_OK) {
                 uci_rule_option_set(&o, n, v, &is_rule, NULL);
+                if (!strcmp(n, "Strength"))
+                    strength = atol(v);
+            }
         } else if (!strcmp(verb, "position")) {
             if (uci_position_parse(args, &o, &pos, NULL, 0, NULL, NULL) != TV_OK)
                 say("info string fake_engine: cannot read that position");
@@ -193,8 +242,12 @@ int main(int argc, char **argv)
             MoveList list;
             movegen_legal(&pos, &o, &list);
             char mv[TV_MOVE_STR_MAX] = "0000";
+            int score = 0;
             if (list.count > 0)
-                move_to_str(&pos, &o, list.moves[0], false, mv, sizeof mv);
+                move_to_str(&pos, &o,
+                            strcmp(mode, "planted") ? list.moves[0]
+                                                    : planted_move(&pos, &o, &list, strength, optimum, &score),
+                            false, mv, sizeof mv);
             if (bad && !strcmp(mode, "illegal"))
                 illegal_move(&pos, &o, mv, sizeof mv);
             if (bad && !strcmp(mode, "garbage")) {
@@ -238,7 +291,7 @@ int main(int argc, char **argv)
                            mv, mv, mv, mv, mv, mv);
             }
             char l[96];
-            snprintf(l, sizeof l, "info depth 1 score cp 0 nodes 1 nps 1 time 0 pv %s", mv);
+            snprintf(l, sizeof l, "info depth 1 score cp %d nodes 1 nps 1 time 0 pv %s", score, mv);
             say(l);
             snprintf(l, sizeof l, "bestmove %s", mv);
             say(l);

@@ -403,7 +403,7 @@ static void test_options(void **state)
     assert_int_equal(options_parse("castling=yes", &o, &err), TV_ERR_ARG);
     assert_string_equal(err.msg, "unknown option 'castling' (known: slide_over_own, enpassant, ending)");
     assert_int_equal(options_parse("slide_over_own=maybe", &o, &err), TV_ERR_ARG);
-    assert_string_equal(err.msg, "bad value 'maybe' for option slide_over_own (no or yes)");
+    assert_string_equal(err.msg, "bad value 'maybe' for option slide_over_own (no or yes; also true/false, on/off, 1/0)");
     assert_int_equal(options_parse("enpassant=all", &o, &err), TV_ERR_ARG);
     assert_string_equal(err.msg, "bad value 'all' for option enpassant (combatant or any)");
     assert_int_equal(options_parse("ending", &o, &err), TV_ERR_ARG);

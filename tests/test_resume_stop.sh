@@ -1,0 +1,118 @@
+#!/bin/bash
+# test_resume_stop.sh TAVRELI MAKE_RESUME_STORE SOURCE_DIR (issue 22):
+#  - a signal while `selfplay --resume` reads and checks a big store (the
+#    reads, the replay of every kept game, the open for appending) is obeyed
+#    within a second, as an interruption (status 143, "interrupted: run ...
+#    --resume"), and the store is unchanged byte for byte;
+#  - two runs on one --out: the second is refused while the first holds the
+#    run lock, naming its pid;
+#  - a store creation killed just before its link leaves OUT.h5.tmp-PID-N:
+#    the next run on OUT.h5 removes it and says so.
+tv=$1
+mk=$2
+src=$3
+tmp=$(mktemp -d /tmp/tavreli-resume-stop-XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$src/tests/selfplay_common.sh"
+cp "$src/configs/engines/default.ini" "$tmp/default.ini"
+
+# A plan whose games are all one game (identical engines, no random
+# openings): make_resume_store copies game 0 (110 plies) into 3,000 games
+# of the plan, which a resume reads and replays for seconds (5,000 took 14 s
+# at load 14 on 2 cores), where playing them would take minutes.
+cat >"$tmp/one.ini" <<EOI
+[tournament]
+name = one
+pairs = 100000
+seed = 11
+[openings]
+plies = 0
+[adjudication]
+max_plies = 400
+resign_score = 0
+draw_moves = 0
+[engine a]
+path = default.ini
+depth = 1
+[engine b]
+path = default.ini
+depth = 1
+EOI
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
+"$mk" "$tmp/one.ini" "$tmp/small.h5" "$tmp/big.h5" 3000 >/dev/null
+check "the big store is made" [ $? = 0 ]
+sum=$(md5sum <"$tmp/big.h5")
+
+# The resume's phases in turn (the store read for the check of the
+# configuration, the read with the moves, the replay against the plan, the
+# read and the block check of the open for appending): the signal at
+# several moments of the run.  How long the whole resume takes, measured
+# first, places them.
+t0=$(date +%s%N)
+cp "$tmp/big.h5" "$tmp/whole.h5"
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/whole.h5" --resume --games 1 --threads 2 --quiet >/dev/null 2>&1
+whole_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "a resume of the big store (1 game played) took $whole_ms ms"
+# the limit: a second, plus room for a loaded machine (a process that is
+# not scheduled for a while), and at most a third of the whole resume: a
+# signal that waited for the rest of the reading (before the fix) fails it
+limit_ms=$(( whole_ms / 3 < 1500 ? whole_ms / 3 : 1500 ))
+for frac in 10 40 70; do
+  at_ms=$(( whole_ms * frac / 100 ))
+  cp "$tmp/big.h5" "$tmp/r.h5"
+  "$tv" selfplay "$tmp/one.ini" --out "$tmp/r.h5" --resume --threads 2 --quiet >"$tmp/r.out" 2>&1 &
+  pid=$!
+  sleep "$(printf '%d.%03d' $((at_ms / 1000)) $((at_ms % 1000)))"
+  t0=$(date +%s%N)
+  kill -TERM $pid
+  wait $pid
+  status=$?
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  check "SIGTERM at $frac% of a resume ($at_ms ms) ends it within $limit_ms ms (took $ms ms)" [ "$ms" -lt $limit_ms ]
+  check "... with the status of SIGTERM ($status)" [ "$status" = 143 ]
+  check "... saying how to resume" grep -q "^interrupted: run 'tavreli selfplay .* --resume'" "$tmp/r.out"
+  check "... the store unchanged" [ "$(md5sum <"$tmp/r.h5")" = "$sum" ]
+done
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/r.h5" --resume --games 2 --threads 2 --quiet >"$tmp/r.out" 2>&1
+check "the stopped store resumes" grep -q "2 games stored this run (3000 before)" "$tmp/r.out"
+
+# ---- two runs on one store: the run lock ----------------------------------------------
+# Run A resumes the big store (seconds of reading); B, started meanwhile
+# with --force (or --resume), is refused, naming A's pid.  Before the lock B
+# removed the store under A and made its own.
+cp "$tmp/big.h5" "$tmp/lk.h5"
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/lk.h5" --resume --threads 1 --quiet >"$tmp/a.out" 2>&1 &
+apid=$!
+for i in $(seq 300); do grep -q "^$apid " "$tmp/lk.h5.lock" 2>/dev/null && break; sleep 0.1; done
+for flag in --force --resume; do
+  "$tv" selfplay "$tmp/one.ini" --out "$tmp/lk.h5" $flag --games 1 --quiet >"$tmp/b.out" 2>&1
+  rc=$?
+  check "a second run ($flag) on a store that another run holds is refused ($rc)" [ $rc = 1 ]
+  check "... naming the other run's pid and what to do" \
+    grep -q "lk.h5 is in use by another run (pid $apid on .* holds .*lk.h5.lock): wait until it ends, or stop it" \
+    "$tmp/b.out"
+done
+kill -TERM $apid
+wait $apid
+check "the first run was not disturbed (an interruption: $?)" grep -q "^interrupted: run" "$tmp/a.out"
+check "... its store unchanged" [ "$(md5sum <"$tmp/lk.h5")" = "$sum" ]
+check "... and the lock file removed when it ended" [ ! -e "$tmp/lk.h5.lock" ]
+
+# ---- a store creation killed just before its link --------------------------------------
+TAVRELI_TEST_PAUSE_BEFORE_LINK="$tmp/paused" "$tv" selfplay "$tmp/one.ini" --out "$tmp/kl.h5" --games 1 \
+  --threads 1 --quiet >/dev/null 2>&1 &
+kpid=$!
+for i in $(seq 300); do [ -e "$tmp/paused" ] && break; sleep 0.1; done
+kill -9 $kpid
+wait $kpid 2>/dev/null
+check "kill -9 just before the link leaves the temporary store and no store" \
+  [ -e "$tmp/kl.h5.tmp-$kpid-0" -a ! -e "$tmp/kl.h5" ]
+"$tv" selfplay "$tmp/one.ini" --out "$tmp/kl.h5" --games 1 --threads 1 --quiet >"$tmp/k.out" 2>&1
+check "the next run on the store succeeds ($?)" grep -q "1 games stored this run" "$tmp/k.out"
+check "... removes the leftover" [ -z "$(ls "$tmp" | grep 'kl.h5.tmp')" ]
+check "... and says so" \
+  grep -q "^note: removed .*kl.h5.tmp-$kpid-0, left by a store creation (pid $kpid) that was killed" "$tmp/k.out"
+check "... and the killed run's lock file is gone" [ ! -e "$tmp/kl.h5.lock" ]
+
+echo "$passes passed, $fails failed"
+[ $fails = 0 ]

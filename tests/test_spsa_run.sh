@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# End-to-end checks of `tavreli spsa` (docs/spsa.md), one part per run:
+#   planted  fake_engine --mode planted plays best with a probability that
+#            falls with the distance of its Strength option from 60; SPSA
+#            from Strength 0 (the edge of 0..100) ends within 10 (10% of the
+#            range) of 60 after 100 pairs, and a run on 1 thread and one on
+#            2 threads have the same /spsa table and the same games;
+#   resume   a run of the built-in engine killed (kill -9) at 3 random
+#            moments and resumed until it finishes has the same /spsa table,
+#            games, tuned.ini and verification as an uninterrupted run;
+#            SIGTERM stops cleanly (exit 143) and --resume finishes;
+#   refuse   bad files and engines are refused with FILE:LINE, exit 1, no store.
+#   mpi      (an MPI build) the planted run under mpirun -np 2 has the same
+#            /spsa table and games as on one process.
+# usage: test_spsa_run.sh PART PATH/TO/tavreli PATH/TO/fake_engine SOURCE_DIR TAVRELI_MPI
+set -u
+part=$1
+tv=$2
+fake=$3
+src=$(cd "$4" && pwd)
+mpi_build=${5:-OFF}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+check() {
+  local name=$1; shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
+}
+
+# The /spsa table and the games' digest of a run folder, in one file.
+fingerprint() {
+  h5dump -g /spsa "$1/spsa.h5" | tail -n +2 >"$2" && "$tv" export "$1/spsa.h5" --digest "$2.games" >/dev/null
+}
+same_run() { fingerprint "$1" "$tmp/a.fp" && fingerprint "$2" "$tmp/b.fp" && cmp -s "$tmp/a.fp" "$tmp/b.fp" &&
+  cmp -s "$tmp/a.fp.games" "$tmp/b.fp.games"; }
+
+planted_ini() {
+  cat <<EOI
+[spsa]
+name = planted
+iterations = 50
+batch = 2
+seed = 1
+verify = no
+param Strength = 0, 0, 100, 10, 0.15
+[engine fake]
+command = $fake --mode planted --optimum 60
+depth = 1
+stderr = discard
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 120
+resign_score = 800
+resign_moves = 3
+draw_moves = 0
+draw_score = 0
+EOI
+}
+
+# The last theta of a run's output line "... theta: NAME=VALUE".
+final_theta() { sed -n 's/.*theta: [^=]*=\([-0-9.]*\).*/\1/p' "$1"; }
+within() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+
+if [ "$part" = planted ]; then
+  planted_ini >"$tmp/p.ini"
+  "$tv" spsa "$tmp/p.ini" --out "$tmp/one" --threads 1 >"$tmp/one.out" 2>"$tmp/one.err" &
+  p1=$!
+  "$tv" spsa "$tmp/p.ini" --out "$tmp/two" --threads 2 >"$tmp/two.out" 2>"$tmp/two.err"
+  rc2=$?
+  wait $p1
+  rc1=$?
+  check "planted runs end with 0 ($rc1, $rc2)" [ $rc1 = 0 -a $rc2 = 0 ]
+  x=$(final_theta "$tmp/one.out")
+  echo "planted optimum 60, SPSA from 0 ends at $x"
+  check "planted: SPSA ends within 10 of 60 (at '$x')" within "${x:-0}" 50 70
+  check "planted: 1 and 2 threads give the same /spsa table and games" same_run "$tmp/one" "$tmp/two"
+  check "planted: the tuned options" grep -qx "option.Strength = $(printf '%.0f' "$x")" "$tmp/one/tuned.options"
+  check "planted: the progress line names the iteration and theta" grep -q "iteration 50/50 .*Strength=" "$tmp/one.err"
+fi
+
+if [ "$part" = mpi ]; then
+  planted_ini >"$tmp/p.ini"
+  "$tv" spsa "$tmp/p.ini" --out "$tmp/one" --threads 1 >"$tmp/one.out" 2>/dev/null &
+  p1=$!
+  mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/p.ini" --out "$tmp/mpi" --threads 1 \
+    >"$tmp/mpi.out" 2>"$tmp/mpi.err"
+  rc2=$?
+  wait $p1
+  rc1=$?
+  check "mpi: both runs end with 0 ($rc1, $rc2: $(tail -3 "$tmp/mpi.err"))" [ $rc1 = 0 -a $rc2 = 0 ]
+  check "mpi: 2 ranks give the same /spsa table and games as one process" same_run "$tmp/one" "$tmp/mpi"
+  check "mpi: the parts are merged and removed" [ ! -e "$tmp/mpi/spsa.part-0.h5" -a ! -e "$tmp/mpi/spsa.part-1.h5" ]
+  check "mpi: rank 0 alone prints the result" [ "$(grep -c '^50 of 50 iterations' "$tmp/mpi.out")" = 1 ]
+fi
+
+if [ "$part" = resume ]; then
+  cat >"$tmp/r.ini" <<EOI
+[spsa]
+name = resume
+iterations = 10
+batch = 2
+seed = 9
+threads = 2
+verify_pairs = 6
+param lmr_base = 75, 0, 300, 30, 0.02
+param top_value[2] = 300, 100, 600, 40, 0.02
+[engine base]
+path = $src/configs/engines/default.ini
+depth = 2
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 100
+EOI
+  "$tv" spsa "$tmp/r.ini" --out "$tmp/ref" --threads 1 >"$tmp/ref.out" 2>/dev/null
+  check "resume: the uninterrupted run ends with 0" [ $? = 0 ]
+  check "resume: it verifies" grep -q "^verification SPRT (tuned against start" "$tmp/ref.out"
+  # kill -9 at three random moments, each run resuming the last
+  for k in 1 2 3; do
+    "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" --resume >/dev/null 2>&1 &
+    pid=$!
+    sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+  done
+  # SIGTERM stops cleanly
+  "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" --resume >"$tmp/term.out" 2>/dev/null &
+  pid=$!
+  sleep 0.5
+  kill -TERM $pid 2>/dev/null
+  wait $pid
+  rc=$?
+  check "resume: SIGTERM exits 143 or finishes ($rc)" [ $rc = 143 -o $rc = 0 ]
+  [ $rc = 143 ] && check "resume: SIGTERM says how to continue" grep -q "with --resume to continue" "$tmp/term.out"
+  "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" --resume >"$tmp/cut.out" 2>/dev/null
+  check "resume: the resumed run ends with 0" [ $? = 0 ]
+  check "resume: the same /spsa table and games as the uninterrupted run" same_run "$tmp/ref" "$tmp/cut"
+  check "resume: the same tuned.ini" cmp -s "$tmp/ref/tuned.ini" "$tmp/cut/tuned.ini"
+  check "resume: the same verification" cmp -s <(grep '^verification' "$tmp/ref.out") \
+    <(grep '^verification' "$tmp/cut.out")
+  "$tv" report "$tmp/cut" >/dev/null 2>"$tmp/report.err"
+  check "resume: report DIR writes the trajectory, the final values and the verification" \
+    test -s "$tmp/cut/report/spsa_trajectory.png" -a -s "$tmp/cut/report/verify/report.html"
+  check "resume: the report names the verification's verdict" \
+    grep -q "The SPRT of the tuned engine against the start (elo0=0 elo1=5" "$tmp/cut/report/report.md"
+  check "resume: the report's table has both parameters" grep -q "^| top_value\[2\] | 100 | 600 | 300.00 |" \
+    "$tmp/cut/report/report.md"
+  "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" >/dev/null 2>"$tmp/exists.err"
+  check "resume: an existing run needs --resume or --force" grep -q "exists: --resume continues it" "$tmp/exists.err"
+fi
+
+if [ "$part" = refuse ]; then
+  engine="[engine base]
+path = $src/configs/engines/default.ini
+depth = 1"
+  refuse() { # NAME LINE TEXT-IN-MESSAGE INI...
+    local name=$1 line=$2 what=$3
+    shift 3
+    printf '%s\n' "$@" >"$tmp/bad.ini"
+    "$tv" spsa "$tmp/bad.ini" --out "$tmp/bad" >/dev/null 2>"$tmp/bad.err"
+    local rc=$?
+    check "refuse $name: exit 1 ($rc)" [ $rc = 1 ]
+    check "refuse $name: bad.ini:$line names it ($(cat "$tmp/bad.err"))" grep -q "bad.ini:$line: .*$what" "$tmp/bad.err"
+    check "refuse $name: no store" [ ! -e "$tmp/bad/spsa.h5" ]
+  }
+  refuse unknown 2 "no such setting or weight" "[spsa]" "param lmr_bsae = 1, 0, 2, 1, 0.002" "$engine"
+  refuse start-outside 2 "outside \[MIN, MAX\]" "[spsa]" "param lmr_base = 300, 50, 200, 10, 0.002" "$engine"
+  refuse min-max 2 "must be below MAX" "[spsa]" "param lmr_base = 100, 200, 100, 10, 0.002" "$engine"
+  refuse c_end 2 "C_END 0 must be above 0" "[spsa]" "param lmr_base = 100, 50, 200, 0, 0.002" "$engine"
+  refuse r_end 2 "R_END -1 must be above 0" "[spsa]" "param lmr_base = 100, 50, 200, 10, -1" "$engine"
+  refuse bool 2 "yes/no setting, not tunable" "[spsa]" "param null_move = 1, 0, 1, 1, 0.002" "$engine"
+  refuse duplicate 3 "given twice" "[spsa]" "param lmr_base = 100, 50, 200, 10, 0.002" \
+    "param lmr_base = 100, 50, 200, 10, 0.002" "$engine"
+  program="[engine fake]
+command = $fake --mode planted
+depth = 1"
+  refuse undeclared 2 "declares no option Speed" "[spsa]" "param Speed = 5, 0, 10, 1, 0.002" "$program"
+  refuse range 2 "declares the range \[0, 100\]" "[spsa]" "param Strength = 50, 0, 200, 10, 0.002" "$program"
+  if command -v mpirun >/dev/null && [ "$mpi_build" = OFF ]; then
+    # a build without MPI refuses to run as several ranks (not side by side into one folder)
+    printf '[spsa]\nparam lmr_base = 75, 0, 300, 10, 0.002\n%s\n' "$engine" >"$tmp/one.ini"
+    mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/one.ini" --out "$tmp/mpi" >/dev/null \
+      2>"$tmp/mpi.err"
+    check "refuse mpirun -np 2 without MPI: says to rebuild" grep -q "built without MPI" "$tmp/mpi.err"
+    check "refuse mpirun -np 2 without MPI: no store" [ ! -e "$tmp/mpi/spsa.h5" ]
+  fi
+  refuse spin-only 2 "declares it as a check option" "[spsa]" "param slide_over_own = 0, 0, 1, 1, 0.002" "$program"
+fi
+
+echo "$passes passed, $fails failed"
+[ $fails = 0 ]
