@@ -105,7 +105,7 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         printf("%s/report.html\n", outdir);
         goto done;
     }
-    if (nfiles == 1 && spsa_is_dir(files[0])) { /* an SPSA run's folder (tuner/spsa_report.h) */
+    if (nfiles == 1 && spsa_is_dir(files[0])) { /* an SPSA run's folder (report/spsa_report.h) */
         char def[1100];
         snprintf(def, sizeof def, "%s/report", files[0]);
         TvError err;
