@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ladder.h"
 #include "report.h"
 #include "spsa_report.h"
 #include "train.h"
@@ -87,8 +88,15 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         TvError err;
         TrainRung *rungs;
         int nr;
-        if (train_report(files[0], outdir, &rungs, &nr, &err) != TV_OK) {
+        TrainLadderInfo info;
+        if (train_ladder_info(files[0], &rungs, &nr, &info, &err) != TV_OK) {
             cli_error("%s", err.msg);
+            rc = CLI_FAIL;
+            goto done;
+        }
+        if (ladder_report_write(files[0], rungs, nr, &info, outdir, &err) != TV_OK) {
+            cli_error("%s", err.msg);
+            free(rungs);
             rc = CLI_FAIL;
             goto done;
         }
@@ -97,7 +105,7 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         printf("%s/report.html\n", outdir);
         goto done;
     }
-    if (nfiles == 1 && spsa_is_dir(files[0])) { /* an SPSA run's folder (tuner/spsa_report.h) */
+    if (nfiles == 1 && spsa_is_dir(files[0])) { /* an SPSA run's folder (report/spsa_report.h) */
         char def[1100];
         snprintf(def, sizeof def, "%s/report", files[0]);
         TvError err;

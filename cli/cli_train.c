@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "stats.h"
 #include "status.h"
 #include "train.h"
 
@@ -70,12 +71,13 @@ static void print_event(const TrainEvent *e, void *user)
 
 void cli_print_ladder(const TrainRung *rungs, int n)
 {
-    printf("generation  Elo vs gen-0  95%% interval        games  step over the previous best  measured by\n");
+    printf("generation  Elo vs gen-0  95%% interval    games  step over the previous best  measured by\n");
     for (int i = 0; i < n; i++) {
-        char m[128], d[64];
-        printf("gen-%-7d %+8.1f      [%+7.1f, %+7.1f]  %6lld  %-27s  %s\n", rungs[i].generation, rungs[i].elo,
-               rungs[i].lo, rungs[i].hi, (long long)rungs[i].games, train_rung_step(&rungs[i], d, sizeof d),
-               train_rung_method(&rungs[i], m, sizeof m));
+        char m[128], d[64], e[STATS_ELO_TEXT], lo[STATS_ELO_TEXT], hi[STATS_ELO_TEXT];
+        printf("gen-%-7d %8s      [%5s, %5s]  %6lld  %-27s  %s\n", rungs[i].generation,
+               stats_fmt_elo(rungs[i].elo, e, sizeof e), stats_fmt_elo(rungs[i].lo, lo, sizeof lo),
+               stats_fmt_elo(rungs[i].hi, hi, sizeof hi), (long long)rungs[i].games,
+               train_rung_step(&rungs[i], d, sizeof d), train_rung_method(&rungs[i], m, sizeof m));
     }
 }
 

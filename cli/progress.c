@@ -231,16 +231,13 @@ void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ng
             int res = games[g].white == i ? games[g].result : -games[g].result;
             pts += (res + 1) / 2.0;
         }
-        char elo[48];
-        double below = r.elo[i] - r.lo[i], above = r.hi[i] - r.elo[i];
+        char elo[STATS_ELO_TEXT];
         if (two) {
             PairingStats ps;
             pairing_stats(games, ngames, i, 1 - i, &ps);
             stats_format_elo(&ps, elo, sizeof elo);
-        } else if (fabs(below - above) < 0.5)
-            snprintf(elo, sizeof elo, "%+.0f ± %.0f", r.elo[i], above);
-        else
-            snprintf(elo, sizeof elo, "%+.0f -%.0f/+%.0f", r.elo[i], below, above);
+        } else
+            stats_fmt_elo_interval(r.elo[i], r.lo[i], r.hi[i], elo, sizeof elo);
         char score[16] = "-";
         if (n)
             snprintf(score, sizeof score, "%.1f%%", 100 * pts / (double)n);

@@ -93,7 +93,7 @@ typedef struct {
     bool store_removed;        /* after an error: the store this run created held no game and was
                                   removed (a rerun needs no --force) */
     /* with an [sprt] section: the test on the pairs completed in plan order */
-    int sprt_decision;         /* SprtDecision (ratings.h) */
+    int sprt_decision;         /* SprtDecision (stats.h) */
     double sprt_llr, sprt_lower, sprt_upper;
     int64_t sprt_pairs;
     char sprt_result[256];     /* also stored as the store's "sprt_result" attribute */

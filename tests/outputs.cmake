@@ -13,4 +13,4 @@ set_tests_properties(test_outputs_fulldisk PROPERTIES LABELS fast TIMEOUT 300 SK
 # atomic files, the store's no-replace publish, wrapped engine INI comments,
 # escaped engine names in a TGN export, report.md's HTML escaping.
 tavreli_test(test_output_files fast test_output_files.c)
-target_link_libraries(test_output_files PRIVATE tavreli_tuner tavreli_selfplay)
+target_link_libraries(test_output_files PRIVATE tavreli_report tavreli_selfplay)

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* test_report.c: strength reports (tuner/report.c).
+/* test_report.c: strength reports (report/report*.c).
  *
  *  - a synthetic round robin of three engines with known results is stored
  *    and reported: report.md and report.html exist and hold the rating table

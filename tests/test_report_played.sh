@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A report says what was played (tuner/report.c, docs/reports.md): a
+# A report says what was played (report/report*.c, docs/reports.md): a
 # tournament of the in-process engine, `tavreli uci` as a separate program
 # with an option on a clock, and a program that oversteps its clock (the
 # fake engine's overtime mode).  Its report names the build (git describe),

@@ -21,8 +21,6 @@
 #include "atomic_file.h"
 #include "h5store.h"
 #include "ratings.h"
-#include "report_doc.h"
-#include "report_plot.h"
 #include "runner.h"
 #include "strbuf.h"
 #include "tournament.h"
@@ -643,7 +641,7 @@ static bool gen_fit_elo(const GenFit *F, int g, TrainRung *r)
 
 /* A confirmed rung: gen-G's own games against gen-0 rate it, with the Elo of
  * its score and the 95% half-width that `tavreli selfplay` prints for a
- * match (selfplay/stats.h), so its interval means what a direct match of
+ * match (stats/stats.h), so its interval means what a direct match of
  * the two measures; the games against the previous best are the step beside
  * it.  Not a joint fit of all confirmation games: that assumes strength adds
  * up between versions (gen-2 over gen-0 = gen-2 over gen-1 + gen-1 over
@@ -703,20 +701,14 @@ const char *train_rung_step(const TrainRung *r, char *buf, size_t n)
         snprintf(buf, n, "-");
     else if (isinf(r->step))
         snprintf(buf, n, "%s gen-%d", r->step > 0 ? "all won vs" : "all lost vs", r->vs_prev);
-    else
-        snprintf(buf, n, "%+.1f +- %.1f vs gen-%d", r->step, r->step_err, r->vs_prev);
+    else {
+        char e[STATS_ELO_TEXT];
+        snprintf(buf, n, "%s vs gen-%d", stats_fmt_elo_pm(r->step, r->step_err, e, sizeof e), r->vs_prev);
+    }
     return buf;
 }
 
-/* What the ladder was made of, for the document. */
-typedef struct {
-    int ngen;             /* complete generations */
-    int64_t sprt_games;   /* the games the SPRTs' decisions counted */
-    int64_t confirm_games;
-    int nconfirmed;
-} LadderInfo;
-
-static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, LadderInfo *info, TvError *err)
+static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, TrainLadderInfo *info, TvError *err)
 {
     *rungs_out = NULL;
     *nrungs_out = 0;
@@ -820,131 +812,29 @@ static TvStatus ladder(const char *dir, TrainRung **rungs_out, int *nrungs_out, 
 
 TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err)
 {
-    LadderInfo info;
+    TrainLadderInfo info;
     return ladder(dir, rungs, nrungs, &info, err);
 }
 
-TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs_out, int *nrungs_out, TvError *err)
+TvStatus train_ladder_info(const char *dir, TrainRung **rungs, int *nrungs, TrainLadderInfo *info, TvError *err)
 {
-    TrainRung *rungs;
-    int nr;
-    LadderInfo info;
-    TvStatus st = ladder(dir, &rungs, &nr, &info, err);
-    if (st != TV_OK)
+    return ladder(dir, rungs, nrungs, info, err);
+}
+
+TvStatus train_read_generation(const char *dir, int g, TrainGeneration *gen, bool *have, TvError *err)
+{
+    GenResult res;
+    TvStatus st = read_result(dir, g, &res, have, err);
+    memset(gen, 0, sizeof *gen);
+    if (st != TV_OK || !*have)
         return st;
-    /* the document and the plot */
-    Doc D = {0};
-    StrBuf md = {0}, html = {0};
-    st = doc_make_dirs(outdir, err);
-    if (st == TV_OK) {
-        PlotSet p;
-        plot_begin(&p, outdir);
-        const char **names = calloc((size_t)nr + 1, sizeof *names);
-        double *e = calloc((size_t)nr + 1, sizeof *e), *lo = calloc((size_t)nr + 1, sizeof *lo),
-               *hi = calloc((size_t)nr + 1, sizeof *hi);
-        char(*nb)[32] = calloc((size_t)nr + 1, sizeof *nb);
-        if (!names || !e || !lo || !hi || !nb)
-            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        for (int i = 0; st == TV_OK && i < nr; i++) {
-            snprintf(nb[i], sizeof nb[i], "gen-%d", rungs[i].generation);
-            names[i] = nb[i];
-            e[i] = rungs[i].elo; /* a perfect score's open end drawn at its bound */
-            lo[i] = isfinite(rungs[i].lo) ? rungs[i].lo : rungs[i].elo;
-            hi[i] = isfinite(rungs[i].hi) ? rungs[i].hi : rungs[i].elo;
-        }
-        if (st == TV_OK)
-            st = plot_elo(&p, "Elo against generation 0 with its 95% interval (accepted generations)", names, e, lo,
-                          hi, nr, err);
-        if (st == TV_OK)
-            st = plot_draw(&p, err);
-        plot_free(&p);
-        free(names);
-        free(e);
-        free(lo);
-        free(hi);
-        free(nb);
-    }
-    if (st == TV_OK) {
-        doc_h1(&D, "Training ladder: %s", dir);
-        int nacc = nr - 1;
-        doc_para(&D,
-                 "%d generations complete, %d accepted, %d of them confirmed. Elo of every accepted generation "
-                 "against generation 0 with its 95%% interval; the last column says how each was measured.",
-                 info.ngen, nacc, info.nconfirmed);
-        doc_para(&D,
-                 "How each step was measured. A confirmed generation (`train` confirms each accepted generation, "
-                 "`[train] confirm_pairs` opening pairs against gen-0 and as many against the best before it; "
-                 "`tavreli train --confirm DIR` for a run without; %lld confirmation games in all) is rated by its "
-                 "own confirmation games against gen-0 alone: the Elo of its score with the 95%% half-width, the "
-                 "numbers `tavreli selfplay` prints for a match of the two, so the interval is that of a direct "
-                 "match against gen-0. Its games against the previous best are the `step` column beside it, "
-                 "measured the same way; they do not enter its Elo. Strength need not add up between versions: "
-                 "a generation may beat the one before it clearly and gen-0 hardly more, so the steps need not "
-                 "sum to the Elo.",
-                 (long long)info.confirm_games);
-        if (info.nconfirmed < nacc)
-            doc_para(&D,
-                     "Generations not confirmed: one rating fit (BayesElo's model) of the %lld SPRT games the "
-                     "tests' decisions counted. Each SPRT played only the generation against the best before it "
-                     "and stopped when the test decided, so such an Elo adds up early-stopped steps: each step is "
-                     "biased away from 0, and strength need not add up between versions. Run `tavreli train "
-                     "--confirm %s`.",
-                     (long long)info.sprt_games, dir);
-        doc_table(&D, "lrrrrrl");
-        const char *head[] = {"generation", "Elo vs gen-0", "95% low", "95% high", "games vs gen-0",
-                              "step over the previous best", "measured by"};
-        for (int i = 0; i < 7; i++)
-            doc_cell(&D, "%s", head[i]);
-        for (int i = 0; i < nr; i++) {
-            char m[128];
-            doc_cell(&D, "gen-%d", rungs[i].generation);
-            doc_cell(&D, "%+.1f", rungs[i].elo);
-            doc_cell(&D, "%+.1f", rungs[i].lo);
-            doc_cell(&D, "%+.1f", rungs[i].hi);
-            doc_cell(&D, "%lld", (long long)rungs[i].games);
-            char d[64];
-            doc_cell(&D, "%s", train_rung_step(&rungs[i], d, sizeof d));
-            doc_cell(&D, "%s", train_rung_method(&rungs[i], m, sizeof m));
-        }
-        doc_img(&D, PLOT_ELO_PNG, "Elo of the accepted generations against generation 0, 95% intervals");
-        doc_h2(&D, "Generations");
-        doc_table(&D, "lllrrl");
-        const char *gh[] = {"generation", "outcome", "best after", "LLR", "SPRT pairs", "confirmed"};
-        for (int i = 0; i < 6; i++)
-            doc_cell(&D, "%s", gh[i]);
-        for (int g = 1; g <= info.ngen; g++) {
-            GenResult res;
-            bool have;
-            if (read_result(dir, g, &res, &have, err) != TV_OK || !have)
-                break;
-            char path[1100];
-            gen_path(path, sizeof path, dir, g, "confirmed");
-            doc_cell(&D, "gen-%d", g);
-            doc_cell(&D, "%s", res.outcome);
-            doc_cell(&D, "gen-%ld", res.best);
-            doc_cell(&D, "%.3f", res.llr);
-            doc_cell(&D, "%ld", res.pairs);
-            doc_cell(&D, "%s", strcmp(res.outcome, "accepted") ? "-" : exists(path) ? "yes" : "no");
-        }
-        if (D.oom)
-            st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
-    }
-    if (st == TV_OK) {
-        doc_render_md(&D, &md);
-        st = doc_render_html(&D, outdir, &html, err);
-    }
-    if (st == TV_OK)
-        st = doc_write_buf(outdir, "ladder.md", &md, err);
-    if (st == TV_OK)
-        st = doc_write_buf(outdir, "report.html", &html, err);
-    doc_free(&D);
-    free(md.s);
-    free(html.s);
-    if (st != TV_OK) {
-        free(rungs);
-        return st;
-    }
-    *rungs_out = rungs;
-    *nrungs_out = nr;
+    char path[1100];
+    gen_path(path, sizeof path, dir, g, "confirmed");
+    gen->generation = g;
+    snprintf(gen->outcome, sizeof gen->outcome, "%s", res.outcome);
+    gen->best = res.best;
+    gen->llr = res.llr;
+    gen->pairs = res.pairs;
+    gen->confirmed = !strcmp(res.outcome, "accepted") && exists(path);
     return TV_OK;
 }

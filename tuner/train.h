@@ -125,8 +125,9 @@ typedef struct {
  * (score Elo)"; buf of n >= 96 bytes. */
 const char *train_rung_method(const TrainRung *r, char *buf, size_t n);
 
-/* The step column of a rung: "+106.0 +- 50.1 vs gen-1", "all won vs gen-1"
- * or "all lost vs gen-1" for a perfect score, "-" without; buf of n >= 48. */
+/* The step column of a rung: "+106 ± 50 vs gen-1" (stats_fmt_elo_pm), "all
+ * won vs gen-1" or "all lost vs gen-1" for a perfect score, "-" without; buf
+ * of n >= 48. */
 const char *train_rung_step(const TrainRung *r, char *buf, size_t n);
 
 /* The rung of confirmed generation g from its confirmation games (players
@@ -146,10 +147,30 @@ TvStatus train_rung_confirmed(const RatedGame *games, int64_t n, int g, int prev
  * generation, a damaged store. */
 TvStatus train_ladder(const char *dir, TrainRung **rungs, int *nrungs, TvError *err);
 
-/* train_ladder, and writes outdir/ladder.md, outdir/report.html and the
- * plot outdir/elo.png (gnuplot): the ladder with each rung's method, and
- * every generation's outcome.  Errors: those of train_ladder, gnuplot
- * missing, an unwritable outdir. */
-TvStatus train_report(const char *dir, const char *outdir, TrainRung **rungs, int *nrungs, TvError *err);
+/* What a ladder was made of, for its document (report/ladder.h). */
+typedef struct {
+    int ngen;              /* complete generations */
+    int64_t sprt_games;    /* the games the SPRTs' decisions counted */
+    int64_t confirm_games; /* the confirmation games */
+    int nconfirmed;        /* confirmed generations */
+} TrainLadderInfo;
+
+/* train_ladder, and what it was made of.  The ladder's document
+ * (ladder.md, report.html, elo.png) is report/'s (report/ladder.h). */
+TvStatus train_ladder_info(const char *dir, TrainRung **rungs, int *nrungs, TrainLadderInfo *info, TvError *err);
+
+/* One complete generation of a run, as DIR/gen-G/result says. */
+typedef struct {
+    int generation;
+    char outcome[32]; /* accepted | rejected | inconclusive | no-change */
+    long best;        /* the best's generation afterwards */
+    double llr;
+    long pairs;       /* the SPRT's opening pairs */
+    bool confirmed;   /* accepted, and its confirmation is complete */
+} TrainGeneration;
+
+/* Reads generation g's result; *have false when g is not complete.
+ * Errors: a damaged result file (named, with the advice to delete it). */
+TvStatus train_read_generation(const char *dir, int g, TrainGeneration *gen, bool *have, TvError *err);
 
 #endif

@@ -25,7 +25,7 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
     if (st != TV_OK)
         return st;
     FILE *f = a.f;
-    fprintf(f, "# tavreli tuning log (format: tuner/report.h)\n");
+    fprintf(f, "# tavreli tuning log (format: tuner/tune_log.h)\n");
     if (header)
         for (const char *s = header; *s;) {
             const char *nl = strchr(s, '\n');

@@ -1,11 +1,13 @@
-/* stats.h: the statistics a running tournament needs, below the runner:
+/* stats.h: the statistics a running tournament needs, below the runner
+ * (stats/ sits between core/ and selfplay/):
  * the results of one pairing (W/D/L, pentanomial counts, Elo and normalized
  * Elo with their 95% half-widths, LOS), fishtest's generalised SPRT on
  * pentanomial counts, and the SPRT settings as a text attribute of a store
- * (written and read here, side by side).
+ * (written and read here, side by side), and the one Elo formatter of the
+ * program (stats_fmt_elo and its kin).
  *
  * The rating of many versions together (maximum likelihood over every game)
- * is the tuner's (tuner/ratings.h); it builds on these types. */
+ * is in ratings.h, beside it; it builds on these types. */
 #ifndef TAVRELI_STATS_H
 #define TAVRELI_STATS_H
 
@@ -41,11 +43,31 @@ typedef struct {
  * and elo_err95 INFINITY (see stats_elo_bound for what to print instead). */
 void pairing_stats(const RatedGame *games, int64_t ngames, int a, int b, PairingStats *out);
 
-/* Writes the pairing's Elo for people: "+57 ± 31" (the 95% half-width);
- * with a perfect score, where the estimate is infinite, the one-sided 95%
- * bound the games support instead: "> +312" when every game was won, "< -312"
- * when every game was lost (see stats_perfect_score_bound); "-" without
- * games.  Returns buf (size n >= 32). */
+/* ---- Elo for people: the one formatter -------------------------------------
+ * Every Elo the program writes (the progress line, the standings, the
+ * strength check, the report, the training ladder) goes through these:
+ * whole Elo with its sign, and 0 without one ("+12", "-7", "0": never "-0",
+ * "+0" or "+0.0"; a value rounds half away from zero first, so -0.5 is
+ * "-1" and -0.49 is "0"); "n/a" for NaN, "+inf"/"-inf".  Each returns buf;
+ * STATS_ELO_TEXT bytes hold any of them. */
+#define STATS_ELO_TEXT 64
+
+/* One Elo value: "+12", "0", "-7". */
+char *stats_fmt_elo(double x, char *buf, size_t n);
+
+/* A value with its 95% half-width: "+12 ± 30" (the half-width unsigned;
+ * "n/a" or "inf" when it is not finite). */
+char *stats_fmt_elo_pm(double x, double err95, char *buf, size_t n);
+
+/* A value with its 95% interval [lo, hi]: "+12 ± 30" when the interval is
+ * symmetric to the whole Elo, else "+12 -25/+31" (the distances below and
+ * above). */
+char *stats_fmt_elo_interval(double x, double lo, double hi, char *buf, size_t n);
+
+/* A pairing's Elo: stats_fmt_elo_pm of its Elo and half-width; with a
+ * perfect score, where the estimate is infinite, the one-sided 95% bound the
+ * games support instead: "> +312" when every game was won, "< -312" when
+ * every game was lost (see stats_perfect_score_bound); "-" without games. */
 char *stats_format_elo(const PairingStats *ps, char *buf, size_t n);
 
 /* The 95% lower bound on the Elo difference after n games that were all won

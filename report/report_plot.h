@@ -1,4 +1,4 @@
-/* report_plot.h: the report's plots (internal to tuner/).  Each plot writes
+/* report_plot.h: the report's plots (internal to report/).  Each plot writes
  * its data file into the output directory and adds its part to one gnuplot
  * script; plot_draw writes the script (plots.gp), runs gnuplot in the
  * directory and checks that every plot became a PNG.  The data files and

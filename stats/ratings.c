@@ -1,5 +1,4 @@
-/* ratings.c: BayesElo ratings by maximum likelihood (GSL), pairing statistics
- * and fishtest's generalised SPRT on pentanomial counts.  See ratings.h.
+/* ratings.c: BayesElo ratings by maximum likelihood (GSL).  See ratings.h.
  *
  * Units.  Internally the ratings are in natural log-odds ("nats"):
  * r = elo * ln(10) / 400, so that f(x) = 1 / (1 + 10^(-x/400)) becomes the

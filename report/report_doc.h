@@ -1,4 +1,4 @@
-/* report_doc.h: the strength report as a document (internal to tuner/): a
+/* report_doc.h: the strength report as a document (internal to report/): a
  * list of blocks (headings, paragraphs, tables, images) built once and
  * rendered twice, as Markdown and as HTML; and writing files into the
  * report's output directory.

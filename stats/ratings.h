@@ -8,8 +8,8 @@
  * with White's advantage left out: games are paired with colours reversed),
  * fitted with GSL.  Elo values are relative: their mean is 0.
  *
- * One pairing's statistics and the SPRT, which the self-play runner needs
- * too, are in selfplay/stats.h. */
+ * One pairing's statistics, the SPRT and the Elo formatter are in stats.h,
+ * beside it. */
 #ifndef TAVRELI_RATINGS_H
 #define TAVRELI_RATINGS_H
 

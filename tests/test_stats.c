@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
-/* test_ratings.c: ratings (BayesElo by maximum likelihood), pairing
- * statistics and the SPRT (tuner/ratings.c, selfplay/stats.c).
+/* test_stats.c: the statistics of stats/: ratings (BayesElo by maximum
+ * likelihood, stats/ratings.c), pairing statistics, the SPRT and the one Elo
+ * formatter (stats/stats.c).
  *
  *  - SPRT: fishtest's LLR for pentanomial [39, 2226, 31451, 2412, 40] with
  *    normalized-Elo bounds [0.764, 3.439] is 2.16294087; bounds for
@@ -20,7 +21,10 @@
  *  - errors: no games, one player, bad indices and results;
  *  - the SPRT settings attribute: what sprt_settings_format writes,
  *    sprt_settings_parse reads back exactly; bad texts are refused;
- *  - speed: 1,000,000 games among 10 players in well under a second. */
+ *  - speed: 1,000,000 games among 10 players in well under a second;
+ *  - the Elo formatter, one test per row: a pairing's W/D/L and the text
+ *    every command writes for it (an even match is "0 ± 482", never "-0" or
+ *    "+0"; a perfect score the bound its games support). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -590,9 +594,88 @@ static void test_speed_million_games(void **state)
     free(g);
 }
 
+/* ---- the Elo formatter ----------------------------------------------------- */
+
+/* One pairing and the text of its Elo (the expected half-widths by hand from
+ * the trinomial formula: 1.96 * sd / sqrt(N) * 400 / (ln 10 * s (1 - s))). */
+typedef struct {
+    int w, d, l;
+    const char *text;
+} EloTextRow;
+
+static const EloTextRow ELO_TEXT_ROWS[] = {
+    {1, 0, 1, "0 ± 482"},          /* score 1/2: elo_from_score gives -0.0 */
+    {1000, 0, 1001, "0 ± 15"},     /* -0.17 Elo */
+    {1001, 0, 1000, "0 ± 15"},     /* +0.17 Elo */
+    {0, 4, 0, "0 ± 0"},            /* all drawn: no spread */
+    {30, 40, 31, "-3 ± 53"},
+    {10, 5, 3, "+143 ± 143"},
+    {3, 5, 10, "-143 ± 143"},
+    {5, 0, 0, "> +34"},            /* every game won: the 95% bound, 0.05^(1/5) */
+    {0, 0, 5, "< -34"},
+    {0, 0, 0, "-"},
+};
+
+static void test_elo_text_row(void **state)
+{
+    const EloTextRow *row = *state;
+    RatedGame g[2100];
+    int64_t n = 0;
+    for (int i = 0; i < row->w; i++)
+        g[n] = (RatedGame){0, 1, 1, -1}, n++;
+    for (int i = 0; i < row->d; i++)
+        g[n] = (RatedGame){1, 0, 0, -1}, n++;
+    for (int i = 0; i < row->l; i++)
+        g[n] = (RatedGame){1, 0, 1, -1}, n++;
+    PairingStats ps;
+    pairing_stats(g, n, 0, 1, &ps);
+    char buf[64];
+    assert_string_equal(stats_format_elo(&ps, buf, sizeof buf), row->text);
+}
+
+/* One value (x; with a half-width e, or an interval [e, f]) and its text. */
+typedef struct {
+    char form; /* 'v' stats_fmt_elo, 'p' stats_fmt_elo_pm, 'i' stats_fmt_elo_interval */
+    double x, e, f;
+    const char *text;
+} EloValueRow;
+
+static const EloValueRow ELO_VALUE_ROWS[] = {
+    {'v', -0.0, 0, 0, "0"},
+    {'v', -0.49, 0, 0, "0"},
+    {'v', 0.49, 0, 0, "0"},
+    {'v', -0.5, 0, 0, "-1"}, /* %+.0f rounds half to even: "-0" */
+    {'v', 0.5, 0, 0, "+1"},
+    {'v', 2.5, 0, 0, "+3"},
+    {'v', -141.7, 0, 0, "-142"},
+    {'v', NAN, 0, 0, "n/a"},
+    {'v', INFINITY, 0, 0, "+inf"},
+    {'v', -INFINITY, 0, 0, "-inf"},
+    {'p', 0.0, 480.6, 0, "0 ± 481"}, /* the ladder's gen-0 beside the pairing's "0 ± 482" */
+    {'p', -0.2, 15.2, 0, "0 ± 15"},
+    {'p', 12.4, NAN, 0, "+12 ± n/a"},
+    {'p', 12.4, INFINITY, 0, "+12 ± inf"},
+    {'i', 0.0, -480.6, 480.6, "0 ± 481"},
+    {'i', 5.0, -3.0, 14.0, "+5 -8/+9"},
+    {'i', -5.0, -14.0, 3.0, "-5 -9/+8"},
+    {'i', 30.0, 10.2, 49.9, "+30 ± 20"},
+};
+
+static void test_elo_value_row(void **state)
+{
+    const EloValueRow *row = *state;
+    char buf[STATS_ELO_TEXT];
+    const char *got = row->form == 'v'   ? stats_fmt_elo(row->x, buf, sizeof buf)
+                      : row->form == 'p' ? stats_fmt_elo_pm(row->x, row->e, buf, sizeof buf)
+                                         : stats_fmt_elo_interval(row->x, row->e, row->f, buf, sizeof buf);
+    assert_string_equal(got, row->text);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
+    enum { NROWS = sizeof ELO_TEXT_ROWS / sizeof ELO_TEXT_ROWS[0] };
+    enum { NVALUES = sizeof ELO_VALUE_ROWS / sizeof ELO_VALUE_ROWS[0] };
+    struct CMUnitTest tests[14 + NROWS + NVALUES] = {
         cmocka_unit_test(test_sprt_known_llr),
         cmocka_unit_test(test_sprt_bounds_and_decisions),
         cmocka_unit_test(test_two_players_closed_form),
@@ -608,5 +691,17 @@ int main(void)
         cmocka_unit_test(test_sprt_settings_round_trip),
         cmocka_unit_test(test_speed_million_games),
     };
+    static char names[NROWS][64];
+    for (int i = 0; i < NROWS; i++) {
+        const EloTextRow *r = &ELO_TEXT_ROWS[i];
+        snprintf(names[i], sizeof names[i], "elo text of +%d=%d-%d", r->w, r->d, r->l);
+        tests[14 + i] = (struct CMUnitTest){names[i], test_elo_text_row, NULL, NULL, (void *)r};
+    }
+    static char vnames[NVALUES][64];
+    for (int i = 0; i < NVALUES; i++) {
+        const EloValueRow *r = &ELO_VALUE_ROWS[i];
+        snprintf(vnames[i], sizeof vnames[i], "elo text %c %g %g %g", r->form, r->x, r->e, r->f);
+        tests[14 + NROWS + i] = (struct CMUnitTest){vnames[i], test_elo_value_row, NULL, NULL, (void *)r};
+    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
-/* gsl_util.h: the one seam between GSL and the tuner's error reporting
- * (internal to tuner/).
+/* gsl_util.h: the one seam between GSL and the error reporting of the
+ * rating fit (stats/ratings.c) and the tuner (tuner/), which both call GSL.
+ * (The names keep their tuner_ prefix from before the fit moved to stats/.)
  *
- * GSL's default error handler aborts the process.  Every tuner entry point
+ * GSL's default error handler aborts the process.  Every entry point
  * that calls GSL first switches it off (tuner_gsl_errors_off), so that GSL
  * failures come back as status codes, and turns a failed status into a
  * TvError with GSL's text (tuner_gsl_fail).  The handler is process-wide in
