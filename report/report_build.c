@@ -13,6 +13,7 @@
 
 #include <ini.h>
 
+#include "idset.h"
 #include "report_internal.h"
 #include "report_plot.h"
 #include "search.h"
@@ -178,10 +179,7 @@ static void build_played(const Report *R, Doc *D)
     for (int f = 0; f < R->nfiles; f++) {
         const StoreContents *c = &R->c[f];
         int64_t first = INT64_MAX, last = 0, untimed = 0;
-        size_t cap = 16;
-        while (cap < 2 * (size_t)c->ngames)
-            cap *= 2;
-        uint64_t *set = calloc(cap, sizeof *set);
+        TvIdSet set = {0}; /* the distinct openings (core/idset.h) */
         int64_t distinct = 0;
         for (int64_t i = 0; i < c->ngames; i++) {
             const StoredGame *g = &c->games[i];
@@ -192,11 +190,13 @@ static void build_played(const Report *R, Doc *D)
             } else {
                 untimed++;
             }
-            if (set)
-                distinct +=
-                    report_set_add(set, cap, tv_hash_bytes(0, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen)));
+            int added = tv_idset_add(&set, tv_hash_bytes(0, g->start_tfen, strnlen(g->start_tfen, sizeof g->start_tfen)));
+            if (added < 0)
+                D->oom = true; /* the report then fails: out of memory */
+            else
+                distinct += added;
         }
-        free(set);
+        tv_idset_free(&set);
         StrBuf when = {0}, open = {0}, adj = {0};
         if (last > 0) {
             fmt_utc(a, sizeof a, first);

@@ -12,6 +12,7 @@
 
 #include <ini.h>
 
+#include "idset.h"
 #include "report_internal.h"
 #include "strbuf.h"
 
@@ -251,21 +252,6 @@ static bool engines_identical(EngineId x, EngineId y)
            (x.e->kind != 0 || (x.e->settings[0] && y.e->settings[0]));
 }
 
-/* Adds key to the open-addressing set (cap a power of two, at least twice
- * the keys it will hold; 0 marks a free slot); false when it was there. */
-bool report_set_add(uint64_t *set, size_t cap, uint64_t key)
-{
-    key = key ? key : 1;
-    for (size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        if (set[i] == key)
-            return false;
-        if (set[i] == 0) {
-            set[i] = key;
-            return true;
-        }
-    }
-}
-
 /* Stage 1: read the stores and collect the games.  Players are matched by
  * name across stores (any engine sets: v1-v2 in one store and v2-v3 in
  * another are one rating list); a game held by two stores counts once. */
@@ -299,13 +285,10 @@ TvStatus report_collect(Report *R, TvError *err)
     R->kept = malloc((size_t)(all ? all : 1) * sizeof *R->kept);
     R->kept_white = malloc((size_t)(all ? all : 1) * sizeof *R->kept_white);
     R->kept_black = malloc((size_t)(all ? all : 1) * sizeof *R->kept_black);
-    size_t cap = 16;
-    while (cap < 2 * (size_t)all)
-        cap *= 2;
-    uint64_t *keys = calloc(cap, sizeof *keys);
+    TvIdSet keys = {0}; /* the games counted (core/idset.h) */
     int *map = malloc((size_t)(total_engines ? total_engines : 1) * sizeof *map);
     TvStatus st = TV_OK;
-    if (!R->players || !R->rg || !R->kept || !R->kept_white || !R->kept_black || !keys || !map) {
+    if (!R->players || !R->rg || !R->kept || !R->kept_white || !R->kept_black || !map) {
         st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
         goto done;
     }
@@ -348,7 +331,12 @@ TvStatus report_collect(Report *R, TvError *err)
                 break;
             }
             /* a game seen in an earlier store (or twice here) counts once */
-            if (!report_set_add(keys, cap, h5store_game_id(c, g))) {
+            int added = tv_idset_add(&keys, h5store_game_id(c, g));
+            if (added < 0) {
+                st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+                break;
+            }
+            if (!added) {
                 R->nduplicates++;
                 continue;
             }
@@ -378,7 +366,7 @@ TvStatus report_collect(Report *R, TvError *err)
         pair_base += max_index / 2 + 1;
     }
 done:
-    free(keys);
+    tv_idset_free(&keys);
     free(map);
     return st;
 }

@@ -134,8 +134,5 @@ void report_build_doc(const Report *R, Doc *D);
 /* The kind of a stored player in words ("in-process engine", ...). */
 const char *report_kind_name(int kind);
 
-/* Adds key to the open-addressing set (cap a power of two, at least twice
- * the keys it will hold; 0 marks a free slot); false when it was there. */
-bool report_set_add(uint64_t *set, size_t cap, uint64_t key);
 
 #endif
