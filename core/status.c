@@ -220,6 +220,31 @@ TvStatus tv_ini_load(const char *path, const char *what, char **text, size_t *le
     return TV_OK;
 }
 
+void tv_ini_lines_init(TvIniLines *l, const char *text)
+{
+    l->pos = text;
+    l->next_line = 1;
+    l->line = 0;
+    l->line_start = NULL;
+}
+
+char *tv_ini_line_reader(char *str, int num, void *stream)
+{
+    TvIniLines *l = stream;
+    if (!*l->pos || num < 3)
+        return NULL;
+    const char *eol = strchr(l->pos, '\n');
+    size_t len = eol ? (size_t)(eol - l->pos) : strlen(l->pos);
+    size_t keep = len < (size_t)num - 2 ? len : (size_t)num - 2;
+    memcpy(str, l->pos, keep);
+    str[keep] = '\n';
+    str[keep + 1] = 0;
+    l->line = l->next_line++;
+    l->line_start = l->pos;
+    l->pos += len + (eol ? 1 : 0);
+    return str;
+}
+
 int tv_ini_check_sections(const char *text, const char *const *known, char *why, size_t n)
 {
     int line = 1;

@@ -102,6 +102,25 @@ TvStatus tv_ini_load(const char *path, const char *what, char **text, size_t *le
  * list of names without brackets): inih reports keys only, so a misspelt
  * section without keys would pass unseen.  Returns 0, or the first bad
  * header's line with "unknown section [X] (known: [a], [b])" in why. */
+/* The counted line source of the INI readers, for inih's ini_parse_stream
+ * (tv_ini_line_reader as the reader, a TvIniLines as its stream): it hands
+ * inih one line of the text at a time and keeps the number and the text of
+ * the line being parsed, so that a handler can name FILE:LINE.  A line
+ * longer than inih's buffer is cut (the rest is skipped, so line numbers
+ * stay right): readers refuse such lines beforehand (tv_ini_check_text). */
+typedef struct {
+    const char *pos;        /* the rest of the text */
+    int next_line;          /* the number of the next line handed to inih */
+    int line;               /* the number of the line being parsed */
+    const char *line_start; /* its text */
+} TvIniLines;
+
+/* A source over text, whose first line is line 1. */
+void tv_ini_lines_init(TvIniLines *l, const char *text);
+
+/* inih's ini_reader over a TvIniLines (stream). */
+char *tv_ini_line_reader(char *str, int num, void *stream);
+
 int tv_ini_check_sections(const char *text, const char *const *known, char *why, size_t n);
 
 /* Clears an error record. */

@@ -150,11 +150,7 @@ typedef struct {
     Tournament *t;
     const char *name; /* the tournament file, for messages */
     char dir[512];    /* its directory with a trailing '/', or "" */
-    /* the line reader */
-    const char *pos;
-    int next_line;    /* line number of the next line to hand to inih */
-    int line;         /* line of the line being parsed */
-    const char *line_start; /* its text */
+    TvIniLines in; /* the line reader: in.line is the line being parsed */
     char prev_key[80]; /* "section\nkey" of the previous handler call */
     /* collected in pass 1 */
     int nsections;
@@ -202,26 +198,6 @@ static int failf(Reader *r, int line, TvStatus s, const char *fmt, ...)
     r->status = s;
     r->err_line = line;
     return 0;
-}
-
-/* An inih reader over the text that counts lines.  A line longer than the
- * buffer is cut (the rest is skipped, so line numbers stay right); pass 1
- * rejects such lines unless they are comments. */
-static char *line_reader(char *str, int num, void *stream)
-{
-    Reader *r = stream;
-    if (!*r->pos || num < 3)
-        return NULL;
-    const char *eol = strchr(r->pos, '\n');
-    size_t len = eol ? (size_t)(eol - r->pos) : strlen(r->pos);
-    size_t keep = len < (size_t)num - 2 ? len : (size_t)num - 2;
-    memcpy(str, r->pos, keep);
-    str[keep] = '\n';
-    str[keep + 1] = 0;
-    r->line = r->next_line++;
-    r->line_start = r->pos;
-    r->pos += len + (eol ? 1 : 0);
-    return str;
 }
 
 static const char *const FIXED_SECTIONS[] = {"tournament", "rules", "openings", "adjudication", "sprt", "each"};
@@ -314,13 +290,13 @@ static bool check_duplicate(Reader *r, const char *section, const char *name)
     snprintf(key, sizeof key, "%.40s\n%.38s", section, name);
     for (int i = 0; i < r->nseen; i++)
         if (!strcmp(r->seen[i], key)) {
-            failf(r, r->line, TV_ERR_PARSE, "duplicate key '%s' in [%s] (first at line %d)", name, section,
+            failf(r, r->in.line, TV_ERR_PARSE, "duplicate key '%s' in [%s] (first at line %d)", name, section,
                   r->seen_line[i]);
             return false;
         }
     if (r->nseen < MAX_SEEN_KEYS) {
         snprintf(r->seen[r->nseen], sizeof r->seen[0], "%s", key);
-        r->seen_line[r->nseen++] = r->line;
+        r->seen_line[r->nseen++] = r->in.line;
     }
     return true;
 }
@@ -331,7 +307,7 @@ static int int_key(Reader *r, const char *section, const char *name, const char 
 {
     long v;
     if (!tv_parse_long(value, lo, hi, &v))
-        return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from %ld to %ld%s", section,
+        return failf(r, r->in.line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from %ld to %ld%s", section,
                      name, value, lo, hi, what);
     *out = (int)v;
     return 1;
@@ -342,7 +318,7 @@ static int tournament_key(Reader *r, const char *name, const char *value)
     Tournament *t = r->t;
     if (!strcmp(name, "name")) {
         if (!name_ok(value, sizeof t->name - 1))
-            return failf(r, r->line, TV_ERR_PARSE,
+            return failf(r, r->in.line, TV_ERR_PARSE,
                          "[tournament] name '%s' must have 1 to %d letters, digits or _ - . +", value,
                          (int)sizeof t->name - 1);
         snprintf(t->name, sizeof t->name, "%s", value);
@@ -354,7 +330,7 @@ static int tournament_key(Reader *r, const char *name, const char *value)
         else if (!strcmp(value, "gauntlet"))
             t->format = FORMAT_GAUNTLET;
         else
-            return failf(r, r->line, TV_ERR_PARSE, "[tournament] format '%s' must be round-robin or gauntlet",
+            return failf(r, r->in.line, TV_ERR_PARSE, "[tournament] format '%s' must be round-robin or gauntlet",
                          value);
         return 1;
     }
@@ -362,13 +338,13 @@ static int tournament_key(Reader *r, const char *name, const char *value)
         return int_key(r, "tournament", name, value, 1, 1000000, " (opening pairs per pairing)", &t->pairs);
     if (!strcmp(name, "seed")) {
         if (!parse_u64(value, &t->seed))
-            return failf(r, r->line, TV_ERR_PARSE,
+            return failf(r, r->in.line, TV_ERR_PARSE,
                          "[tournament] seed '%s' must be a whole number from 0 to 18446744073709551615", value);
         return 1;
     }
     if (!strcmp(name, "threads"))
         return int_key(r, "tournament", name, value, 0, 1024, " (0 = all cores)", &t->threads);
-    return failf(r, r->line, TV_ERR_PARSE,
+    return failf(r, r->in.line, TV_ERR_PARSE,
                  "unknown key '%s' in [tournament] (known: name, format, pairs, seed, threads)", name);
 }
 
@@ -379,12 +355,12 @@ static int rules_key(Reader *r, const char *name, const char *value)
         for (int i = 0; i < TV_NRULE_OPTIONS; i++)
             snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                      rule_option_info(i)->name);
-        return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [rules] (known: %s)", name, known);
+        return failf(r, r->in.line, TV_ERR_PARSE, "unknown key '%s' in [rules] (known: %s)", name, known);
     }
     TvError e;
     tv_error_clear(&e);
     if (options_set(&r->t->rules, name, value, &e) != TV_OK)
-        return failf(r, r->line, TV_ERR_PARSE, "[rules] %s", e.msg);
+        return failf(r, r->in.line, TV_ERR_PARSE, "[rules] %s", e.msg);
     return 1;
 }
 
@@ -400,47 +376,47 @@ static int openings_key(Reader *r, const char *name, const char *value)
     if (!strcmp(name, "file")) {
         if (!*value) { /* empty = random openings */
             o->file[0] = 0;
-            r->file_line = r->line;
+            r->file_line = r->in.line;
             return 1;
         }
         if (!resolve_path(r->dir, value, o->file, sizeof o->file))
-            return failf(r, r->line, TV_ERR_LIMIT, "[openings] file '%s': the path is too long", value);
-        r->file_line = r->line;
+            return failf(r, r->in.line, TV_ERR_LIMIT, "[openings] file '%s': the path is too long", value);
+        r->file_line = r->in.line;
         return 1;
     }
     if (!strcmp(name, "per_game")) {
         int b;
         if (tv_parse_bool(value, &b)) {
             o->per_game = b;
-            r->per_game_line = r->line;
+            r->per_game_line = r->in.line;
             return 1;
         }
-        return failf(r, r->line, TV_ERR_PARSE, "[openings] per_game '%s' must be yes or no", value);
+        return failf(r, r->in.line, TV_ERR_PARSE, "[openings] per_game '%s' must be yes or no", value);
     }
     if (!strcmp(name, "sample_plies"))
         return int_key(r, "openings", name, value, 0, 100, "", &o->sample_plies);
     if (!strcmp(name, "sample_temperature"))
         return int_key(r, "openings", name, value, 1, 10000, " (centi-combatants)", &o->sample_temperature);
     if (!strcmp(name, "cycle")) {
-        r->cycle_line = r->line;
+        r->cycle_line = r->in.line;
         int b;
         if (!tv_parse_bool(value, &b))
-            return failf(r, r->line, TV_ERR_PARSE, "[openings] cycle '%s' must be yes or no", value);
+            return failf(r, r->in.line, TV_ERR_PARSE, "[openings] cycle '%s' must be yes or no", value);
         o->cycle = b;
         return 1;
     }
     if (!strcmp(name, "order")) {
-        r->order_line = r->line;
+        r->order_line = r->in.line;
         if (strcmp(value, "sequential") && strcmp(value, "random"))
-            return failf(r, r->line, TV_ERR_PARSE, "[openings] order '%s' must be sequential or random", value);
+            return failf(r, r->in.line, TV_ERR_PARSE, "[openings] order '%s' must be sequential or random", value);
         o->random_order = value[0] == 'r';
         return 1;
     }
     if (!strcmp(name, "start")) {
-        r->start_line = r->line;
+        r->start_line = r->in.line;
         return int_key(r, "openings", name, value, 1, 1000000000, " (the first opening, 1-based)", &o->start);
     }
-    return failf(r, r->line, TV_ERR_PARSE,
+    return failf(r, r->in.line, TV_ERR_PARSE,
                  "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, per_game, "
                  "sample_plies, sample_temperature, cycle, order, start)",
                  name);
@@ -462,7 +438,7 @@ static int adjudication_key(Reader *r, const char *name, const char *value)
         return int_key(r, S, name, value, 0, 1000, " (0 = off)", &a->draw_moves);
     if (!strcmp(name, "draw_after_ply"))
         return int_key(r, S, name, value, 0, 10000, "", &a->draw_after_ply);
-    return failf(r, r->line, TV_ERR_PARSE,
+    return failf(r, r->in.line, TV_ERR_PARSE,
                  "unknown key '%s' in [adjudication] (known: max_plies, resign_score, resign_moves, draw_score, "
                  "draw_moves, draw_after_ply)",
                  name);
@@ -481,15 +457,15 @@ static int sprt_key(Reader *r, const char *name, const char *value)
                 end++;
             bool prob = k >= 2;
             if (!*value || *end || (prob ? !(v > 0 && v < 0.5) : !(v > -1000 && v < 1000)))
-                return failf(r, r->line, TV_ERR_PARSE, "[sprt] %s '%s' must be %s", name, value,
+                return failf(r, r->in.line, TV_ERR_PARSE, "[sprt] %s '%s' must be %s", name, value,
                              prob ? "a probability above 0 and below 0.5" : "a number of normalized Elo");
             *dst[k] = v;
             t->sprt = true;
             if (!t->sprt_line)
-                t->sprt_line = r->line;
+                t->sprt_line = r->in.line;
             return 1;
         }
-    return failf(r, r->line, TV_ERR_PARSE, "unknown key '%s' in [sprt] (known: elo0, elo1, alpha, beta)", name);
+    return failf(r, r->in.line, TV_ERR_PARSE, "unknown key '%s' in [sprt] (known: elo0, elo1, alpha, beta)", name);
 }
 
 static int engine_key(Reader *r, int idx, const char *name, const char *value)
@@ -498,17 +474,17 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
     TournamentEngine *te = &r->t->engines[idx];
     if (!strcmp(name, "path")) {
         char resolved[sizeof te->path];
-        es->path_line = r->line;
+        es->path_line = r->in.line;
         if (!*value)
-            return failf(r, r->line, TV_ERR_PARSE, "[%s] path is empty", es->section);
+            return failf(r, r->in.line, TV_ERR_PARSE, "[%s] path is empty", es->section);
         if (!resolve_path(r->dir, value, resolved, sizeof resolved))
-            return failf(r, r->line, TV_ERR_LIMIT, "[%s] path '%s' is too long", es->section, value);
+            return failf(r, r->in.line, TV_ERR_LIMIT, "[%s] path '%s' is too long", es->section, value);
         char keep[sizeof te->engine.name];
         memcpy(keep, te->engine.name, sizeof keep);
         TvError e;
         tv_error_clear(&e);
         if (engine_read(resolved, &te->engine, &e) != TV_OK)
-            return failf(r, r->line, e.status, "engine '%s': %s", keep, e.msg);
+            return failf(r, r->in.line, e.status, "engine '%s': %s", keep, e.msg);
         memcpy(te->engine.name, keep, sizeof keep);
         memcpy(te->path, resolved, sizeof te->path);
         return 1;
@@ -520,54 +496,54 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         if (!strcmp(name, limits[k])) {
             long v;
             if (!tv_parse_long(value, 0, hi[k], &v))
-                return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from 0 to %ld%s",
+                return failf(r, r->in.line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from 0 to %ld%s",
                              es->section, name, value, hi[k], what[k]);
             es->has_limit[k] = true;
             es->limit[k] = v;
             return 1;
         }
     if (!strcmp(name, "command")) {
-        es->command_line = r->line; /* even when bad: the section has its command */
+        es->command_line = r->in.line; /* even when bad: the section has its command */
         te->kind = PLAYER_PROCESS;
         if (!*value)
-            return failf(r, r->line, TV_ERR_PARSE, "[%s] command is empty", es->section);
+            return failf(r, r->in.line, TV_ERR_PARSE, "[%s] command is empty", es->section);
         if (!resolve_command(r->dir, value, te->command, sizeof te->command))
-            return failf(r, r->line, TV_ERR_PARSE,
+            return failf(r, r->in.line, TV_ERR_PARSE,
                          "[%s] command '%.80s' has an unclosed quote or is too long (1023 bytes, 63 words)", es->section, value);
         te->kind = PLAYER_PROCESS;
-        es->command_line = r->line;
+        es->command_line = r->in.line;
         return 1;
     }
     if (!strcmp(name, "dir") || !strcmp(name, "stderr") || !strcmp(name, "log")) {
         char *dst = name[0] == 'd' ? te->dir : name[0] == 's' ? te->stderr_path : te->log_path;
         size_t n = name[0] == 'd' ? sizeof te->dir : sizeof te->stderr_path;
         if (!*value)
-            return failf(r, r->line, TV_ERR_PARSE, "[%s] %s is empty", es->section, name);
+            return failf(r, r->in.line, TV_ERR_PARSE, "[%s] %s is empty", es->section, name);
         if (name[0] == 's' &&
             (!strcmp(value, TOURNAMENT_STDERR_DISCARD) || !strcmp(value, ENGINE_PROC_STDERR_INHERIT)))
             copy_str(dst, n, value); /* words, not files */
         else if (!resolve_path(r->dir, value, dst, n))
-            return failf(r, r->line, TV_ERR_LIMIT, "[%s] %s '%s' is too long", es->section, name, value);
+            return failf(r, r->in.line, TV_ERR_LIMIT, "[%s] %s '%s' is too long", es->section, name, value);
         return 1;
     }
     if (!strncmp(name, "option.", 7)) {
         const char *opt = name + 7;
         if (!*opt || strlen(opt) >= sizeof te->option_names[0] || strlen(value) >= sizeof te->option_values[0])
-            return failf(r, r->line, TV_ERR_PARSE,
+            return failf(r, r->in.line, TV_ERR_PARSE,
                          "[%s] option.NAME = VALUE needs a name of 1 to %zu characters and a value of at most %zu",
                          es->section, sizeof te->option_names[0] - 1, sizeof te->option_values[0] - 1);
         if (te->noptions == TOURNAMENT_MAX_OPTIONS)
-            return failf(r, r->line, TV_ERR_LIMIT, "[%s] more than %d option.NAME lines", es->section,
+            return failf(r, r->in.line, TV_ERR_LIMIT, "[%s] more than %d option.NAME lines", es->section,
                          TOURNAMENT_MAX_OPTIONS);
         copy_str(te->option_names[te->noptions], sizeof te->option_names[0], opt);
         copy_str(te->option_values[te->noptions], sizeof te->option_values[0], value);
-        es->option_line[te->noptions] = r->line;
+        es->option_line[te->noptions] = r->in.line;
         te->noptions++;
         return 1;
     }
     if (!strcmp(name, "tc")) {
         if (!time_control_parse(value, &te->tc))
-            return failf(r, r->line, TV_ERR_PARSE,
+            return failf(r, r->in.line, TV_ERR_PARSE,
                          "[%s] tc '%s' must be BASE+INC or MOVES/BASE+INC, BASE in seconds or M:SS (e.g. 10+0.1, "
                          "40/60+0, 1:30+0.5), or inf",
                          es->section, value);
@@ -586,12 +562,12 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         if (!strcmp(name, TIMES[k].key)) {
             long v;
             if (!tv_parse_long(value, TIMES[k].lo, TIMES[k].hi, &v))
-                return failf(r, r->line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from %ld to %ld (%s)",
+                return failf(r, r->in.line, TV_ERR_PARSE, "[%s] %s '%s' must be a whole number from %ld to %ld (%s)",
                              es->section, name, value, TIMES[k].lo, TIMES[k].hi, TIMES[k].unit);
             *times_dst[k] = (int)v * TIMES[k].ms;
             return 1;
         }
-    return failf(r, r->line, TV_ERR_PARSE,
+    return failf(r, r->in.line, TV_ERR_PARSE,
                  "unknown key '%s' in [%s] (known: path, command, dir, stderr, log, option.NAME, depth, nodes, "
                  "movetime, tc, timemargin, timeout)",
                  name, es->section);
@@ -602,12 +578,12 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
 static int each_key(Reader *r, const char *name, const char *value)
 {
     if (r->neach == MAX_EACH_KEYS)
-        return failf(r, r->line, TV_ERR_LIMIT, "more than %d keys in [each]", MAX_EACH_KEYS);
+        return failf(r, r->in.line, TV_ERR_LIMIT, "more than %d keys in [each]", MAX_EACH_KEYS);
     if (strlen(name) >= sizeof r->each[0].name)
-        return failf(r, r->line, TV_ERR_PARSE, "[each] key '%.60s' is too long", name);
+        return failf(r, r->in.line, TV_ERR_PARSE, "[each] key '%.60s' is too long", name);
     copy_str(r->each[r->neach].name, sizeof r->each[0].name, name);
     copy_str(r->each[r->neach].value, sizeof r->each[0].value, value);
-    r->each[r->neach++].line = r->line;
+    r->each[r->neach++].line = r->in.line;
     return 1;
 }
 
@@ -643,7 +619,7 @@ static void apply_each(Reader *r, bool complete)
             if (program_key < 0 && (!strcmp(name, "dir") || !strcmp(name, "stderr")))
                 program_key = k;
             copy_str(es->section, sizeof es->section, "each");
-            r->line = r->each[k].line;
+            r->in.line = r->each[k].line;
             engine_key(r, i, name, r->each[k].value);
             memcpy(es->section, keep, sizeof keep);
         }
@@ -658,7 +634,7 @@ static void apply_each(Reader *r, bool complete)
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     Reader *r = user;
-    if (r->failed && r->err_line <= r->line)
+    if (r->failed && r->err_line <= r->in.line)
         return 0;
     /* inih joins an indented line to the previous key's value (calling us
      * again with the same key): values must fit on one line here. */
@@ -666,8 +642,8 @@ static int handler(void *user, const char *section, const char *name, const char
     snprintf(key, sizeof key, "%.40s\n%.38s", section, name);
     bool repeat = !strcmp(key, r->prev_key);
     snprintf(r->prev_key, sizeof r->prev_key, "%s", key);
-    if (repeat && r->line_start && (r->line_start[0] == ' ' || r->line_start[0] == '\t'))
-        return failf(r, r->line, TV_ERR_PARSE,
+    if (repeat && r->in.line_start && (r->in.line_start[0] == ' ' || r->in.line_start[0] == '\t'))
+        return failf(r, r->in.line, TV_ERR_PARSE,
                      "indented line would continue the value of '%s': start every key at the beginning of its line",
                      name);
     if (!check_duplicate(r, section, name))
@@ -688,9 +664,9 @@ static int handler(void *user, const char *section, const char *name, const char
         if (!strcmp(section, r->eng[i].section))
             return engine_key(r, i, name, value);
     if (!*section)
-        return failf(r, r->line, TV_ERR_PARSE, "key '%s' before any [section]", name);
+        return failf(r, r->in.line, TV_ERR_PARSE, "key '%s' before any [section]", name);
     /* Not reached: pass 1 rejected every other header. */
-    return failf(r, r->line, TV_ERR_PARSE, "unknown section [%s]", section);
+    return failf(r, r->in.line, TV_ERR_PARSE, "unknown section [%s]", section);
 }
 
 /* ---- reading ----------------------------------------------------------------- */
@@ -768,14 +744,13 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
         memcpy(r->dir, path, (size_t)(slash - path + 1));
         r->dir[slash - path + 1] = 0;
     }
-    r->pos = t->text;
-    r->next_line = 1;
+    tv_ini_lines_init(&r->in, t->text);
 
     check_headers(t->text, r);
     t->nengines = r->nsections;
     bool headers_ok = !r->failed;
     if (headers_ok) {
-        int rc = ini_parse_stream(line_reader, r, handler, r);
+        int rc = ini_parse_stream(tv_ini_line_reader, &r->in, handler, r);
         if (rc < 0)
             failf(r, 1, TV_ERR_LIMIT, "out of memory");
         else if (rc > 0 && (!r->failed || rc < r->err_line))

@@ -20,8 +20,7 @@
 
 typedef struct {
     SpsaConfig *c;
-    const char *pos;  /* the line reader's place in the text */
-    int line, next_line;
+    TvIniLines in; /* the line reader: in.line is the line being parsed */
     bool in_spsa;     /* the last header seen was [spsa] */
     bool failed;
     TvError *err;
@@ -47,23 +46,6 @@ static bool failf(SpsaReader *r, int line, const char *fmt, ...)
         r->err->line = line;
     }
     return false;
-}
-
-/* inih's line source: one line at a time, counted (tournament.c does the same). */
-static char *line_reader(char *str, int num, void *stream)
-{
-    SpsaReader *r = stream;
-    if (!*r->pos || num < 3)
-        return NULL;
-    const char *eol = strchr(r->pos, '\n');
-    size_t len = eol ? (size_t)(eol - r->pos) : strlen(r->pos);
-    size_t keep = len < (size_t)num - 2 ? len : (size_t)num - 2;
-    memcpy(str, r->pos, keep);
-    str[keep] = '\n';
-    str[keep + 1] = 0;
-    r->line = r->next_line++;
-    r->pos += len + (eol ? 1 : 0);
-    return str;
 }
 
 static bool parse_double(const char *s, double *out)
@@ -100,16 +82,16 @@ static bool param_line(SpsaReader *r, const char *name, const char *value)
     while (isspace((unsigned char)*name))
         name++;
     if (!*name)
-        return failf(r, r->line, "param without a name: write 'param NAME = START, MIN, MAX, C_END, R_END'");
+        return failf(r, r->in.line, "param without a name: write 'param NAME = START, MIN, MAX, C_END, R_END'");
     if (strlen(name) >= sizeof c->params[0].name)
-        return failf(r, r->line, "param name '%.70s' is longer than %d characters", name,
+        return failf(r, r->in.line, "param name '%.70s' is longer than %d characters", name,
                      (int)sizeof c->params[0].name - 1);
     for (int i = 0; i < c->nparams; i++)
         if (!strcmp(c->params[i].name, name))
-            return failf(r, r->line, "param %s is given twice (first at line %d): give each parameter once", name,
+            return failf(r, r->in.line, "param %s is given twice (first at line %d): give each parameter once", name,
                          c->params[i].line);
     if (c->nparams == SPSA_MAX_PARAMS)
-        return failf(r, r->line, "more than %d parameters: tune at most %d at a time", SPSA_MAX_PARAMS,
+        return failf(r, r->in.line, "more than %d parameters: tune at most %d at a time", SPSA_MAX_PARAMS,
                      SPSA_MAX_PARAMS);
     double v[5];
     int n = 0;
@@ -118,14 +100,14 @@ static bool param_line(SpsaReader *r, const char *name, const char *value)
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n == 5 || !parse_double(tok, &v[n]))
-            return failf(r, r->line,
+            return failf(r, r->in.line,
                          "param %s = '%s': expected five numbers START, MIN, MAX, C_END, R_END (e.g. 'param "
                          "lmr_base = 100, 50, 200, 10, 0.002')",
                          name, value);
         n++;
     }
     if (n != 5)
-        return failf(r, r->line,
+        return failf(r, r->in.line,
                      "param %s = '%s': expected five numbers START, MIN, MAX, C_END, R_END, found %d", name, value, n);
     SpsaParam *p = &c->params[c->nparams];
     memset(p, 0, sizeof *p);
@@ -135,16 +117,16 @@ static bool param_line(SpsaReader *r, const char *name, const char *value)
     p->hi = v[2];
     p->c_end = v[3];
     p->r_end = v[4];
-    p->line = r->line;
+    p->line = r->in.line;
     if (!(p->lo < p->hi))
-        return failf(r, r->line, "param %s: MIN %g must be below MAX %g", name, p->lo, p->hi);
+        return failf(r, r->in.line, "param %s: MIN %g must be below MAX %g", name, p->lo, p->hi);
     if (p->start < p->lo || p->start > p->hi)
-        return failf(r, r->line, "param %s: START %g is outside [MIN, MAX] = [%g, %g]", name, p->start, p->lo, p->hi);
+        return failf(r, r->in.line, "param %s: START %g is outside [MIN, MAX] = [%g, %g]", name, p->start, p->lo, p->hi);
     if (!(p->c_end > 0))
-        return failf(r, r->line, "param %s: C_END %g must be above 0 (the last perturbation, in the parameter's units)",
+        return failf(r, r->in.line, "param %s: C_END %g must be above 0 (the last perturbation, in the parameter's units)",
                      name, p->c_end);
     if (!(p->r_end > 0))
-        return failf(r, r->line, "param %s: R_END %g must be above 0 (the last step per c_end^2, e.g. 0.002)", name,
+        return failf(r, r->in.line, "param %s: R_END %g must be above 0 (the last step per c_end^2, e.g. 0.002)", name,
                      p->r_end);
     c->nparams++;
     return true;
@@ -153,14 +135,14 @@ static bool param_line(SpsaReader *r, const char *name, const char *value)
 static bool long_key(SpsaReader *r, const char *name, const char *value, long lo, long hi, long *out)
 {
     if (!tv_parse_long(value, lo, hi, out))
-        return failf(r, r->line, "[spsa] %s '%s' must be a whole number from %ld to %ld", name, value, lo, hi);
+        return failf(r, r->in.line, "[spsa] %s '%s' must be a whole number from %ld to %ld", name, value, lo, hi);
     return true;
 }
 
 static bool double_key(SpsaReader *r, const char *name, const char *value, double lo, double hi, double *out)
 {
     if (!parse_double(value, out) || *out < lo || *out > hi)
-        return failf(r, r->line, "[spsa] %s '%s' must be a number from %g to %g", name, value, lo, hi);
+        return failf(r, r->in.line, "[spsa] %s '%s' must be a number from %g to %g", name, value, lo, hi);
     return true;
 }
 
@@ -176,10 +158,10 @@ static int handler(void *user, const char *section, const char *name, const char
         return param_line(r, name + 5, value);
     for (int i = 0; i < r->nseen; i++)
         if (!strcmp(r->seen[i], name))
-            return failf(r, r->line, "[spsa] %s is given twice (first at line %d)", name, r->seen_line[i]);
+            return failf(r, r->in.line, "[spsa] %s is given twice (first at line %d)", name, r->seen_line[i]);
     if (r->nseen < (int)(sizeof r->seen / sizeof r->seen[0])) {
         snprintf(r->seen[r->nseen], sizeof r->seen[0], "%s", name);
-        r->seen_line[r->nseen++] = r->line;
+        r->seen_line[r->nseen++] = r->in.line;
     }
     if (!strcmp(name, "name")) {
         size_t n = strlen(value);
@@ -187,7 +169,7 @@ static int handler(void *user, const char *section, const char *name, const char
         for (size_t i = 0; ok && i < n; i++)
             ok = isalnum((unsigned char)value[i]) || strchr("_-.+", value[i]);
         if (!ok)
-            return failf(r, r->line, "[spsa] name '%s' must have 1 to %d letters, digits or _ - . +", value,
+            return failf(r, r->in.line, "[spsa] name '%s' must have 1 to %d letters, digits or _ - . +", value,
                          (int)sizeof c->name - 1);
         snprintf(c->name, sizeof c->name, "%s", value);
         return 1;
@@ -205,7 +187,7 @@ static int handler(void *user, const char *section, const char *name, const char
         errno = 0;
         unsigned long long v = strtoull(value, &end, 10);
         if (!isdigit((unsigned char)value[0]) || *end || errno)
-            return failf(r, r->line, "[spsa] seed '%s' must be a whole number from 0 to 18446744073709551615",
+            return failf(r, r->in.line, "[spsa] seed '%s' must be a whole number from 0 to 18446744073709551615",
                          value);
         c->seed = v;
         return 1;
@@ -222,10 +204,10 @@ static int handler(void *user, const char *section, const char *name, const char
         return double_key(r, name, value, -1000, 1000, &c->verify_elo1);
     if (!strcmp(name, "verify")) {
         if (!parse_yes_no(value, &c->verify))
-            return failf(r, r->line, "[spsa] verify '%s' must be yes or no", value);
+            return failf(r, r->in.line, "[spsa] verify '%s' must be yes or no", value);
         return 1;
     }
-    return failf(r, r->line,
+    return failf(r, r->in.line,
                  "unknown key '%s' in [spsa] (known: name, iterations, batch, seed, threads, alpha, gamma, A, "
                  "verify, verify_elo0, verify_elo1, verify_pairs, param NAME)",
                  name);
@@ -337,7 +319,8 @@ TvStatus spsa_read_text(const char *path, char *text, size_t len, SpsaConfig *c,
 {
     tv_error_clear(err);
     defaults(c, path);
-    SpsaReader r = {.c = c, .pos = text, .next_line = 1, .err = err};
+    SpsaReader r = {.c = c, .err = err};
+    tv_ini_lines_init(&r.in, text);
     char why[200];
     int bad = tv_ini_check_text(text, len, why, sizeof why);
     if (bad) {
@@ -352,7 +335,7 @@ TvStatus spsa_read_text(const char *path, char *text, size_t len, SpsaConfig *c,
         free(text);
         return TV_ERR_PARSE;
     }
-    int rc = ini_parse_stream(line_reader, &r, handler, &r);
+    int rc = ini_parse_stream(tv_ini_line_reader, &r.in, handler, &r);
     if (!r.failed && rc > 0)
         failf(&r, rc, "malformed line (expected [section] or key = value)");
     if (!r.failed && c->nparams == 0)
