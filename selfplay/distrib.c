@@ -40,6 +40,18 @@ void distrib_part_path(const char *out, int rank, char *buf, size_t size)
     snprintf(buf, size, "%.*s.part-%d.h5", (int)stem_length(out), out, rank);
 }
 
+/* The folder of store `out` and the name prefix of its parts there
+ * ("STEM.part-"). */
+static void parts_dir_prefix(const char *out, char *dir, size_t dir_n, char *prefix, size_t prefix_n)
+{
+    size_t stem = stem_length(out);
+    const char *slash = strrchr(out, '/');
+    size_t dirlen = slash ? (size_t)(slash - out) : 0;
+    snprintf(dir, dir_n, "%.*s", slash ? (int)(dirlen ? dirlen : 1) : 1, slash ? out : ".");
+    const char *base = slash ? slash + 1 : out;
+    snprintf(prefix, prefix_n, "%.*s.part-", (int)(stem - (size_t)(base - out)), base);
+}
+
 /* Removes OUT.part-R.h5.tmp-PID-N (any rank R): the temporary file of a
  * part whose creation was killed before its link.  Called by rank 0 while
  * it holds the run lock of OUT and before any rank of this run creates its
@@ -49,13 +61,8 @@ void distrib_part_path(const char *out, int rank, char *buf, size_t size)
  * callers hold that lock. */
 static TvStatus remove_part_temps(const char *out, TvError *err)
 {
-    size_t stem = stem_length(out);
-    const char *slash = strrchr(out, '/');
-    size_t dirlen = slash ? (size_t)(slash - out) : 0;
     char dir[1024], prefix[512];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(dirlen ? dirlen : 1) : 1, slash ? out : ".");
-    const char *base = slash ? slash + 1 : out;
-    snprintf(prefix, sizeof prefix, "%.*s.part-", (int)(stem - (size_t)(base - out)), base);
+    parts_dir_prefix(out, dir, sizeof dir, prefix, sizeof prefix);
     DIR *d = opendir(dir);
     if (!d)
         return TV_OK; /* nothing to list: nothing left there either */
@@ -84,13 +91,8 @@ static TvStatus list_parts(const char *out, char ***paths, int *n, TvError *err)
 {
     *paths = NULL;
     *n = 0;
-    size_t stem = stem_length(out);
-    const char *slash = strrchr(out, '/');
-    size_t dirlen = slash ? (size_t)(slash - out) : 0;
     char dir[1024], prefix[512];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(dirlen ? dirlen : 1) : 1, slash ? out : ".");
-    const char *base = slash ? slash + 1 : out;
-    snprintf(prefix, sizeof prefix, "%.*s.part-", (int)(stem - (size_t)(base - out)), base);
+    parts_dir_prefix(out, dir, sizeof dir, prefix, sizeof prefix);
     DIR *d = opendir(dir);
     if (!d) {
         if (errno == ENOENT)
@@ -120,7 +122,7 @@ static TvStatus list_parts(const char *out, char ***paths, int *n, TvError *err)
             break;
         }
         *paths = p2;
-        if (slash)
+        if (strchr(out, '/'))
             snprintf(path, len, "%s/%s", dir, name);
         else
             snprintf(path, len, "%s", name);

@@ -155,7 +155,7 @@ live=$!
 for i in $(seq 1 100); do [ -e "$tmp/live.h5" ] && break; sleep 0.1; done
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/live.h5" --threads 1 --quiet --resume >"$tmp/live.out" 2>&1
 check "--resume of a store being written is refused" [ $? != 0 ]
-check "... at once, naming the reason" grep -q "being written by another process" "$tmp/live.out"
+check "... at once, naming the reason" grep -qE "being written by another process|in use by another run" "$tmp/live.out"
 check "... and leaves no parts" sh -c "! ls '$tmp'/live.part-*.h5 2>/dev/null | grep -q ."
 kill -INT $live 2>/dev/null
 wait $live
