@@ -153,6 +153,13 @@ EOI
     "$tmp/cut/report/report.md"
   "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" >/dev/null 2>"$tmp/exists.err"
   check "resume: an existing run needs --resume or --force" grep -q "exists: --resume continues it" "$tmp/exists.err"
+  # the verification store of an earlier run is that run's: a run started
+  # anew in its folder without --force is refused (with --force it is
+  # removed; it used to be continued, and refused as another configuration)
+  rm "$tmp/cut/spsa.h5"
+  "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" >/dev/null 2>"$tmp/stale.err"
+  check "resume: an earlier run's verify.h5 needs --resume or --force" grep -q "verify.h5 exists, from an earlier run" \
+    "$tmp/stale.err"
 fi
 
 if [ "$part" = refuse ]; then

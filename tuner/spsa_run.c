@@ -367,6 +367,20 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
             return st;
         resume = exists(store);
     }
+    /* A run started anew: the verification store of an earlier run in this
+     * folder is not this run's (verify_run continues a verify.h5 it finds),
+     * so --force removes it and a run without it is refused. */
+    if (!resume && R.rank == 0) {
+        char verify[1100];
+        path_in(verify, sizeof verify, o->dir, "verify.h5");
+        if (exists(verify))
+            st = o->force ? h5store_remove(verify, err)
+                          : tv_fail(err, TV_ERR_ARG,
+                                    "%s exists, from an earlier run: --resume continues that run, --force starts anew",
+                                    verify);
+    }
+    if ((st = from_rank0(&R, st, err)) != TV_OK)
+        return st;
 
     /* what the run keeps: theta per iteration and the results of every game */
     SpsaTable tb;
