@@ -245,21 +245,31 @@ char *tv_ini_line_reader(char *str, int num, void *stream)
     return str;
 }
 
+long tv_ini_header(const char *line, size_t len, const char **name)
+{
+    const char *p = line;
+    while (p < line + len && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == line + len || *p != '[')
+        return -1;
+    *name = p + 1;
+    const char *close = memchr(p, ']', (size_t)(line + len - p));
+    return close ? (long)(close - p - 1) : 0;
+}
+
 int tv_ini_check_sections(const char *text, const char *const *known, char *why, size_t n)
 {
     int line = 1;
     for (const char *s = text; *s; line++) {
         const char *eol = strchr(s, '\n');
         size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        const char *p = s;
-        while (p < s + len && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < s + len && *p == '[') {
-            const char *close = memchr(p, ']', len - (size_t)(p - s));
-            size_t nl = close ? (size_t)(close - p - 1) : 0;
+        const char *name;
+        const long nl = tv_ini_header(s, len, &name);
+        if (nl >= 0) {
+            const char *p = name - 1;
             bool ok = false;
-            for (int k = 0; close && known[k] && !ok; k++)
-                ok = strlen(known[k]) == nl && !strncmp(p + 1, known[k], nl);
+            for (int k = 0; nl > 0 && known[k] && !ok; k++)
+                ok = strlen(known[k]) == (size_t)nl && !strncmp(name, known[k], (size_t)nl);
             if (!ok) {
                 size_t shown = len - (size_t)(p - s);
                 size_t at = (size_t)snprintf(why, n, "unknown section %.*s (known:", (int)(shown < 60 ? shown : 60), p);

@@ -121,6 +121,11 @@ void tv_ini_lines_init(TvIniLines *l, const char *text);
 /* inih's ini_reader over a TvIniLines (stream). */
 char *tv_ini_line_reader(char *str, int num, void *stream);
 
+/* When the line (len bytes, without its newline) is a section header
+ * ("[NAME]" after blanks): *name is NAME's first byte and the result its
+ * length (0 when the ']' is missing); else -1. */
+long tv_ini_header(const char *line, size_t len, const char **name);
+
 int tv_ini_check_sections(const char *text, const char *const *known, char *why, size_t n);
 
 /* Clears an error record. */

@@ -248,14 +248,11 @@ static bool tournament_text(SpsaReader *r, const char *text, StrBuf *out, char *
     for (const char *s = text; *s; line++) {
         const char *eol = strchr(s, '\n');
         size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        const char *p = s;
-        while (p < s + len && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < s + len && *p == '[') {
-            const char *close = memchr(p, ']', (size_t)(s + len - p));
-            size_t n = close ? (size_t)(close - p - 1) : 0;
+        const char *name;
+        const long n = tv_ini_header(s, len, &name);
+        if (n >= 0) {
             char sec[TV_INI_LINE_MAX + 2];
-            snprintf(sec, sizeof sec, "%.*s", (int)n, p + 1);
+            snprintf(sec, sizeof sec, "%.*s", (int)n, name);
             in_spsa = !strcmp(sec, "spsa");
             if (in_spsa) {
                 if (r->c->spsa_line)
