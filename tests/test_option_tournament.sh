@@ -52,8 +52,14 @@ tournament option_0 "path = engines/default.ini
 option.lmr = 0"
 tournament uci_no "command = $tv uci --engine engines/default.ini
 option.lmr = no"
+# the five runs are independent, one thread each: side by side
+declare -A pid
 for t in plain copied option_no option_0 uci_no; do
-  check "$t plays" play $t
+  play $t &
+  pid[$t]=$!
+done
+for t in plain copied option_no option_0 uci_no; do
+  check "$t plays" wait "${pid[$t]}"
   [ -s "$tmp/$t.dig" ] || { echo "$t:"; cat "$tmp/$t.out"; }
 done
 differ() { ! cmp -s "$1" "$2"; }

@@ -53,6 +53,35 @@ EOI
 # terminations FILE.h5: the "stored terminations" part of verify's line
 terminations() { "$tv" verify "$1" 2>&1 | sed -n 's/.*stored terminations://p'; }
 
+# ---- checks that run aside, in the background ----
+# aside NAME FUNCTION [ARGS...]: runs FUNCTION in a subshell whose $tmp is
+# $tmp/NAME, with its own link to the fake engine: what it starts is named
+# there, so its leftovers() and engines() see only its own processes and
+# the others' do not see them (a name under $tmp/NAME/ does not match
+# "$tmp/(fake|tavreli) ").  wait_aside, at the end, adds their counts.
+# Used for checks that mostly wait (engines that stall, the harness's 10 s
+# waits for an answer) and whose limits are not timed to the second.
+aside_pids=() aside_names=()
+aside() {
+  local name=$1; shift
+  mkdir -p "$tmp/$name"
+  ln -s "$fake" "$tmp/$name/fake"
+  (
+    tmp=$tmp/$name passes=0 fails=0
+    "$@"
+    echo "$passes $fails" >"$tmp/counts"
+  ) &
+  aside_pids+=($!) aside_names+=("$name")
+}
+wait_aside() {
+  wait "${aside_pids[@]}"
+  local n p f
+  for n in "${aside_names[@]}"; do
+    read -r p f <"$tmp/$n/counts" || { p=0 f=1; echo "FAIL: $n: its checks did not finish"; }
+    passes=$((passes + p)) fails=$((fails + f))
+  done
+}
+
 # ---- misbehaving engines: each mode's termination, the tournament goes on ----
 # mode, extra lines of its section, the termination expected[, at most
 # this many seconds for the whole run]
@@ -75,27 +104,31 @@ $extra"
     <("$tv" report "$f.h5" -o "$f.report" >/dev/null 2>&1; cat "$f.report/report.md")
   check "$mode: no engine process is left" [ "$(leftovers)" -eq 0 ]
 }
-run_mode illegal "" illegal_move
-run_mode garbage "" illegal_move
-run_mode crash "" engine_died
-run_mode exit "" engine_died
+# the modes whose runs have no time limit, aside; the timed ones below
+untimed_modes() {
+  run_mode illegal "" illegal_move
+  run_mode garbage "" illegal_move
+  run_mode crash "" engine_died
+  run_mode exit "" engine_died
+  run_mode huge "" max_plies
+  # a late duplicate bestmove, or one nobody asked for, is never played in
+  # another position: the games go on as with a well-behaved engine
+  run_mode double "" max_plies
+  run_mode stray "" max_plies
+  # processes that leave the engine's process group or ignore SIGTERM
+  run_mode daemon "" max_plies
+  run_mode grandchild "" max_plies
+}
+aside modes untimed_modes
 run_mode hang "timeout = 1" engine_stalled
 run_mode overtime "tc = 1+0.01
 timemargin = 50" time_forfeit
 
 run_mode hang-clock "tc = 1+0.01" time_forfeit
-run_mode huge "" max_plies
-# a late duplicate bestmove, or one nobody asked for, is never played in
-# another position: the games go on as with a well-behaved engine
-run_mode double "" max_plies
-run_mode stray "" max_plies
 # a death is seen at once (the process, not only its output): a timeout of
 # 30 s would make these runs take minutes
 run_mode crash-child "timeout = 30" engine_died 20
 run_mode close-stdout "timeout = 30" engine_died 20
-# processes that leave the engine's process group or ignore SIGTERM
-run_mode daemon "" max_plies
-run_mode grandchild "" max_plies
 
 # ---- engines that cannot play: a clear error before (or instead of) games ----
 # refuse NAME LINES_OF_B EXTRA_SECTIONS PATTERN: the run fails, naming the engine
@@ -111,6 +144,13 @@ depth = 1" "$2" "$3"
   check "$1: no engine process is left" [ "$(leftovers)" -eq 0 ]
   [ $rc -eq 1 ] && grep -q "$4" "$f.err" || { echo "  (exit $rc)"; cat "$f.err"; }
 }
+# the two engines too slow to answer, refused after the harness's 10 s wait
+slow() {
+  refuse "$1" "command = $tmp/fake --mode $1 --seconds 12
+depth = 1" "" "$2"
+}
+aside slow-uciok slow slow-uciok "engine 'b' (.*): no 'uciok' within 10 s of 'uci'"
+aside slow-ready slow slow-ready "engine 'b' (.*): no 'readyok' within 10 s of 'ucinewgame' and 'isready'"
 refuse no-start "command = $tmp/fake --mode no-start
 depth = 1" "" "engine 'b' (.*fake --mode no-start): it ended before answering 'uci' with 'uciok' (exited with status 1); its last line: 'fake_engine: cannot start (this is on purpose)'"
 refuse no-start-stderr "command = $tmp/fake --mode no-start-stderr
@@ -123,10 +163,6 @@ depth = 1" "" "its last stderr line: 'fake_engine: no weights file"
 check "stderr = inherit: the engine's stderr is the harness's" \
   grep -qx "fake_engine: no weights file (this is on purpose)" "$tmp/r-stderr-inherit.err"
 check "... and no log beside the store" [ ! -e "$tmp/r-stderr-inherit.b.log" ]
-refuse slow-uciok "command = $tmp/fake --mode slow-uciok --seconds 12
-depth = 1" "" "engine 'b' (.*): no 'uciok' within 10 s of 'uci'"
-refuse slow-ready "command = $tmp/fake --mode slow-ready --seconds 12
-depth = 1" "" "engine 'b' (.*): no 'readyok' within 10 s of 'ucinewgame' and 'isready'"
 refuse no-rules "command = $tmp/fake --mode ok --no-rules
 depth = 1" "[rules]
 slide_over_own = yes" "engine 'b' (.*) does not declare the rule option 'slide_over_own', which this tournament sets to true"
@@ -138,8 +174,6 @@ depth = 1" "" "engine 'b' (.*): option.Hash = 99: option Hash takes a whole numb
 refuse unknown-option "command = $tmp/fake --mode ok
 option.Colour = blue
 depth = 1" "" "engine 'b' (.*) has no option 'Colour'"
-check "slow-ready: it failed at its first game: the empty store is removed (a rerun needs no --force)" \
-  [ ! -e "$tmp/r-slow-ready.h5" ]
 
 # ---- the protocol log: every line both ways, with times, of two engines on
 # two threads in one file, whole lines only ----
@@ -170,9 +204,14 @@ nodes = 3000"
 PAIRS=4 PLIES=80 tournament "$tmp/mixed.ini" "path = engines/default.ini
 depth = 3" "command = $tmp/tavreli uci --engine engines/weak.ini
 nodes = 3000"
-"$tv" selfplay "$tmp/in.ini" --out "$tmp/in.h5" --threads 2 --quiet >/dev/null 2>&1
-"$tv" selfplay "$tmp/out.ini" --out "$tmp/out.h5" --threads 2 >/dev/null 2>"$tmp/out.err"
-"$tv" selfplay "$tmp/mixed.ini" --out "$tmp/mixed.h5" --threads 1 --quiet >/dev/null 2>&1
+# (the three runs side by side: their limits make the games reproducible)
+"$tv" selfplay "$tmp/in.ini" --out "$tmp/in.h5" --threads 2 --quiet >/dev/null 2>&1 &
+three=($!)
+"$tv" selfplay "$tmp/out.ini" --out "$tmp/out.h5" --threads 2 >/dev/null 2>"$tmp/out.err" &
+three+=($!)
+"$tv" selfplay "$tmp/mixed.ini" --out "$tmp/mixed.h5" --threads 1 --quiet >/dev/null 2>&1 &
+three+=($!)
+wait "${three[@]}"
 for s in in out mixed; do "$tv" export "$tmp/$s.h5" --digest "$tmp/$s.dig" >/dev/null 2>&1; done
 check "in-process games: 8 stored" [ "$(wc -l <"$tmp/in.dig")" -eq 8 ]
 check "tavreli uci over the protocol: the same games (moves, scores, depths, nodes)" cmp -s "$tmp/in.dig" "$tmp/out.dig"
@@ -232,6 +271,8 @@ check "SIGKILL of the harness: no grandchild or daemon is left" [ "$(leftovers)"
 PAIRS=3 PLIES=120 tournament "$tmp/res.ini" "command = $tmp/tavreli uci --engine engines/default.ini
 depth = 5" "command = $tmp/tavreli uci --engine engines/weak.ini
 depth = 4"
+"$tv" selfplay "$tmp/res.ini" --out "$tmp/res-ref.h5" --quiet >/dev/null 2>&1 & # to compare with, meanwhile
+refpid=$!
 "$tv" selfplay "$tmp/res.ini" --out "$tmp/res.h5" --quiet >/dev/null 2>&1 &
 pid=$!
 sleep 2
@@ -240,10 +281,15 @@ kill -TERM $pid
 wait $pid
 "$tv" selfplay "$tmp/res.ini" --out "$tmp/res.h5" --resume --quiet >"$tmp/res.out" 2>&1
 check "--resume after SIGTERM: the plan is finished" grep -q "6 of 6 planned" "$tmp/res.out"
-"$tv" selfplay "$tmp/res.ini" --out "$tmp/res-ref.h5" --quiet >/dev/null 2>&1
+wait $refpid
 "$tv" export "$tmp/res.h5" --digest "$tmp/res.dig" >/dev/null 2>&1
 "$tv" export "$tmp/res-ref.h5" --digest "$tmp/res-ref.dig" >/dev/null 2>&1
 check "... with the games of an uninterrupted run" cmp -s "$tmp/res.dig" "$tmp/res-ref.dig"
+
+# the checks run aside
+wait_aside
+check "slow-ready: it failed at its first game: the empty store is removed (a rerun needs no --force)" \
+  [ ! -e "$tmp/slow-ready/r-slow-ready.h5" ]
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
