@@ -4,6 +4,7 @@
 #include "tune_data.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,176 @@ static void sort_by_game_index(int64_t *order, int64_t n, const StoredGame *game
     free(tmp);
 }
 
+/* ---- loading stores ----------------------------------------------------- */
+
+/* The first copy of each (position, result) key: keys and the number (in
+ * reading order, over all stores) of the first position read with each.
+ * The threads that parse a chunk claim the keys of its positions at once
+ * (an atomic minimum), so that parsing, dropping the duplicates and
+ * resolving are one parallel loop, with no pass on one thread in between;
+ * a position is kept when it is still its key's first when the chunk is
+ * appended (a later copy that a thread claimed before the first was read
+ * is resolved in vain, and dropped then).  Open addressing with linear
+ * probing; grown by one thread between chunks, to stay under half full. */
+typedef struct {
+    _Atomic uint64_t *key;   /* cap slots, 0: free (key 0 is zero_first) */
+    _Atomic int64_t *first;  /* the smallest position number with the key */
+    size_t cap;
+    _Atomic size_t n;        /* slots taken */
+    _Atomic int64_t zero_first;
+} FirstSeen;
+
+#define FIRST_NONE INT64_MAX
+
+static size_t first_home(uint64_t key, size_t cap) { return (size_t)(key * TV_RNG_GOLDEN >> 20) & (cap - 1); }
+
+/* The slot of key 0 or of a key in the table (when absent: the free slot
+ * where it would go, taken when take). */
+static _Atomic int64_t *first_slot(FirstSeen *fs, uint64_t key, bool take)
+{
+    if (!key)
+        return &fs->zero_first;
+    for (size_t i = first_home(key, fs->cap);; i = (i + 1) & (fs->cap - 1)) {
+        uint64_t cur = atomic_load_explicit(&fs->key[i], memory_order_relaxed);
+        if (!cur && take) {
+            if (atomic_compare_exchange_strong_explicit(&fs->key[i], &cur, key, memory_order_relaxed,
+                                                        memory_order_relaxed)) {
+                atomic_fetch_add_explicit(&fs->n, 1, memory_order_relaxed);
+                cur = key;
+            } /* else cur is the key another thread put there */
+        }
+        if (cur == key || !cur)
+            return &fs->first[i];
+    }
+}
+
+/* Room for m more keys (one thread, outside the parallel loops). */
+static bool first_reserve(FirstSeen *fs, size_t m)
+{
+    size_t n = atomic_load(&fs->n);
+    if (2 * (n + m) <= fs->cap)
+        return true;
+    size_t cap = fs->cap ? fs->cap : 1024;
+    while (2 * (n + m) > cap)
+        cap *= 2;
+    FirstSeen g = {calloc(cap, sizeof *g.key), malloc(cap * sizeof *g.first), cap, 0, fs->zero_first};
+    if (!g.key || !g.first) {
+        free(g.key);
+        free(g.first);
+        return false;
+    }
+    for (size_t i = 0; i < cap; i++)
+        atomic_init(&g.first[i], FIRST_NONE);
+    for (size_t i = 0; i < fs->cap; i++)
+        if (fs->key[i])
+            atomic_store(first_slot(&g, fs->key[i], true), atomic_load(&fs->first[i]));
+    free(fs->key);
+    free(fs->first);
+    *fs = g;
+    return true;
+}
+
+/* Lowers key's first position number to seq: true when seq is now the
+ * first (no position before it has the key). */
+static bool first_claim(FirstSeen *fs, uint64_t key, int64_t seq)
+{
+    _Atomic int64_t *f = first_slot(fs, key, true);
+    int64_t old = atomic_load_explicit(f, memory_order_relaxed);
+    while (seq < old && !atomic_compare_exchange_weak_explicit(f, &old, seq, memory_order_relaxed,
+                                                               memory_order_relaxed))
+        ;
+    return seq < old;
+}
+
+static void first_free(FirstSeen *fs)
+{
+    free(fs->key);
+    free(fs->first);
+}
+
+/* Positions parsed and resolved at a time, and what became of each. */
+enum { CHUNK = 4096, CH_BAD = 1, CH_RESOLVED = 2 };
+typedef struct {
+    int64_t fill, seq0; /* positions held; the number of the first (reading order) */
+    const char **tfen;  /* in the store's rows */
+    double *res;
+    int32_t *gm;
+    uint64_t *key;
+    uint8_t *state; /* CH_* */
+    EvalTrace *tr;
+    int *qs;
+} Chunk;
+
+static bool chunk_alloc(Chunk *c)
+{
+    c->tfen = malloc(sizeof *c->tfen * CHUNK);
+    c->res = malloc(sizeof *c->res * CHUNK);
+    c->gm = malloc(sizeof *c->gm * CHUNK);
+    c->key = malloc(sizeof *c->key * CHUNK);
+    c->state = malloc(sizeof *c->state * CHUNK);
+    c->tr = malloc(sizeof *c->tr * CHUNK);
+    c->qs = malloc(sizeof *c->qs * CHUNK);
+    c->fill = 0;
+    return c->tfen && c->res && c->gm && c->key && c->state && c->tr && c->qs;
+}
+
+static void chunk_free(Chunk *c)
+{
+    free(c->tfen);
+    free(c->res);
+    free(c->gm);
+    free(c->key);
+    free(c->state);
+    free(c->tr);
+    free(c->qs);
+}
+
+/* Parses position i of the chunk, claims its key and, when it is the first
+ * with it so far, resolves it (any thread). */
+static void chunk_resolve_one(Chunk *c, int64_t i, FirstSeen *fs, SearchContext *ctx, const Options *rules)
+{
+    Position pos;
+    if (tfen_read(c->tfen[i], &pos, NULL) != TV_OK) {
+        c->state[i] = CH_BAD;
+        return;
+    }
+    /* a position seen before with the same result (in any game of any
+     * store) is left out */
+    c->key[i] = tv_rng_mix(pos.hash ^ ((uint64_t)(c->res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
+    c->state[i] = 0;
+    if (first_claim(fs, c->key[i], c->seq0 + i)) {
+        tune_resolve(ctx, &pos, rules, &c->tr[i], &c->qs[i], NULL);
+        c->state[i] = CH_RESOLVED;
+    }
+}
+
+/* After the parallel loop of a chunk (one thread): the first bad TFEN is
+ * the error; the first copies are appended in order (a mate score
+ * skipped), every other copy counted. */
+static TvStatus chunk_append(const Chunk *c, FirstSeen *fs, TuneSet *out, TuneLoadCounts *counts,
+                             const char *file, int64_t game_base, TvError *err)
+{
+    for (int64_t i = 0; i < c->fill; i++)
+        if (c->state[i] & CH_BAD)
+            return tv_fail(err, TV_ERR_PARSE, "%s: bad TFEN '%.60s' (game %d of the store)", file, c->tfen[i],
+                           (int)(c->gm[i] - game_base));
+    for (int64_t i = 0; i < c->fill; i++) {
+        if (!(c->state[i] & CH_RESOLVED) ||
+            atomic_load_explicit(first_slot(fs, c->key[i], false), memory_order_relaxed) != c->seq0 + i) {
+            counts->duplicate_positions++;
+            continue;
+        }
+        if (c->qs[i] >= SCORE_MATE_BOUND || c->qs[i] <= -SCORE_MATE_BOUND) {
+            counts->skipped++;
+            continue;
+        }
+        TvStatus st = tune_set_add(out, &c->tr[i], 1, c->res[i], c->gm[i], err);
+        if (st != TV_OK)
+            return st;
+    }
+    return TV_OK;
+}
+
 TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules, TuneSet *out,
                    TuneLoadCounts *counts, TvError *err)
 {
@@ -260,32 +431,24 @@ TvStatus tune_load(const char *const *files, int nfiles, const EngineVersion *st
 TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineVersion *start, bool mix_rules,
                              const volatile sig_atomic_t *stop, TuneSet *out, TuneLoadCounts *counts, TvError *err)
 {
-    /* positions parsed and resolved at a time: small enough that the
-     * buffers (a Position is over 2 KB) stay in memory already touched,
-     * since fresh pages cost more than resolving */
-    enum { CHUNK = 2048 };
     tune_set_init(out);
     TuneLoadCounts local;
     if (!counts)
         counts = &local;
     memset(counts, 0, sizeof *counts);
-    int64_t *skipped = &counts->skipped;
-    TvIdSet ids = {0}, pkeys = {0}; /* games read, and (position, result) keys */
+    TvIdSet ids = {0}; /* games read */
+    FirstSeen keys = {NULL, NULL, 0, 0, FIRST_NONE};
     char *first_options = NULL;
     if (nfiles < 1)
         return tv_fail(err, TV_ERR_ARG, "tune: no data files");
-    Position *pos = malloc(sizeof *pos * CHUNK);
-    double *res = malloc(sizeof *res * CHUNK);
-    int32_t *gm = malloc(sizeof *gm * CHUNK);
-    int *bad = malloc(sizeof *bad * CHUNK);
-    char(*tf)[H5STORE_TFEN_LEN] = malloc(sizeof *tf * CHUNK);
-    int32_t *at = malloc(sizeof *at * CHUNK); /* the positions of the chunk kept */
-    EvalTrace *tr = malloc(sizeof *tr * CHUNK);
-    int *qs = malloc(sizeof *qs * CHUNK);
+    /* Two chunks: while the threads parse and resolve one, a thread appends
+     * the one before. */
+    Chunk ch[2];
+    bool ok0 = chunk_alloc(&ch[0]), ok1 = chunk_alloc(&ch[1]);
     TvStatus st = TV_OK;
-    if (!pos || !res || !gm || !bad || !tf || !at || !tr || !qs)
+    if (!ok0 || !ok1)
         st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-    int64_t game_base = 0;
+    int64_t game_base = 0, seq = 0;
     for (int f = 0; st == TV_OK && f < nfiles; f++) {
         StoreContents c;
         memset(&c, 0, sizeof c);
@@ -325,15 +488,23 @@ TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineV
         for (int64_t gi = 0; gi < c.ngames; gi++)
             order[gi] = gi;
         sort_by_game_index(order, c.ngames, c.games);
-        int64_t fill = 0;
-        for (int64_t gi = 0; st == TV_OK && gi <= c.ngames; gi++) {
+        /* ch[cur] is being filled; ch[cur ^ 1] waits to be appended when
+         * pending.  An error found while filling (fill_st, fill_err) is
+         * reported after the pending chunk is appended, as it comes after
+         * it. */
+        int cur = 0;
+        bool pending = false;
+        TvStatus fill_st = TV_OK;
+        TvError fill_err;
+        ch[cur].fill = 0;
+        for (int64_t gi = 0; st == TV_OK && fill_st == TV_OK && gi <= c.ngames; gi++) {
             bool last = gi == c.ngames;
             const StoredGame *g = last ? NULL : &c.games[order[gi]];
             int64_t cnt = last ? 0 : g->position_count;
             if (!last) { /* a game an earlier store holds too: read once */
                 int added = tv_idset_add(&ids, h5store_game_id(&c, g));
                 if (added < 0) {
-                    st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+                    fill_st = tv_fail(&fill_err, TV_ERR_LIMIT, "tune: out of memory");
                     break;
                 }
                 if (!added) {
@@ -342,104 +513,85 @@ TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineV
                 }
             }
             if (!last && (g->position_offset < 0 || g->position_offset + cnt > c.npositions)) {
-                st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: positions %lld..%lld are not in the store", files[f],
-                             (long long)g->index, (long long)g->position_offset,
-                             (long long)(g->position_offset + cnt));
+                fill_st = tv_fail(&fill_err, TV_ERR_PARSE, "%s: game %lld: positions %lld..%lld are not in the store",
+                                  files[f], (long long)g->index, (long long)g->position_offset,
+                                  (long long)(g->position_offset + cnt));
                 break;
             }
             for (int64_t k = 0; k <= cnt; k++) {
-                bool flush = (k == cnt && last) || fill == CHUNK;
-                if (flush && fill && stop && *stop) { /* a chunk takes milliseconds */
+                Chunk *fc = &ch[cur];
+                bool flush = (k == cnt && last) || fc->fill == CHUNK;
+                if (flush && fc->fill && stop && *stop) { /* a chunk takes milliseconds */
                     st = tv_fail(err, TV_ERR_IO, "tune: stopped by a signal while reading %s", files[f]);
                     break;
                 }
-                if (flush && fill) {
+                if (flush && fc->fill) {
                     if (!rv.ctx && (st = resolvers_alloc(&rv, &start->params, &rules, err)) != TV_OK)
                         break;
-                    int64_t kept = 0;
-                    /* One parallel region a chunk: parse the TFENs, drop
-                     * the duplicates (one thread, in order: the first copy
-                     * is kept), resolve what is kept.  Dynamic schedules:
-                     * on a loaded machine a thread that the system holds
-                     * back would leave the other waiting at a static
-                     * schedule's barrier. */
+                    if (!first_reserve(&keys, (size_t)fc->fill)) {
+                        st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+                        break;
+                    }
+                    fc->seq0 = seq;
+                    seq += fc->fill;
+                    /* Dynamic schedules: on a loaded machine a thread that
+                     * the system holds back would leave the other waiting
+                     * at a static schedule's barrier. */
 #pragma omp parallel num_threads(rv.n)
                     {
-#pragma omp for schedule(dynamic, 64)
-                        for (int64_t i = 0; i < fill; i++)
-                            bad[i] = tfen_read(tf[i], &pos[i], NULL) != TV_OK;
-#pragma omp single
-                        {
-                            for (int64_t i = 0; i < fill; i++)
-                                if (bad[i]) {
-                                    st = tv_fail(err, TV_ERR_PARSE, "%s: bad TFEN '%.60s' (game %d of the store)",
-                                                 files[f], tf[i], (int)(gm[i] - game_base));
-                                    break;
-                                }
-                            /* a position seen before with the same result
-                             * (in any game of any store) is left out */
-                            for (int64_t i = 0; st == TV_OK && i < fill; i++) {
-                                uint64_t key =
-                                    tv_rng_mix(pos[i].hash ^ ((uint64_t)(res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
-                                int added = tv_idset_add(&pkeys, key);
-                                if (added < 0)
-                                    st = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
-                                else if (!added)
-                                    counts->duplicate_positions++;
-                                else
-                                    at[kept++] = (int32_t)i;
-                            }
-                        }
-                        if (st == TV_OK) {
+#pragma omp single nowait
+                        if (pending)
+                            st = chunk_append(&ch[cur ^ 1], &keys, out, counts, files[f], game_base, err);
 #pragma omp for schedule(dynamic, 16)
-                            for (int64_t j = 0; j < kept; j++)
-                                tune_resolve(rv.ctx[omp_get_thread_num()], &pos[at[j]], &rules, &tr[j], &qs[j], NULL);
-                        }
+                        for (int64_t i = 0; i < fc->fill; i++)
+                            chunk_resolve_one(fc, i, &keys, rv.ctx[omp_get_thread_num()], &rules);
                     }
-                    if (st == TV_OK)
-                        st = append_resolved(out, tr, qs, res, gm, at, kept, skipped, err);
-                    fill = 0;
+                    pending = true;
+                    cur ^= 1;
+                    ch[cur].fill = 0;
                     if (st != TV_OK)
                         break;
                 }
                 if (k == cnt)
                     break;
+                fc = &ch[cur];
                 const StoredPosition *p = &c.positions[g->position_offset + k];
                 if (!memchr(p->tfen, 0, sizeof p->tfen)) {
-                    st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: TFEN not terminated", files[f],
-                                 (long long)g->index);
+                    fill_st = tv_fail(&fill_err, TV_ERR_PARSE, "%s: game %lld: TFEN not terminated", files[f],
+                                      (long long)g->index);
                     break;
                 }
                 if (!(p->result == 0.0f || p->result == 0.5f || p->result == 1.0f)) {
-                    st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld ply %d: result %g is not 0, 0.5 or 1", files[f],
-                                 (long long)g->index, (int)p->ply, (double)p->result);
+                    fill_st = tv_fail(&fill_err, TV_ERR_PARSE, "%s: game %lld ply %d: result %g is not 0, 0.5 or 1",
+                                      files[f], (long long)g->index, (int)p->ply, (double)p->result);
                     break;
                 }
                 if (game_base + gi > INT32_MAX) {
-                    st = tv_fail(err, TV_ERR_LIMIT, "tune: more than 2^31 games");
+                    fill_st = tv_fail(&fill_err, TV_ERR_LIMIT, "tune: more than 2^31 games");
                     break;
                 }
-                memcpy(tf[fill], p->tfen, sizeof p->tfen);
-                res[fill] = p->result;
-                gm[fill] = (int32_t)(game_base + gi);
-                fill++;
+                fc->tfen[fc->fill] = p->tfen;
+                fc->res[fc->fill] = p->result;
+                fc->gm[fc->fill] = (int32_t)(game_base + gi);
+                fc->fill++;
             }
+        }
+        if (st == TV_OK && pending) /* the last chunk (the rows are in c) */
+            st = chunk_append(&ch[cur ^ 1], &keys, out, counts, files[f], game_base, err);
+        if (st == TV_OK && fill_st != TV_OK) {
+            st = fill_st;
+            if (err)
+                *err = fill_err;
         }
         game_base += c.ngames;
         resolvers_free(&rv); /* the next store may have other rules */
         free(order);
         h5store_contents_free(&c);
     }
-    free(pos);
-    free(res);
-    free(gm);
-    free(bad);
-    free(tf);
-    free(at);
-    free(tr);
-    free(qs);
+    chunk_free(&ch[0]);
+    chunk_free(&ch[1]);
     tv_idset_free(&ids);
-    tv_idset_free(&pkeys);
+    first_free(&keys);
     free(first_options);
     if (st == TV_OK && out->n == 0)
         st = tv_fail(err, TV_ERR_ARG, "tune: no positions in the data (%d file%s)", nfiles, nfiles == 1 ? "" : "s");
