@@ -7,8 +7,8 @@
  * of it parsed on its own, a position left out when one with the same
  * Zobrist hash and the same result came before (looked up in a plain list),
  * the rest resolved and added by tune_add_positions.  The two sets (feature
- * entries, rows, results, games) and the counts must be equal, on 1 and on
- * 2 threads, for one store and for the same store given twice (every game
+ * entries, rows, results, games) and the counts must be equal, on 1 to 4
+ * threads, for one store and for the same store given twice (every game
  * then read once).  A store of 60 games (the default engine against itself
  * at depth 1, every game its own opening) is played once by the runner. */
 #define _POSIX_C_SOURCE 200809L
@@ -171,7 +171,10 @@ static void load_matches(const Fixture *f, int copies)
     assert_true(ref.n > 1000);
     assert_true(rc.duplicate_positions > 0); /* the check covers dropping duplicates */
     const char *files[2] = {f->store, f->store};
-    for (int threads = 1; threads <= 2; threads++) {
+    /* 4 threads: more than the cores, so that the threads claiming the
+     * positions' keys interleave in more ways (the first copy is still the
+     * one kept) */
+    for (int threads = 1; threads <= 4; threads++) {
         omp_set_num_threads(threads);
         TuneSet s;
         TuneLoadCounts lc;

@@ -339,8 +339,13 @@ static void first_free(FirstSeen *fs)
     free(fs->first);
 }
 
-/* Positions parsed and resolved at a time, and what became of each. */
-enum { CHUNK = 4096, CH_BAD = 1, CH_RESOLVED = 2 };
+/* Positions parsed and resolved at a time, and what became of each.  A
+ * chunk is about 15 ms of work on 2 threads; its parallel loop ends at most
+ * one grain (16 positions, a quarter of a millisecond) apart on the
+ * threads.  2,048 also puts the store of tests/test_tune_load.c (2,975
+ * positions) in two chunks, so that the test covers appending one chunk
+ * while the next is resolved. */
+enum { CHUNK = 2048, CH_BAD = 1, CH_RESOLVED = 2 };
 typedef struct {
     int64_t fill, seq0; /* positions held; the number of the first (reading order) */
     const char **tfen;  /* in the store's rows */
