@@ -682,7 +682,7 @@ TvStatus engine_proc_new_game(EngineProc *p, TvError *err)
 /* ---- moves ------------------------------------------------------------------- */
 
 EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const char *const *moves, int nmoves,
-                                const UciGo *go, double deadline_s, const StopFlags *stop,
+                                const UciGo *go, double limit_s, const StopFlags *stop,
                                 EngineMove *out)
 {
     memset(out, 0, sizeof *out);
@@ -708,6 +708,7 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
     ok = send_line(p, strbuf_str(&b));
     strbuf_free(&b);
     const double t0 = tv_now_seconds();
+    const double deadline_s = limit_s > 0 ? t0 + limit_s : 0;
     if (!ok)
         return ENGINE_MOVE_DIED;
     char line[UCI_LINE_MAX];

@@ -95,13 +95,14 @@ typedef struct {
 /* Sends `position` (start_tfen NULL = the start position, and the moves
  * played since) and `isready`, passes over everything the engine says
  * before `readyok` (a late or repeated bestmove is never taken for the
- * answer), then sends `go` (go) and reads until `bestmove`.  Gives up at
- * deadline_s (tv_now_seconds() scale; <= 0: never; it counts from go) or
+ * answer), then sends `go` (go) and reads until `bestmove`.  Gives up
+ * limit_s seconds after `go` was sent (<= 0: never; the round trip of
+ * `isready` before it is not the engine's thinking time) or
  * when a flag of stop (may be NULL) becomes non-zero.  ENGINE_MOVE_DIED comes
  * as soon as the engine's process ends or its stdout closes, whichever is
  * first, after every line it wrote was read. */
 EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const char *const *moves, int nmoves,
-                                const UciGo *go, double deadline_s, const StopFlags *stop,
+                                const UciGo *go, double limit_s, const StopFlags *stop,
                                 EngineMove *out);
 
 /* After ENGINE_MOVE_LATE: sends `stop` and waits up to wait_ms for its

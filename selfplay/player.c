@@ -171,15 +171,14 @@ static PlayerAnswer process_go(Player *p, const PlayerGame *g, const PlayerClock
     }
     if (c->on[side] && c->movestogo > 0)
         go.movestogo = c->movestogo;
-    /* Waited for until its clock or movetime and its timemargin are over
-     * (and 2 ms), or its timeout without either. */
+    /* Waited for from `go` until its clock or movetime and its timemargin
+     * are over (and 2 ms), or its timeout without either. */
     const double limit_ms = c->on[side]         ? c->left_ms[side] + te->timemargin_ms
                             : l->movetime_ms > 0 ? l->movetime_ms + te->timemargin_ms
                                                  : te->timeout_ms;
     EngineMove em;
-    const double t0 = tv_now_seconds();
-    EngineMoveStatus ms =
-        engine_proc_go(p->proc, g->start_tfen, g->moves, g->nmoves, &go, t0 + limit_ms / 1000.0 + 0.002, stop, &em);
+    EngineMoveStatus ms = engine_proc_go(p->proc, g->start_tfen, g->moves, g->nmoves, &go, limit_ms / 1000.0 + 0.002,
+                                         stop, &em);
     out->seconds = em.seconds;
     switch (ms) {
     case ENGINE_MOVE_ABORTED:

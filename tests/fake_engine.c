@@ -133,7 +133,8 @@ int main(int argc, char **argv)
 {
     const char *mode = "ok", *name = "fake";
     int after = 0;
-    long seconds = 12, strength = 0, optimum = 60, strength_max = 100;
+    double seconds = 12; /* --seconds: decimals allowed (0.3) */
+    long strength = 0, optimum = 60, strength_max = 100;
     bool rules = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mode") && i + 1 < argc)
@@ -141,7 +142,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--after") && i + 1 < argc)
             after = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-            seconds = atol(argv[++i]);
+            seconds = strtod(argv[++i], NULL);
         else if (!strcmp(argv[i], "--name") && i + 1 < argc)
             name = argv[++i];
         else if (!strcmp(argv[i], "--optimum") && i + 1 < argc)
@@ -210,11 +211,11 @@ int main(int argc, char **argv)
                     strbuf_free(&b);
                 }
             if (!strcmp(mode, "slow-uciok"))
-                sleep_ms(seconds * 1000);
+                sleep_ms((long)(seconds * 1000));
             say("uciok");
         } else if (!strcmp(verb, "isready")) {
             if (handshake_done && !strcmp(mode, "slow-ready"))
-                sleep_ms(seconds * 1000);
+                sleep_ms((long)(seconds * 1000));
             handshake_done = true;
             say("readyok");
         } else if (!strcmp(verb, "setoption")) {
@@ -278,7 +279,7 @@ int main(int argc, char **argv)
                     pause();
             if (bad && !strcmp(mode, "overtime")) {
                 int left = pos.side == TV_WHITE ? go.wtime_ms : go.btime_ms;
-                sleep_ms((left > 0 ? left : 0) + seconds * 1000);
+                sleep_ms((left > 0 ? left : 0) + (long)(seconds * 1000));
             }
             if (played == after + 1 && !strcmp(mode, "huge")) {
                 static char big[1 << 20];
