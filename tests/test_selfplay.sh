@@ -30,11 +30,17 @@ count_games() {
 }
 
 # waits until store $1 holds more than $2 games or process $3 has ended
+# (the games are counted again when the file's size or time changed, as a
+# flush writes the file, and every 10th round in any case)
 wait_more_games() {
-  local i
+  local i seen="" now
   for i in $(seq 1 600); do
     kill -0 "$3" 2>/dev/null || return 0
-    [ "$(count_games "$1")" -gt "$2" ] && return 0
+    now=$(stat -c '%s %y' "$1" 2>/dev/null)
+    if [ -n "$now" ] && { [ "$now" != "$seen" ] || [ $((i % 10)) = 0 ]; }; then
+      seen=$now
+      [ "$(count_games "$1")" -gt "$2" ] && return 0
+    fi
     sleep 0.05
   done
 }
