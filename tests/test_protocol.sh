@@ -267,16 +267,18 @@ wait $pid 2>/dev/null
 for i in $(seq 1 60); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
 check "SIGKILL with a grandchild and a daemon: they were running" [ "$running" -ge 4 ]
 check "SIGKILL of the harness: no grandchild or daemon is left" [ "$(leftovers)" -eq 0 ]
-# --resume after SIGTERM finishes the plan with separate programs
+# --resume after SIGTERM finishes the plan with separate programs: the
+# signal comes once the first game is on the progress line (the first
+# finished game is reported at once), 5 games before the plan's end
 PAIRS=3 PLIES=120 tournament "$tmp/res.ini" "command = $tmp/tavreli uci --engine engines/default.ini
-depth = 5" "command = $tmp/tavreli uci --engine engines/weak.ini
-depth = 4"
+depth = 3" "command = $tmp/tavreli uci --engine engines/weak.ini
+depth = 2"
 "$tv" selfplay "$tmp/res.ini" --out "$tmp/res-ref.h5" --quiet >/dev/null 2>&1 & # to compare with, meanwhile
 refpid=$!
-"$tv" selfplay "$tmp/res.ini" --out "$tmp/res.h5" --quiet >/dev/null 2>&1 &
+"$tv" selfplay "$tmp/res.ini" --out "$tmp/res.h5" >/dev/null 2>"$tmp/res.err" &
 pid=$!
-sleep 2
-check "the run was still going after 2 s" kill -0 $pid
+for i in $(seq 1 1200); do grep -q '^games 1/6 ' "$tmp/res.err" && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+check "the run was still going after its first game" kill -0 $pid
 kill -TERM $pid
 wait $pid
 "$tv" selfplay "$tmp/res.ini" --out "$tmp/res.h5" --resume --quiet >"$tmp/res.out" 2>&1

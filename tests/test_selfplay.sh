@@ -30,11 +30,27 @@ count_games() {
 }
 
 # waits until store $1 holds more than $2 games or process $3 has ended
+# (the games are counted again when the file's size or time changed, as a
+# flush writes the file, and every 10th round in any case)
 wait_more_games() {
-  local i
+  local i seen="" now
   for i in $(seq 1 600); do
     kill -0 "$3" 2>/dev/null || return 0
-    [ "$(count_games "$1")" -gt "$2" ] && return 0
+    now=$(stat -c '%s %y' "$1" 2>/dev/null)
+    if [ -n "$now" ] && { [ "$now" != "$seen" ] || [ $((i % 10)) = 0 ]; }; then
+      seen=$now
+      [ "$(count_games "$1")" -gt "$2" ] && return 0
+    fi
+    sleep 0.05
+  done
+}
+
+# waits until file $1 has a line matching $2 or process $3 has ended
+wait_line() {
+  local i
+  for i in $(seq 1 1200); do
+    kill -0 "$3" 2>/dev/null || return 0
+    grep -q "$2" "$1" 2>/dev/null && return 0
     sleep 0.05
   done
 }
@@ -97,8 +113,10 @@ check "resuming a complete store plays nothing" grep -q "0 games stored this run
 # The signal comes once the first batch of 16 games is in the store (a
 # condition, not a time: the engine plays t.ini's 32 games within 0.4 s on a
 # quiet machine, a sanitized build on a loaded one takes seconds), in a plan
-# of 128 games; its uninterrupted run, to compare with, plays meanwhile.
-sed 's/^pairs = 16/pairs = 64/' "$tmp/t.ini" >"$tmp/int.ini"
+# of 64 games (48 still to play then: 3 batches, longer than the wait takes
+# to see the first); its uninterrupted run, to compare with, plays
+# meanwhile.
+sed 's/^pairs = 16/pairs = 32/' "$tmp/t.ini" >"$tmp/int.ini"
 "$tv" selfplay "$tmp/int.ini" --out "$tmp/int-ref.h5" --quiet >/dev/null 2>&1 &
 refpid=$!
 "$tv" selfplay "$tmp/int.ini" --out "$tmp/int.h5" --threads 2 --quiet >"$tmp/int.out" 2>&1 &
@@ -110,23 +128,26 @@ check "Ctrl-C exits with status 130" [ $? = 130 ]
 check "Ctrl-C says how to resume" grep -q -- "--resume" "$tmp/int.out"
 check "store after Ctrl-C opens with h5dump" h5dump -H "$tmp/int.h5" >/dev/null
 n=$(count_games "$tmp/int.h5")
-check "... holding the games finished before it, not the whole plan ($n of 128)" [ "$n" -gt 0 -a "$n" -lt 128 ]
+check "... holding the games finished before it, not the whole plan ($n of 64)" [ "$n" -gt 0 -a "$n" -lt 64 ]
 "$tv" selfplay "$tmp/int.ini" --out "$tmp/int.h5" --resume --quiet >/dev/null 2>&1
 games_of "$tmp/int.h5" >"$tmp/int.txt"
 wait $refpid
 games_of "$tmp/int-ref.h5" >"$tmp/int-ref.txt"
 check "interrupted then resumed run has the same games" cmp -s "$tmp/int-ref.txt" "$tmp/int.txt"
-check "... all 128" [ "$(grep -c '^\[Round' "$tmp/int.txt")" = 128 ]
+check "... all 64" [ "$(grep -c '^\[Round' "$tmp/int.txt")" = 64 ]
 
 # SIGTERM in the middle of a deep search: the search polls the stop flag, so
 # the run ends within 2 s; the finished game is stored and --resume plays
 # the plan exactly. Game 0 (fast moves first) is over at once; in game 1 the
-# deep engine's first move is a search of several seconds on this machine (its
+# deep engine's first move is a search of about 4 s on this machine (its
 # node limit comes from the nodes per second measured just before, so a
 # slow or sanitized build still searches long enough, and the limit keeps
-# the games reproducible). One ply per game.
+# the games reproducible). One ply per game. The signal comes once game 0
+# is on the progress line (the first finished game is reported at once), so
+# the deep search has just begun: a run that did not poll would take about
+# twice the 2 s allowed.
 nps=$("$tv" analyse --nodes 300000 startpos 2>/dev/null | sed -n 's/.* nps \([0-9]*\) .*/\1/p' | tail -1)
-deep_nodes=$(( ${nps:-100000} * 8 ))
+deep_nodes=$(( ${nps:-100000} * 4 ))
 [ "$deep_nodes" -ge 200000 ] || deep_nodes=200000
 cat >"$tmp/term.ini" <<EOI
 [tournament]
@@ -145,9 +166,9 @@ path = engines/default.ini
 depth = 48
 nodes = $deep_nodes
 EOI
-"$tv" selfplay "$tmp/term.ini" --out "$tmp/term.h5" --threads 1 --quiet >"$tmp/term.out" 2>&1 &
+"$tv" selfplay "$tmp/term.ini" --out "$tmp/term.h5" --threads 1 >"$tmp/term.out" 2>&1 &
 pid=$!
-sleep 1.5
+wait_line "$tmp/term.out" "^games 1/2 " $pid
 t0=$(date +%s%N)
 kill -TERM $pid
 wait $pid
@@ -198,9 +219,9 @@ printf 'half a merge\n' >"$tmp/m.h5.tmp"
 check "--resume removes a stale OUT.h5.tmp" [ $? = 0 -a ! -e "$tmp/m.h5.tmp" ]
 
 # SIGUSR1 (what mpirun passes on to every rank) stops like SIGTERM
-"$tv" selfplay "$tmp/term.ini" --out "$tmp/usr1.h5" --threads 1 --quiet >"$tmp/usr1.out" 2>&1 &
+"$tv" selfplay "$tmp/term.ini" --out "$tmp/usr1.h5" --threads 1 >"$tmp/usr1.out" 2>&1 &
 pid=$!
-sleep 1.5
+wait_line "$tmp/usr1.out" "^games 1/2 " $pid
 kill -USR1 $pid
 wait $pid
 check "SIGUSR1 stops the run with status 138" [ $? = 138 ]
