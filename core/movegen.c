@@ -314,8 +314,10 @@ static bool ep_reaches(const Gen *g, Square from, Tavrel t, Square x, Square lif
  * sharing, 10 runs each in turn, took 0.998 times its CPU time (median
  * ratio; 0.93 to 1.14 on a machine at load average 25 to 35).  generate_sel
  * sets kmask itself: storing it for generate too cost a store per call. */
+/* known_check: pos_in_check(p, o) when the caller has it (0 or 1), -1 to
+ * compute it here. */
 static inline __attribute__((always_inline)) bool gen_start(Gen *gp, const Position *p, const Options *o,
-                                                            MoveList *list, bool tactical_only)
+                                                            MoveList *list, bool tactical_only, int known_check)
 {
     gp->tactical_only = tactical_only;
     gp->p = p;
@@ -339,7 +341,9 @@ static inline __attribute__((always_inline)) bool gen_start(Gen *gp, const Posit
     gp->in_check = false;
     gp->evasion = ~0ull;
     if (gp->ksq != TV_NO_SQUARE) {
-        gp->in_check = pos_attacked(p, o, gp->ksq, gp->them);
+        /* pos_in_check's answer: the Wizard is on ksq (a captured one ended
+         * the game above, and only ending=capture lands on a Wizard) */
+        gp->in_check = known_check >= 0 ? known_check != 0 : pos_attacked(p, o, gp->ksq, gp->them);
         if (gp->in_check && !gp->capture_mode)
             gp->evasion = evasion_squares(p, o, gp->ksq, gp->them);
         /* Pins: one of our stacks alone between the Wizard and one of their
@@ -378,7 +382,7 @@ static inline __attribute__((always_inline)) bool gen_ep(const Gen *g, Square *x
 static void generate(const Position *p, const Options *o, MoveList *list, bool tactical_only)
 {
     Gen g;
-    if (!gen_start(&g, p, o, list, tactical_only))
+    if (!gen_start(&g, p, o, list, tactical_only, -1))
         return;
     Square x = p->ep, lift = TV_NO_SQUARE;
     const bool ep_possible = gen_ep(&g, &x, &lift);
@@ -423,11 +427,11 @@ void movegen_tactical(const Position *p, const Options *o, MoveList *list) { gen
  * generator stays as it was compiled (measured: folding these options into
  * generate cost perft 15%). */
 static void generate_sel(const Position *p, const Options *o, MoveList *list, bool tactical_only,
-                         const uint32_t *kmask, Bitboard from_mask, Bitboard to_mask, bool castling)
+                         const uint32_t *kmask, Bitboard from_mask, Bitboard to_mask, bool castling, int known_check)
 {
     Gen g;
     g.kmask = kmask;
-    if (!gen_start(&g, p, o, list, tactical_only))
+    if (!gen_start(&g, p, o, list, tactical_only, known_check))
         return;
     Square x = p->ep, lift = TV_NO_SQUARE;
     const bool ep_possible = x != TV_NO_SQUARE && (to_mask & sq_bb(x)) && gen_ep(&g, &x, &lift);
@@ -465,9 +469,9 @@ static void generate_sel(const Position *p, const Options *o, MoveList *list, bo
         gen_castling(&g);
 }
 
-void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmask[64], MoveList *list)
+void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmask[64], bool in_check, MoveList *list)
 {
-    generate_sel(p, o, list, true, kmask, ~0ull, ~0ull, false);
+    generate_sel(p, o, list, true, kmask, ~0ull, ~0ull, false, in_check);
 }
 
 bool movegen_check_move(const Position *p, const Options *o, Move m)
@@ -476,9 +480,9 @@ bool movegen_check_move(const Position *p, const Options *o, Move m)
         return false;
     MoveList list; /* at most one stack's moves to one square (or the castlings) */
     if (move_is_castling(m))
-        generate_sel(p, o, &list, false, NULL, 0, 0, true);
+        generate_sel(p, o, &list, false, NULL, 0, 0, true, -1);
     else
-        generate_sel(p, o, &list, false, NULL, sq_bb(move_from(m)), sq_bb(move_to(m)), false);
+        generate_sel(p, o, &list, false, NULL, sq_bb(move_from(m)), sq_bb(move_to(m)), false, -1);
     for (int i = 0; i < list.count; i++)
         if (list.moves[i] == m)
             return true;

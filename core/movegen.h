@@ -16,8 +16,9 @@ void movegen_tactical(const Position *p, const Options *o, MoveList *list);
 
 /* movegen_tactical restricted to chosen counts: a move (from, k, to) is
  * kept only when bit k-1 of kmask[from] is set (the engine's quiescence
- * search picks the k worth trying per stack).  No allocation. */
-void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmask[64], MoveList *list);
+ * search picks the k worth trying per stack).  in_check is pos_in_check(p, o),
+ * which the search has at hand (not computed again).  No allocation. */
+void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmask[64], bool in_check, MoveList *list);
 
 /* True when m is among the legal moves of p: the same answer as
  * movegen_is_legal, but only the moves of m's stack to m's destination (or

@@ -75,14 +75,6 @@ void pos_clear(Position *p)
     p->hash = 0; /* pos_compute_hash of the empty board, White to move, no rights, no en passant */
 }
 
-bool pos_setup_push(Position *p, Square s, Tavrel t)
-{
-    if (p->height[s] >= TV_MAX_HEIGHT)
-        return false;
-    p->stack[s][p->height[s]++] = t;
-    return true;
-}
-
 void pos_set_start(Position *p)
 {
     static const Kind back[8] = {TV_WARRIOR, TV_HORSEMAN, TV_ARCHER, TV_PRINCE,
@@ -102,20 +94,33 @@ void pos_set_start(Position *p)
 
 void pos_refresh(Position *p)
 {
-    p->occ = 0;
-    p->by_colour[0] = p->by_colour[1] = 0;
-    memset(p->by_kind, 0, sizeof p->by_kind);
-    p->wizard[0] = p->wizard[1] = TV_NO_SQUARE;
+    /* accumulated in locals, stored once: stores through p inside the loop
+     * would be reloaded after every write to the stacks' bytes (aliasing) */
+    Bitboard occ = 0, by_colour[2] = {0, 0}, by_kind[TV_KIND_COUNT] = {0};
+    Square wizard[2] = {TV_NO_SQUARE, TV_NO_SQUARE};
     uint64_t h = 0; /* pos_compute_hash, in the same pass (it was a second pass over every tavrel) */
     for (Square s = 0; s < 64; s++) {
-        top_bits_set(p, s);
-        for (int i = 0; i < p->height[s]; i++) {
-            Tavrel t = p->stack[s][i];
+        const int height = p->height[s];
+        if (!height)
+            continue;
+        const Tavrel *st = p->stack[s];
+        Tavrel top = st[height - 1];
+        Bitboard b = sq_bb(s);
+        occ |= b;
+        by_colour[tavrel_colour(top)] |= b;
+        by_kind[tavrel_kind(top)] |= b;
+        for (int i = 0; i < height; i++) {
+            Tavrel t = st[i];
             if (tavrel_kind(t) == TV_WIZARD)
-                p->wizard[tavrel_colour(t)] = s;
+                wizard[tavrel_colour(t)] = s;
             h ^= zobrist_tavrel(s, i, t);
         }
     }
+    p->occ = occ;
+    memcpy(p->by_colour, by_colour, sizeof by_colour);
+    memcpy(p->by_kind, by_kind, sizeof by_kind);
+    p->wizard[0] = wizard[0];
+    p->wizard[1] = wizard[1];
     p->hash = h ^ hash_state(p);
 }
 

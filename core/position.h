@@ -52,7 +52,14 @@ void pos_set_start(Position *p);
 
 /* Puts tavrel t on top of square s during set-up.  Call pos_refresh after
  * the last one.  Returns false when the stack is already 32 high. */
-bool pos_setup_push(Position *p, Square s, Tavrel t);
+static inline bool pos_setup_push(Position *p, Square s, Tavrel t)
+{
+    /* inline: tfen_read pushes every tavrel of a TFEN (32) through it */
+    if (p->height[s] >= TV_MAX_HEIGHT)
+        return false;
+    p->stack[s][p->height[s]++] = t;
+    return true;
+}
 
 /* Recomputes every derived field (bitboards, Wizard squares, hash) from the
  * stacks, side, rights, en-passant square.  Used after set-up. */

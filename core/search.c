@@ -411,7 +411,7 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
             }
             kmask[s] = mask;
         }
-        movegen_tactical_k(p, &c->rules, kmask, &list);
+        movegen_tactical_k(p, &c->rules, kmask, check, &list);
         /* the moves to try and their keys, as score_moves gives them (no
          * hash move, no killers here) */
         int n = 0;
@@ -422,9 +422,12 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
         for (int i = 0; i < list.count; i++) {
             Move m = list.moves[i];
             int k = move_k(m), h = p->height[move_from(m)];
-            int g = capture_gain(c, p, m);
+            /* a capture lands on an opponent top or is en passant; the rest
+             * are promotions (capture_gain's sign: it is >= 0 exactly for
+             * captures, as no top_value weight is below 0) */
+            bool capture = move_special(m) == TV_MOVE_ENPASSANT || (p->by_colour[us ^ 1] & sq_bb(move_to(m)));
             int key;
-            if (g < 0) { /* a promotion */
+            if (!capture) { /* a promotion */
                 if (k != h) /* a split only for a capture */
                     continue;
                 key = 1 << 28;
@@ -434,7 +437,7 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
                     continue;
                 key = see_key(x, m);
             } else
-                key = (1 << 28) + g * 64 + k;
+                key = (1 << 28) + capture_gain(c, p, m) * 64 + k;
             keys[n] = key;
             list.moves[n++] = m;
         }

@@ -65,18 +65,18 @@ static const char *tfen_char_repr(unsigned char c, char *buf, size_t n)
     return buf;
 }
 
-static Kind tfen_kind_of_letter(char c)
+/* The kind of each letter (either case), TV_NONE for any other byte: a
+ * table, as tfen_read looks up every letter of a TFEN (about 40). */
+static const uint8_t tfen_letter_kind[256] = {
+    ['K'] = TV_WIZARD,   ['k'] = TV_WIZARD,   ['Q'] = TV_PRINCE,    ['q'] = TV_PRINCE,
+    ['R'] = TV_WARRIOR,  ['r'] = TV_WARRIOR,  ['B'] = TV_ARCHER,    ['b'] = TV_ARCHER,
+    ['N'] = TV_HORSEMAN, ['n'] = TV_HORSEMAN, ['H'] = TV_HELGI,     ['h'] = TV_HELGI,
+    ['P'] = TV_COMBATANT, ['p'] = TV_COMBATANT,
+};
+
+static inline Kind tfen_kind_of_letter(char c)
 {
-    switch (c) {
-    case 'K': case 'k': return TV_WIZARD;
-    case 'Q': case 'q': return TV_PRINCE;
-    case 'R': case 'r': return TV_WARRIOR;
-    case 'B': case 'b': return TV_ARCHER;
-    case 'N': case 'n': return TV_HORSEMAN;
-    case 'H': case 'h': return TV_HELGI;
-    case 'P': case 'p': return TV_COMBATANT;
-    default: return TV_NONE;
-    }
+    return (Kind)tfen_letter_kind[(unsigned char)c];
 }
 
 static bool tfen_is_destiny(Kind k)

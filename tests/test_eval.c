@@ -234,7 +234,7 @@ static void check_quick_generators(const Position *p, void *user)
     uint32_t kmask[64];
     for (int s = 0; s < 64; s++)
         kmask[s] = (uint32_t)(p->hash >> (s % 32)) | 1u; /* some k per square, always k = 1 */
-    movegen_tactical_k(p, &o, kmask, &sel);
+    movegen_tactical_k(p, &o, kmask, pos_in_check(p, &o), &sel);
     int n = 0;
     for (int i = 0; i < tac.count; i++) {
         Move m = tac.moves[i];
