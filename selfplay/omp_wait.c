@@ -42,6 +42,11 @@ static void omp_wait_passive(int argc, char **argv, char **envp)
     for (; envp[n]; n++)
         if (!strncmp(envp[n], "OMP_WAIT_POLICY=", 16) || !strncmp(envp[n], "GOMP_SPINCOUNT=", 15))
             return;
+        /* under valgrind (its preloads): the new program would run outside
+         * the tool (it follows no exec by default), so a profile or a
+         * memcheck run would see nothing */
+        else if (!strncmp(envp[n], "LD_PRELOAD=", 11) && strstr(envp[n], "vgpreload"))
+            return;
     if (n >= OMP_WAIT_MAX_ENV)
         return;
     char *env[n + 2];
