@@ -13,8 +13,10 @@ endif()
 # root need the MPI build.  Its timeout: the sanitizer MPI build took 4 min
 # 20 s alone at load average 5-14 on 2 cores, and ran past 10 min with two
 # more test suites beside it.
+# The stores its runs are checked against are played by the build without
+# MPI (TAVRELI_PLAIN_BINARY, when given), as test_mpi's references.
 add_test(NAME test_slurm COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_slurm.sh $<TARGET_FILE:tavreli>
-         ${PROJECT_SOURCE_DIR})
+         ${PROJECT_SOURCE_DIR} ${TAVRELI_PLAIN_BINARY})
 if(TAVRELI_MPI)
   set_tests_properties(test_slurm PROPERTIES LABELS mpi TIMEOUT 1200)
 else()

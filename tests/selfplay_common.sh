@@ -1,5 +1,6 @@
-# Sourced by test_selfplay.sh, test_mpi.sh, test_mpi_referee.sh,
-# test_runner_messages.sh and (through train_common.sh) the train tests.
+# Sourced by the command-level tests (test_selfplay.sh, test_mpi*.sh,
+# test_slurm.sh, test_resume_stop.sh, test_tune_stop.sh, ...) and (through
+# train_common.sh) the train tests.
 
 # check NAME COMMAND...: runs COMMAND, counting a pass or printing a failure.
 fails=0
@@ -85,4 +86,37 @@ $4
 [engine b]
 $5
 EOI
+}
+
+# big_resume_store TAVRELI MAKE_RESUME_STORE DIR: DIR/big.h5, a store of
+# 3,000 games that a resume accepts, made in about a second: DIR/one.ini is
+# a plan whose games are all one game (identical engines, no random
+# openings; its engine DIR/default.ini), game 0 is played (DIR/small.h5) and
+# make_resume_store (tests/make_resume_store.c) copies it (110 plies) into
+# games 0 .. 2,999 of the plan.  A resume reads and replays such a store for
+# seconds (5,000 games took 14 s at load 14 on 2 cores), where playing them
+# would take minutes.  Returns make_resume_store's status.
+big_resume_store() {
+  local tv=$1 mk=$2 dir=$3
+  cp "$(dirname "${BASH_SOURCE[0]}")/../configs/engines/default.ini" "$dir/default.ini"
+  cat >"$dir/one.ini" <<EOI
+[tournament]
+name = one
+pairs = 100000
+seed = 11
+[openings]
+plies = 0
+[adjudication]
+max_plies = 400
+resign_score = 0
+draw_moves = 0
+[engine a]
+path = default.ini
+depth = 1
+[engine b]
+path = default.ini
+depth = 1
+EOI
+  "$tv" selfplay "$dir/one.ini" --out "$dir/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
+  "$mk" "$dir/one.ini" "$dir/small.h5" "$dir/big.h5" 3000 >/dev/null
 }

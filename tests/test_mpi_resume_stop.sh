@@ -10,7 +10,6 @@ src=$3
 tmp=$(mktemp -d /tmp/tavreli-mpi-resume-stop-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$src/tests/selfplay_common.sh"
-cp "$src/configs/engines/default.ini" "$tmp/default.ini"
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
@@ -26,27 +25,8 @@ rank_pid() {
   done
 }
 
-# the store of tests/test_resume_stop.sh: one game copied into 3,000
-cat >"$tmp/one.ini" <<EOI
-[tournament]
-name = one
-pairs = 100000
-seed = 11
-[openings]
-plies = 0
-[adjudication]
-max_plies = 400
-resign_score = 0
-draw_moves = 0
-[engine a]
-path = default.ini
-depth = 1
-[engine b]
-path = default.ini
-depth = 1
-EOI
-"$tv" selfplay "$tmp/one.ini" --out "$tmp/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
-"$mk" "$tmp/one.ini" "$tmp/small.h5" "$tmp/big.h5" 3000 >/dev/null
+# one game copied into 3,000 games of its plan (big_resume_store, tests/selfplay_common.sh)
+big_resume_store "$tv" "$mk" "$tmp"
 check "the big store is made" [ $? = 0 ]
 sum=$(md5sum <"$tmp/big.h5")
 cp "$tmp/big.h5" "$tmp/r.h5"

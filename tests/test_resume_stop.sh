@@ -14,32 +14,10 @@ src=$3
 tmp=$(mktemp -d /tmp/tavreli-resume-stop-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$src/tests/selfplay_common.sh"
-cp "$src/configs/engines/default.ini" "$tmp/default.ini"
 
-# A plan whose games are all one game (identical engines, no random
-# openings): make_resume_store copies game 0 (110 plies) into 3,000 games
-# of the plan, which a resume reads and replays for seconds (5,000 took 14 s
-# at load 14 on 2 cores), where playing them would take minutes.
-cat >"$tmp/one.ini" <<EOI
-[tournament]
-name = one
-pairs = 100000
-seed = 11
-[openings]
-plies = 0
-[adjudication]
-max_plies = 400
-resign_score = 0
-draw_moves = 0
-[engine a]
-path = default.ini
-depth = 1
-[engine b]
-path = default.ini
-depth = 1
-EOI
-"$tv" selfplay "$tmp/one.ini" --out "$tmp/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
-"$mk" "$tmp/one.ini" "$tmp/small.h5" "$tmp/big.h5" 3000 >/dev/null
+# one game copied into 3,000 games of its plan $tmp/one.ini (big_resume_store,
+# tests/selfplay_common.sh): a resume reads and replays them for seconds
+big_resume_store "$tv" "$mk" "$tmp"
 check "the big store is made" [ $? = 0 ]
 sum=$(md5sum <"$tmp/big.h5")
 

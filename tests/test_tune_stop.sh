@@ -45,27 +45,8 @@ sleep 1 # into the fit or the bootstrap
 stop $pid 3000 "fit" "$tmp/fit.out"
 
 # ---- the load ------------------------------------------------------------------------
-# one game copied into 3,000 games of its plan (as in tests/test_resume_stop.sh)
-cat >"$tmp/one.ini" <<EOI
-[tournament]
-name = one
-pairs = 100000
-seed = 11
-[openings]
-plies = 0
-[adjudication]
-max_plies = 400
-resign_score = 0
-draw_moves = 0
-[engine a]
-path = engines/default.ini
-depth = 1
-[engine b]
-path = engines/default.ini
-depth = 1
-EOI
-"$tv" selfplay "$tmp/one.ini" --out "$tmp/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
-"$mk" "$tmp/one.ini" "$tmp/small.h5" "$tmp/big.h5" 3000 >/dev/null
+# one game copied into 3,000 games of its plan (big_resume_store, tests/selfplay_common.sh)
+big_resume_store "$tv" "$mk" "$tmp"
 check "the big store is made" [ $? = 0 ]
 # how long the load takes (the fit of one game's positions is quick)
 t0=$(date +%s%N)
