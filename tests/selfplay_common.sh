@@ -88,16 +88,16 @@ $5
 EOI
 }
 
-# big_resume_store TAVRELI MAKE_RESUME_STORE DIR: DIR/big.h5, a store of
-# 3,000 games that a resume accepts, made in about a second: DIR/one.ini is
+# big_resume_store TAVRELI MAKE_RESUME_STORE DIR [GAMES]: DIR/big.h5, a
+# store of GAMES (3,000) games that a resume accepts, made in about a second: DIR/one.ini is
 # a plan whose games are all one game (identical engines, no random
 # openings; its engine DIR/default.ini), game 0 is played (DIR/small.h5) and
 # make_resume_store (tests/make_resume_store.c) copies it (110 plies) into
-# games 0 .. 2,999 of the plan.  A resume reads and replays such a store for
+# games 0 .. GAMES-1 of the plan.  A resume reads and replays such a store for
 # seconds (5,000 games took 14 s at load 14 on 2 cores), where playing them
 # would take minutes.  Returns make_resume_store's status.
 big_resume_store() {
-  local tv=$1 mk=$2 dir=$3
+  local tv=$1 mk=$2 dir=$3 games=${4:-3000}
   cp "$(dirname "${BASH_SOURCE[0]}")/../configs/engines/default.ini" "$dir/default.ini"
   cat >"$dir/one.ini" <<EOI
 [tournament]
@@ -118,5 +118,5 @@ path = default.ini
 depth = 1
 EOI
   "$tv" selfplay "$dir/one.ini" --out "$dir/small.h5" --games 1 --threads 1 --quiet >/dev/null 2>&1
-  "$mk" "$dir/one.ini" "$dir/small.h5" "$dir/big.h5" 3000 >/dev/null
+  "$mk" "$dir/one.ini" "$dir/small.h5" "$dir/big.h5" "$games" >/dev/null
 }

@@ -2,7 +2,7 @@
 # test_tune_stop.sh TAVRELI MAKE_RESUME_STORE SOURCE_DIR (issue 22): a
 # SIGTERM during `tavreli tune` is obeyed within a second, in the fit (a
 # bootstrap of 100,000 refits: hours) and in the data load (a store of
-# 3,000 games read, parsed and resolved), as an interruption: status 143,
+# 8,000 games read, parsed and resolved), as an interruption: status 143,
 # "interrupted by signal 15", neither NEW.ini nor its log written.
 tv=$1
 mk=$2
@@ -45,8 +45,11 @@ sleep 1 # into the fit or the bootstrap
 stop $pid 3000 "fit" "$tmp/fit.out"
 
 # ---- the load ------------------------------------------------------------------------
-# one game copied into 3,000 games of its plan (big_resume_store, tests/selfplay_common.sh)
-big_resume_store "$tv" "$mk" "$tmp"
+# one game copied into 8,000 games of its plan (big_resume_store,
+# tests/selfplay_common.sh): its load must last long enough to be stopped in
+# (3,000 games loaded in 500 ms on a quiet machine once the load was faster,
+# 1 Dec 2026, below the 600 ms checked)
+big_resume_store "$tv" "$mk" "$tmp" 8000
 check "the big store is made" [ $? = 0 ]
 # how long the load takes (the fit of one game's positions is quick)
 t0=$(date +%s%N)
