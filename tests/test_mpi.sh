@@ -27,13 +27,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$src/tests/selfplay_common.sh" # check, write_test_configs
 
-# Open MPI as root and on few cores; no shared-memory single-copy (containers).
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-# Under AddressSanitizer: Open MPI keeps memory from MPI_Init to exit; the
-# suppressions name its libraries, and full stacks (slow unwinding) are
-# needed to see them through its plugins.  No effect on other builds.
-export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+# Open MPI as root and on few cores; in containers and under AddressSanitizer
+# (its memory kept to exit suppressed): tests/mpi_env.sh.
+source "$src/tests/mpi_env.sh"; mpi_test_env "$src"
 mpi=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 

@@ -18,9 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$src/tests/selfplay_common.sh" # check
 
 # as tests/test_mpi.sh: Open MPI as root, in containers, under ASan
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+source "$src/tests/mpi_env.sh"; mpi_test_env "$src" # Open MPI in containers, under ASan
 mpi=(mpirun --oversubscribe --bind-to none)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 

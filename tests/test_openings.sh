@@ -43,8 +43,7 @@ check "... $starts games from $distinct distinct start positions (3 expected)" [
 "$tv" export "$tmp/c2.h5" --digest "$tmp/c2.dig" >/dev/null 2>&1
 check "order = random: the same games on 2 threads as on 1" cmp -s "$tmp/c1.dig" "$tmp/c2.dig"
 if [ "$mpi_too" = --mpi ]; then # as tests/test_mpi.sh runs Open MPI
-  export OMPI_MCA_btl_vader_single_copy_mechanism=none
-  export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  source "$src/tests/mpi_env.sh"; mpi_test_env "$src" # Open MPI in containers, under ASan
   mpi=(mpirun --oversubscribe)
   [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
   "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/cycle.ini" --out "$tmp/m.h5" --threads 1 --quiet >/dev/null 2>&1

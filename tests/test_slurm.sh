@@ -58,9 +58,8 @@ mpi_build=0
 
 # No Slurm here: Open MPI must not look for an allocation; no shared-memory
 # single copy (containers); as in test_mpi.sh for the sanitizer build.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+export OMPI_MCA_rmaps_base_oversubscribe=1
+source "$src/tests/mpi_env.sh"; mpi_test_env "$src" # Open MPI in containers, under ASan
 unset OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM SLURM_JOBID SLURM_NODELIST SBATCH_PARTITION
 
 # ---- Slurm's commands: stand-ins, whatever this machine has ----

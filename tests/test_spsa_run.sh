@@ -83,12 +83,7 @@ if [ "$part" = planted ]; then
 fi
 
 if [ "$part" = mpi ]; then
-  # as tests/test_mpi.sh: no shared-memory single-copy (containers); under
-  # AddressSanitizer Open MPI keeps memory from MPI_Init to exit, which the
-  # suppressions name through its plugins with full stacks (slow unwinding)
-  export OMPI_MCA_btl_vader_single_copy_mechanism=none
-  export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+  source "$src/tests/mpi_env.sh"; mpi_test_env "$src" # Open MPI in containers, under ASan
   planted_ini >"$tmp/p.ini"
   "$tv" spsa "$tmp/p.ini" --out "$tmp/one" --threads 1 >"$tmp/one.out" 2>/dev/null &
   p1=$!
