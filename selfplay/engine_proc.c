@@ -54,7 +54,8 @@ typedef struct {
     int fd;          /* -1 once closed (or never opened) */
     bool eof;
     bool discarding; /* the rest of an over-long line is being dropped */
-    size_t len;      /* bytes in buf */
+    size_t start;    /* the first unread byte in buf */
+    size_t len;      /* unread bytes, from buf + start */
     char buf[UCI_LINE_MAX + 4096];
 } Stream;
 
@@ -183,8 +184,15 @@ static void tail_text(const EngineProc *p, char *out, size_t n)
 /* Reads what the stream has (without blocking).  False at its end. */
 static bool stream_fill(Stream *s)
 {
-    while (s->fd >= 0 && s->len < sizeof s->buf) {
-        ssize_t got = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
+    /* The unread bytes move to the front once a fill, when the end is
+     * reached, not once a line taken: an engine's burst of short lines
+     * (a search's info lines) moved the buffer's whole rest per line. */
+    if (s->start && s->start + s->len == sizeof s->buf) {
+        memmove(s->buf, s->buf + s->start, s->len);
+        s->start = 0;
+    }
+    while (s->fd >= 0 && s->start + s->len < sizeof s->buf) {
+        ssize_t got = read(s->fd, s->buf + s->start + s->len, sizeof s->buf - s->start - s->len);
         if (got > 0) {
             s->len += (size_t)got;
             continue;
@@ -206,20 +214,21 @@ static bool stream_fill(Stream *s)
 static bool stream_line(Stream *s, char *line, size_t n)
 {
     for (;;) {
-        char *nl = memchr(s->buf, '\n', s->len);
+        char *data = s->buf + s->start;
+        char *nl = memchr(data, '\n', s->len);
         if (!nl && s->len < UCI_LINE_MAX - 1 && !(s->eof && s->len))
             return false;
-        size_t end = nl ? (size_t)(nl - s->buf) : s->len;
+        size_t end = nl ? (size_t)(nl - data) : s->len;
         bool was_discarding = s->discarding;
         size_t k = end < n - 1 ? end : n - 1;
         if (!was_discarding) {
-            memcpy(line, s->buf, k);
+            memcpy(line, data, k);
             line[k] = 0;
             if (k && line[k - 1] == '\r')
                 line[k - 1] = 0;
         }
         size_t drop = nl ? end + 1 : s->len;
-        memmove(s->buf, s->buf + drop, s->len - drop);
+        s->start = drop == s->len ? 0 : s->start + drop;
         s->len -= drop;
         s->discarding = !nl && !s->eof;
         if (!was_discarding)
