@@ -3,12 +3,7 @@
 
 #include <stdlib.h>
 
-#include "rng.h"
-
-/* The home slot of a non-zero key in cap slots: the high bits of a
- * multiplicative (Fibonacci) hash, so keys that differ in their low bits
- * only (consecutive ids) spread. */
-static size_t home(uint64_t key, size_t cap) { return (size_t)(key * TV_RNG_GOLDEN >> 20) & (cap - 1); }
+static size_t home(uint64_t key, size_t cap) { return tv_idset_home(key, cap); }
 
 /* Puts a non-zero key not yet there into slots with room. */
 static void put(uint64_t *slot, size_t cap, uint64_t key)

@@ -273,7 +273,7 @@ typedef struct {
 
 #define FIRST_NONE INT64_MAX
 
-static size_t first_home(uint64_t key, size_t cap) { return (size_t)(key * TV_RNG_GOLDEN >> 20) & (cap - 1); }
+static size_t first_home(uint64_t key, size_t cap) { return tv_idset_home(key, cap); }
 
 /* The slot of key 0 or of a key in the table (when absent: the free slot
  * where it would go, taken when take). */
@@ -392,7 +392,7 @@ static void chunk_resolve_one(Chunk *c, int64_t i, FirstSeen *fs, SearchContext 
     }
     /* a position seen before with the same result (in any game of any
      * store) is left out */
-    c->key[i] = tv_rng_mix(pos.hash ^ ((uint64_t)(c->res[i] * 2) + 1) * 0x9E3779B97F4A7C15ull);
+    c->key[i] = tv_rng_mix(pos.hash ^ ((uint64_t)(c->res[i] * 2) + 1) * TV_RNG_GOLDEN);
     c->state[i] = 0;
     if (first_claim(fs, c->key[i], c->seq0 + i)) {
         tune_resolve(ctx, &pos, rules, &c->tr[i], &c->qs[i], NULL);
