@@ -114,7 +114,8 @@ check "the job fails when a rank dies" [ $? != 0 ]
 check "the parts of the dead job are left" [ -e "$tmp/k.part-0.h5" -a -e "$tmp/k.part-1.h5" ]
 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k2.out" 2>&1
 check "a new run refuses the parts" [ $? != 0 ]
-check "... and says how to resume" grep -q "interrupted MPI run left its parts.*--resume" "$tmp/k2.out"
+check "... and says how to resume (it said: $(head -c 400 "$tmp/k2.out"))" \
+  grep -q "interrupted MPI run left its parts.*--resume" "$tmp/k2.out"
 "${mpi[@]}" -np 3 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet --resume >"$tmp/k3.out" 2>&1
 check "--resume on 3 ranks succeeds" [ $? = 0 ]
 before=$(sed -n 's/.*stored this run (\([0-9]*\) before).*/\1/p' "$tmp/k3.out")
