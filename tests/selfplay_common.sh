@@ -10,6 +10,21 @@ check() {
   if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; fails=$((fails + 1)); fi
 }
 
+# wait_gone PATTERN: waits (up to 60 s) until no process's command line
+# matches PATTERN (pgrep -f).  A rank can outlive its mpirun by seconds on a
+# loaded machine (under the sanitizers, LeakSanitizer's check at its exit),
+# and holds its store's run lock meanwhile: a run started at once on that
+# store is refused as a concurrent one ("in use by another run").  False
+# when one is still there.
+wait_gone() {
+  local i
+  for i in $(seq 1 600); do
+    pgrep -f -- "$1" >/dev/null || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # The tournaments they play.
 # write_test_configs DIR SOURCE_DIR writes DIR/engines/default.ini and
 #  - DIR/t.ini: 32 games between depth 1 and depth 2 (a few seconds);

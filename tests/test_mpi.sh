@@ -111,6 +111,7 @@ check "found rank 1 of the running job" [ -n "$pid" ]
 [ -n "$pid" ] && kill -9 $pid
 wait $job
 check "the job fails when a rank dies" [ $? != 0 ]
+check "... and its rank 0 ends" wait_gone "--out $tmp/k.h5"
 check "the parts of the dead job are left" [ -e "$tmp/k.part-0.h5" -a -e "$tmp/k.part-1.h5" ]
 "$tv" selfplay "$tmp/long.ini" --out "$tmp/k.h5" --threads 1 --quiet >"$tmp/k2.out" 2>&1
 check "a new run refuses the parts" [ $? != 0 ]
@@ -133,6 +134,7 @@ p0=$(rank_pid "$tmp/s.h5" 0)
 p1=$(rank_pid "$tmp/s.h5" 1)
 [ -n "$p0$p1" ] && kill -TERM $p0 $p1
 wait $job
+check "SIGTERM: the ranks end" wait_gone "--out $tmp/s.h5"
 # (no merge on a signal: under mpirun it would be killed a second later)
 check "SIGTERM: not merged, the parts stay, no temporary file" \
   [ ! -e "$tmp/s.h5" -a -e "$tmp/s.part-0.h5" -a -e "$tmp/s.part-1.h5" -a ! -e "$tmp/s.h5.tmp" ]

@@ -268,6 +268,7 @@ kill -TERM $job
 wait $job
 rc=$?
 check "SIGTERM in the final merge: the job exits 143" [ $rc = 143 ]
+check "... and its ranks end" wait_gone "selfplay m.ini --out results/m.h5"
 check "... the log says the signal came and the ranks were asked to stop" \
   grep -q "received SIGTERM.*asking the ranks to stop (SIGUSR1 to mpirun)" "$log"
 check "... rank 0's summary reached the log: stopped, not merged" grep -q "stopped by a signal: not merged" "$log"
@@ -320,6 +321,7 @@ sleep 1
 kill -TERM $job $(pgrep -f -- "selfplay s.ini --out results/s.h5") 2>/dev/null
 wait $job
 check "scancel: the job exits 143" [ $? = 143 ]
+check "... and its ranks end" wait_gone "selfplay s.ini --out results/s.h5"
 check "... the log says so and how to continue" \
   sh -c "grep -q 'received SIGTERM' '$log2' && grep -q 'to continue: cd $sub && sbatch' '$log2'"
 check "... no s.h5.tmp, and the parts stay" \
@@ -362,6 +364,7 @@ if [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; then
   kill -TERM $job
   wait $job
   check "as root, stopped: the job exits 143" [ $? = 143 ]
+  check "... and its rank ends" wait_gone "selfplay s.ini --out results/s.h5"
   check "... rank 0 says how to continue: mpirun unbound, as root, this very program" \
     grep -qF "interrupted: run 'mpirun --allow-run-as-root --bind-to none -np 1 $tv selfplay s.ini --out " \
     "$tmp/rootstop.log"
@@ -369,7 +372,8 @@ if [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; then
     grep -qF "or by hand: cd $sub && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --bind-to none -np 1 $tv selfplay s.ini" \
     "$tmp/rootstop.log"
   (cd / && "${as_root[@]}" bash -c "$(logged_command "or by hand" "$tmp/rootstop.log")") >"$tmp/byhand.out" 2>&1
-  check "... and, run as printed (as root), continues the run to its end" [ $? = 0 ]
+  rc=$?
+  check "... and, run as printed (as root), continues the run to its end ($rc: $(tail -c 300 "$tmp/byhand.out"))" [ $rc = 0 ]
   digest "$sub/results/s.h5" "$tmp/sroot.dig"
   check "... with exactly the games of one process" cmp -s "$tmp/sref.dig" "$tmp/sroot.dig"
 else
