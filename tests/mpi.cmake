@@ -1,5 +1,5 @@
-# Distributed self-play: only in a build with -DTAVRELI_MPI=ON.  .ci/test-all
-# makes that build (build-mpi) and runs `ctest -L mpi` in it; the test also
+# Distributed self-play: only in a build with -DTAVRELI_MPI=ON (.ci/test-all
+# runs the MPI tests in its sanitized MPI build, build-sanitize); the test also
 # checks that a build without MPI (TAVRELI_PLAIN_BINARY, when given) refuses
 # to run as several ranks.
 if(TAVRELI_MPI)
