@@ -45,10 +45,19 @@ no_leak "tavreli selfplay on 2 ranks" done.out $?
 sed 's/pairs = 16/pairs = 40/' t.ini >long.ini
 "${mpi[@]}" -np 2 "$tv" selfplay long.ini --out s.h5 --threads 1 --quiet >s1.out 2>&1 &
 job=$!
-for i in $(seq 1 600); do [ -e s.part-0.h5 -a -e s.part-1.h5 ] && break; sleep 0.1; done
-sleep 1
+# (once the parts hold 4 games: the stop comes in play, with games stored)
+for i in $(seq 1 600); do
+  n=0
+  for f in s.part-*.h5; do
+    [ -e "$f" ] && "$tv" export "$f" --digest part.dig >/dev/null 2>&1 && n=$((n + $(wc -l <part.dig)))
+  done
+  [ "$n" -ge 4 ] && break
+  sleep 0.2
+done
 pkill -TERM -f -- "^$tv selfplay long.ini --out s.h5" 2>/dev/null
 wait $job
+rc=$?
+check "a run stopped in play ends so ($rc)" [ $rc != 0 ]
 check "a stopped run: no leak reported" bash -c "! grep -q LeakSanitizer s1.out"
 wait_gone "--out s.h5"
 "${mpi[@]}" -np 2 "$tv" selfplay long.ini --out s.h5 --threads 1 --quiet --resume >s2.out 2>&1
