@@ -3,12 +3,10 @@
 
 #include <stdlib.h>
 
-static size_t home(uint64_t key, size_t cap) { return tv_idset_home(key, cap); }
-
 /* Puts a non-zero key not yet there into slots with room. */
 static void put(uint64_t *slot, size_t cap, uint64_t key)
 {
-    size_t i = home(key, cap);
+    size_t i = tv_idset_home(key, cap);
     while (slot[i])
         i = (i + 1) & (cap - 1);
     slot[i] = key;
@@ -48,7 +46,7 @@ bool tv_idset_has(const TvIdSet *s, uint64_t key)
         return s->has_zero;
     if (!s->cap)
         return false;
-    for (size_t i = home(key, s->cap);; i = (i + 1) & (s->cap - 1)) {
+    for (size_t i = tv_idset_home(key, s->cap);; i = (i + 1) & (s->cap - 1)) {
         if (s->slot[i] == key)
             return true;
         if (!s->slot[i])

@@ -273,15 +273,13 @@ typedef struct {
 
 #define FIRST_NONE INT64_MAX
 
-static size_t first_home(uint64_t key, size_t cap) { return tv_idset_home(key, cap); }
-
 /* The slot of key 0 or of a key in the table (when absent: the free slot
  * where it would go, taken when take). */
 static _Atomic int64_t *first_slot(FirstSeen *fs, uint64_t key, bool take)
 {
     if (!key)
         return &fs->zero_first;
-    for (size_t i = first_home(key, fs->cap);; i = (i + 1) & (fs->cap - 1)) {
+    for (size_t i = tv_idset_home(key, fs->cap);; i = (i + 1) & (fs->cap - 1)) {
         uint64_t cur = atomic_load_explicit(&fs->key[i], memory_order_relaxed);
         if (!cur && take) {
             if (atomic_compare_exchange_strong_explicit(&fs->key[i], &cur, key, memory_order_relaxed,
