@@ -25,6 +25,25 @@ wait_gone() {
   return 1
 }
 
+# wait_games TAVRELI STEM N: waits (up to 60 s) until the parts of the MPI
+# run writing STEM.h5 (STEM.part-R.h5) hold at least N games in all; false
+# when they do not.  The store's own reader opens a part while it is
+# written (SWMR).
+wait_games() {
+  local tv=$1 stem=$2 n=$3 i
+  for i in $(seq 1 300); do
+    local total=0 f
+    for f in "$stem".part-*.h5; do
+      [ -e "$f" ] || continue
+      "$tv" export "$f" --digest "$stem.count.dig" >/dev/null 2>&1 || continue
+      total=$((total + $(wc -l <"$stem.count.dig")))
+    done
+    [ "$total" -ge "$n" ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
 # The tournaments they play.
 # write_test_configs DIR SOURCE_DIR writes DIR/engines/default.ini and
 #  - DIR/t.ini: 32 games between depth 1 and depth 2 (a few seconds);

@@ -48,29 +48,12 @@ rank_pid() {
   done
 }
 
-# wait until the store's parts hold at least N games in all
-wait_games() {
-  local stem=$1 n=$2 i
-  for i in $(seq 1 300); do
-    local total=0 f
-    for f in "$stem".part-*.h5; do
-      [ -e "$f" ] || continue
-      # the store's own reader opens a part while it is written (SWMR)
-      "$tv" export "$f" --digest "$tmp/count.dig" >/dev/null 2>&1 || continue
-      total=$((total + $(wc -l <"$tmp/count.dig")))
-    done
-    [ "$total" -ge "$n" ] && return 0
-    sleep 0.2
-  done
-  return 1
-}
-
 # start_long STEM N: a 2-rank run of long.ini writing STEM.h5 (its output in
 # STEM.out), in the background as $job; returns once its parts hold N games
 start_long() {
   "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$1.h5" --threads 1 --quiet >"$1.out" 2>&1 &
   job=$!
-  wait_games "$1" "$2"
+  wait_games "$tv" "$1" "$2"
 }
 
 # ---- the same games as one process ----

@@ -14,16 +14,20 @@ set -u
 probe=$(readlink -f "$1") src=$(readlink -f "$2") tv=$(readlink -f "$3")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-source "$src/tests/selfplay_common.sh" # check
+source "$src/tests/selfplay_common.sh" # check, wait_games, wait_gone, write_test_configs
 source "$src/tests/mpi_env.sh"
 mpi_test_env "$src" --leaks
 mpi=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 
+# no_leak NAME OUT RC: the run ended with 0 and reported no leak
+no_leak() {
+  check "$1: exit 0 ($3; $(grep -m1 -A6 'leak of' "$2"))" [ "$3" = 0 ]
+  check "$1: no leak reported" bash -c "! grep -q LeakSanitizer '$2'"
+}
+
 "${mpi[@]}" -np 2 "$probe" >"$tmp/clean.out" 2>&1
-rc=$?
-check "no leak of its own: exit 0 ($rc; $(grep -m1 -A3 'leak of' "$tmp/clean.out"))" [ $rc = 0 ]
-check "no leak of its own: nothing reported" bash -c "! grep -q LeakSanitizer '$tmp/clean.out'"
+no_leak "the probe without a leak of its own" "$tmp/clean.out" $?
 
 "${mpi[@]}" -np 2 "$probe" --leak >"$tmp/leak.out" 2>&1
 rc=$?
@@ -31,11 +35,6 @@ check "a planted leak: the run fails ($rc)" [ $rc != 0 ]
 check "a planted leak: its size is reported" grep -q "Direct leak of 4242 byte" "$tmp/leak.out"
 check "a planted leak: the function that lost it is named" grep -q "in planted_leak" "$tmp/leak.out"
 
-# no_leak NAME OUT RC: the run ended with 0 and reported no leak
-no_leak() {
-  check "$1: exit 0 ($3; $(grep -m1 -A6 'leak of' "$2"))" [ "$3" = 0 ]
-  check "$1: no leak reported" bash -c "! grep -q LeakSanitizer '$2'"
-}
 write_test_configs "$tmp" "$src"
 cd "$tmp" || exit 1
 "${mpi[@]}" -np 2 "$tv" selfplay t.ini --out done.h5 --threads 1 --quiet >done.out 2>&1
@@ -46,14 +45,7 @@ sed 's/pairs = 16/pairs = 40/' t.ini >long.ini
 "${mpi[@]}" -np 2 "$tv" selfplay long.ini --out s.h5 --threads 1 --quiet >s1.out 2>&1 &
 job=$!
 # (once the parts hold 4 games: the stop comes in play, with games stored)
-for i in $(seq 1 600); do
-  n=0
-  for f in s.part-*.h5; do
-    [ -e "$f" ] && "$tv" export "$f" --digest part.dig >/dev/null 2>&1 && n=$((n + $(wc -l <part.dig)))
-  done
-  [ "$n" -ge 4 ] && break
-  sleep 0.2
-done
+wait_games "$tv" s 4
 pkill -TERM -f -- "^$tv selfplay long.ini --out s.h5" 2>/dev/null
 wait $job
 rc=$?
