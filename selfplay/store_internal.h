@@ -4,6 +4,7 @@
  *                   property helpers;
  *   store_write.c   creating, appending, closing, locking;
  *   store_read.c    reading a store and checking what it holds;
+ *   store_chunks.c  decoding the chunks of many rows on every thread;
  *   store_rows.c    the checks of the values of one row (or one game's rows);
  *   store_merge.c   merging stores (and repairing one left by a crash);
  *   store_resume.c  opening a store again to append to it (rewriting one
@@ -103,6 +104,17 @@ bool store_select_rows(hid_t ds, hsize_t at, hsize_t n, hid_t *fs, hid_t *ms);
 /* Reads rows [start, start + n) of an open dataset into buf (memory type
  * memtype); true at once when n is 0. */
 bool store_read_rows(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *buf);
+
+/* store_read_rows for many rows of a file open for reading only: decodes
+ * the chunks on every OpenMP thread when the dataset is laid out as this
+ * program writes it, else (or on any failure) store_read_rows.  Worth it
+ * from a chunk's rows up; a game's rows at a time are store_read_rows'
+ * (HDF5 keeps decoded chunks in its cache).  store_chunks.c. */
+bool store_read_rows_decoded(hid_t ds, hid_t memtype, int64_t start, int64_t n, void *buf);
+
+/* Whether store_read_rows_decoded decodes ds's chunks itself for memtype
+ * (the layout is one it knows), rather than calling H5Dread. */
+bool store_rows_decodable(hid_t ds, hid_t memtype);
 
 /* ---- attributes (store_schema.c) ------------------------------------------------------ */
 

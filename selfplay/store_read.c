@@ -126,7 +126,7 @@ static void *read_dataset(hid_t file, int which, int64_t n, const char *path, Tv
     if ((rows = malloc((size_t)n * d->row_size)))
         store_prefill(which, rows, n);
     if (!rows || (ds = H5Dopen2(file, d->name, H5P_DEFAULT)) < 0 || (mt = store_mem_type_for(ds, which)) < 0 ||
-        !store_read_rows(ds, mt, 0, n, rows)) {
+        !store_read_rows_decoded(ds, mt, 0, n, rows)) {
         char what[64];
         snprintf(what, sizeof what, "cannot read /%s", d->name);
         *st = rows ? store_h5_fail(err, TV_ERR_IO, path, what) : tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
@@ -243,7 +243,7 @@ static bool cursor_reach(RowCursor *c, int64_t upto)
         char *at = c->buf + (size_t)(from - c->base) * c->row_size;
         if (c->whole)
             store_prefill(c->which, at, k);
-        if ((c->stop && *c->stop) || !store_read_rows(c->ds, c->mt, from, k, at)) {
+        if ((c->stop && *c->stop) || !store_read_rows_decoded(c->ds, c->mt, from, k, at)) {
             c->failed = true;
             return false;
         }
@@ -776,7 +776,7 @@ TvStatus store_check_readable(const char *path, const volatile sig_atomic_t *sto
             store_prefill(which, buf, k);
             if (stop && *stop) /* a block takes milliseconds */
                 st = store_stopped(err, path, "checking");
-            else if (!store_read_rows(ds, mt, at, k, buf)) {
+            else if (!store_read_rows_decoded(ds, mt, at, k, buf)) {
                 char what[96];
                 snprintf(what, sizeof what, "cannot read /%s rows %lld to %lld", d->name, (long long)at,
                          (long long)(at + k - 1));
