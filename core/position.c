@@ -67,7 +67,14 @@ static uint64_t hash_state(const Position *p)
 
 void pos_clear(Position *p)
 {
-    memset(p, 0, sizeof *p);
+    /* Every byte zero (the stacks above their heights stay zero, as
+     * pos_is_ok checks), in two halves: glibc's memset takes rep stosb above
+     * 2 KB, and for the 2,240 bytes of a Position that took 57 ns against 30
+     * ns for two calls under 2 KB (its vector loop; Zen 3), and callgrind
+     * counted 2,256 instructions against about 100 per tfen_read. */
+    const size_t half = offsetof(Position, stack[32]); /* height[] and the stacks of a1 to h4 */
+    memset(p, 0, half);
+    memset((char *)p + half, 0, sizeof *p - half);
     p->wizard[0] = p->wizard[1] = TV_NO_SQUARE;
     p->ep = TV_NO_SQUARE;
     p->side = TV_WHITE;
@@ -92,21 +99,41 @@ void pos_set_start(Position *p)
     pos_refresh(p);
 }
 
+/* The squares whose height is not 0, eight bytes of height[] at a time: a
+ * byte's top bit is set by adding 0x7f to its low seven bits or by its own
+ * top bit (no carry leaves a byte), and the multiply gathers the eight top
+ * bits (at bits 8k) into bits 56 + k. */
+static inline Bitboard occupied_squares(const uint8_t height[64])
+{
+    Bitboard occ = 0;
+    for (int w = 0; w < 8; w++) {
+        const uint8_t *h = height + 8 * w;
+        /* byte k at bits 8k on any machine; one load where little-endian */
+        uint64_t x = (uint64_t)h[0] | (uint64_t)h[1] << 8 | (uint64_t)h[2] << 16 | (uint64_t)h[3] << 24 |
+                     (uint64_t)h[4] << 32 | (uint64_t)h[5] << 40 | (uint64_t)h[6] << 48 | (uint64_t)h[7] << 56;
+        uint64_t top = (((x & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) | x) & 0x8080808080808080ull;
+        occ |= ((top >> 7) * 0x0102040810204080ull >> 56) << 8 * w;
+    }
+    return occ;
+}
+
 void pos_refresh(Position *p)
 {
     /* accumulated in locals, stored once: stores through p inside the loop
      * would be reloaded after every write to the stacks' bytes (aliasing) */
-    Bitboard occ = 0, by_colour[2] = {0, 0}, by_kind[TV_KIND_COUNT] = {0};
+    Bitboard occ = occupied_squares(p->height), by_colour[2] = {0, 0}, by_kind[TV_KIND_COUNT] = {0};
     Square wizard[2] = {TV_NO_SQUARE, TV_NO_SQUARE};
     uint64_t h = 0; /* pos_compute_hash, in the same pass (it was a second pass over every tavrel) */
-    for (Square s = 0; s < 64; s++) {
+    /* Only the occupied squares, in increasing order as before (the last
+     * Wizard found wins): testing all 64 heights cost about 500 of the 1,670
+     * instructions per call in tfen_read, and a mispredicted branch per
+     * empty run. */
+    for (Bitboard rest = occ; rest; rest &= rest - 1) {
+        const Square s = bb_lsb(rest);
         const int height = p->height[s];
-        if (!height)
-            continue;
         const Tavrel *st = p->stack[s];
         Tavrel top = st[height - 1];
         Bitboard b = sq_bb(s);
-        occ |= b;
         by_colour[tavrel_colour(top)] |= b;
         by_kind[tavrel_kind(top)] |= b;
         for (int i = 0; i < height; i++) {

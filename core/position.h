@@ -54,7 +54,6 @@ void pos_set_start(Position *p);
  * the last one.  Returns false when the stack is already 32 high. */
 static inline bool pos_setup_push(Position *p, Square s, Tavrel t)
 {
-    /* inline: tfen_read pushes every tavrel of a TFEN (32) through it */
     if (p->height[s] >= TV_MAX_HEIGHT)
         return false;
     p->stack[s][p->height[s]++] = t;
