@@ -20,6 +20,11 @@ void movegen_tactical(const Position *p, const Options *o, MoveList *list);
  * which the search has at hand (not computed again).  No allocation. */
 void movegen_tactical_k(const Position *p, const Options *o, const uint32_t kmask[64], bool in_check, MoveList *list);
 
+/* movegen_legal's list (the same moves in the same order) when the side to
+ * move is in check: pos_in_check(p, o) is true, and the caller knows it (as
+ * the engine's quiescence search does).  No allocation. */
+void movegen_evasions(const Position *p, const Options *o, MoveList *list);
+
 /* True when m is among the legal moves of p: the same answer as
  * movegen_is_legal, but only the moves of m's stack to m's destination (or
  * the castlings) are generated, so it is cheap enough to test a hash move

@@ -393,7 +393,7 @@ static int qsearch(SearchContext *c, Position *p, int alpha, int beta, int ply, 
     bool scored = false;
     bool check = pos_in_check(p, &c->rules);
     if (check && qply < QSEARCH_MAX_PLY && ply < SEARCH_MAX_PLY - 1) {
-        movegen_legal(p, &c->rules, &list); /* every evasion */
+        movegen_evasions(p, &c->rules, &list); /* every evasion */
         if (list.count == 0)
             return -SCORE_MATE + ply;
     } else {

@@ -8,8 +8,9 @@
  *    reference implementation kept here; the incremental form (EvalState)
  *    equals the full one along random walks, moves made and taken back;
  *    the features are linearly independent, and each fires somewhere;
- *  - the engine's quick generators (movegen_check_move, movegen_tactical_k)
- *    agree with the full ones, and movegen_gives_check with making the move;
+ *  - the engine's quick generators (movegen_check_move, movegen_tactical_k,
+ *    movegen_evasions) agree with the full ones, the last two list for list
+ *    under every option set, and movegen_gives_check with making the move;
  *  - the quiescence search's score is the evaluation of the leaf it
  *    returns. */
 #include <limits.h>
@@ -254,6 +255,68 @@ static void test_quick_generators(void **state)
     int bad = 0;
     for_walk_positions(check_quick_generators, &bad);
     assert_int_equal(bad, 0);
+}
+
+/* Under every option set: movegen_evasions gives movegen_legal's list, in
+ * its order, in every position in check; movegen_tactical_k keeps exactly
+ * the moves of movegen_tactical whose k the mask allows, in the same order,
+ * for a mask of some k per square and for the quiescence search's (k = 1
+ * and k = height). */
+typedef struct {
+    int checked, in_check, bad;
+} EngineLists;
+
+static bool same_list(const MoveList *a, const MoveList *b)
+{
+    return a->count == b->count && memcmp(a->moves, b->moves, sizeof(Move) * (size_t)a->count) == 0;
+}
+
+static void check_engine_lists(const Position *p, void *user)
+{
+    EngineLists *e = user;
+    for (int v = 0; v < 8; v++) {
+        Options o = {0};
+        o.slide_over_own = (v & 1) != 0;
+        o.enpassant = (v & 2) ? TV_EP_ANY : TV_EP_COMBATANT;
+        o.ending = (v & 4) ? TV_ENDING_CAPTURE : TV_ENDING_CHECKMATE;
+        MoveList all, evasions, tac, sel;
+        const bool check = pos_in_check(p, &o);
+        if (check) {
+            movegen_legal(p, &o, &all);
+            movegen_evasions(p, &o, &evasions);
+            e->in_check++;
+            if (!same_list(&all, &evasions) && e->bad++ < 5) {
+                char buf[TV_TFEN_MAX];
+                print_error("movegen_evasions differs at %s (options %d)\n", tfen_write(p, buf, sizeof buf), v);
+            }
+        }
+        movegen_tactical(p, &o, &tac);
+        for (int m = 0; m < 2; m++) {
+            uint32_t kmask[64];
+            for (int s = 0; s < 64; s++)
+                kmask[s] = m == 0 ? (uint32_t)(p->hash >> (s % 32)) | 1u
+                                  : 1u | (p->height[s] ? 1u << (p->height[s] - 1) : 0u);
+            movegen_tactical_k(p, &o, kmask, check, &sel);
+            MoveList want = {.count = 0};
+            for (int i = 0; i < tac.count; i++)
+                if ((kmask[move_from(tac.moves[i])] >> (move_k(tac.moves[i]) - 1)) & 1u)
+                    want.moves[want.count++] = tac.moves[i];
+            if (!same_list(&want, &sel) && e->bad++ < 5) {
+                char buf[TV_TFEN_MAX];
+                print_error("movegen_tactical_k differs at %s (options %d)\n", tfen_write(p, buf, sizeof buf), v);
+            }
+        }
+        e->checked++;
+    }
+}
+
+static void test_engine_lists(void **state)
+{
+    (void)state;
+    EngineLists e = {0, 0, 0};
+    for_walk_positions(check_engine_lists, &e);
+    assert_int_equal(e.bad, 0);
+    assert_true(e.in_check > 500);
 }
 
 /* movegen_gives_check agrees with making the move and asking pos_in_check,
@@ -542,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_eval_matches_reference),
         cmocka_unit_test(test_eval_incremental),
         cmocka_unit_test(test_quick_generators),
+        cmocka_unit_test(test_engine_lists),
         cmocka_unit_test(test_gives_check),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
