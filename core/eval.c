@@ -120,7 +120,7 @@ static inline Bitboard towers_of(const Position *pos)
  * and their order of evaluation were measured against the square-by-square
  * form (tests/test_engine.c keeps it as the reference). */
 static inline __attribute__((always_inline)) int eval_core(const Position *pos, const Options *o, const int *w,
-                                                           int *f, const EvalState *st)
+                                                           int *f, const EvalState *st, Bitboard *threats)
 {
     int score = 0;
 #define ADD(i, n)                                                                                              \
@@ -204,6 +204,8 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
         att[c] = a;
     }
 
+    if (threats)
+        *threats = att[pos->side ^ 1];
     if (st) {
         /* the per-square terms of the state, White's view */
         int white = st->local;
@@ -268,13 +270,13 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
 void eval_trace(const Position *pos, const Options *o, EvalTrace *trace)
 {
     memset(trace->f, 0, sizeof trace->f);
-    eval_core(pos, o, NULL, trace->f, NULL);
+    eval_core(pos, o, NULL, trace->f, NULL, NULL);
 }
 
 int eval_position(const Position *pos, const Options *o, const EvalParams *params, EvalTrace *trace)
 {
     if (!trace)
-        return eval_core(pos, o, params->w, NULL, NULL);
+        return eval_core(pos, o, params->w, NULL, NULL, NULL);
     eval_trace(pos, o, trace);
     int score = 0;
     for (int i = 0; i < EVAL_NWEIGHTS; i++)
@@ -368,7 +370,8 @@ void eval_state_move(EvalState *st, const Position *pos, const EvalParams *param
     }
 }
 
-int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st)
+int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st,
+                        Bitboard *threats)
 {
-    return eval_core(pos, o, params->w, NULL, st);
+    return eval_core(pos, o, params->w, NULL, st, threats);
 }
