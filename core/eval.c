@@ -120,7 +120,7 @@ static inline Bitboard towers_of(const Position *pos)
  * and their order of evaluation were measured against the square-by-square
  * form (tests/test_engine.c keeps it as the reference). */
 static inline __attribute__((always_inline)) int eval_core(const Position *pos, const Options *o, const int *w,
-                                                           int *f, const EvalState *st)
+                                                           int *f, const EvalState *st, Bitboard *threats)
 {
     int score = 0;
 #define ADD(i, n)                                                                                              \
@@ -204,6 +204,8 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
         att[c] = a;
     }
 
+    if (threats)
+        *threats = att[pos->side ^ 1];
     if (st) {
         /* the per-square terms of the state, White's view */
         int white = st->local;
@@ -268,13 +270,13 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
 void eval_trace(const Position *pos, const Options *o, EvalTrace *trace)
 {
     memset(trace->f, 0, sizeof trace->f);
-    eval_core(pos, o, NULL, trace->f, NULL);
+    eval_core(pos, o, NULL, trace->f, NULL, NULL);
 }
 
 int eval_position(const Position *pos, const Options *o, const EvalParams *params, EvalTrace *trace)
 {
     if (!trace)
-        return eval_core(pos, o, params->w, NULL, NULL);
+        return eval_core(pos, o, params->w, NULL, NULL, NULL);
     eval_trace(pos, o, trace);
     int score = 0;
     for (int i = 0; i < EVAL_NWEIGHTS; i++)
@@ -334,17 +336,9 @@ static EvalSquare square_terms(const Position *pos, const int *w, Square s)
     return e;
 }
 
-void eval_state_init(EvalState *st, const Position *pos, const EvalParams *params)
+static inline void state_square(EvalState *st, const Position *pos, const int *w, Square s)
 {
-    memset(st, 0, sizeof *st);
-    Bitboard b = pos->occ;
-    while (b)
-        eval_state_square(st, pos, params, bb_pop(&b));
-}
-
-void eval_state_square(EvalState *st, const Position *pos, const EvalParams *params, Square s)
-{
-    EvalSquare e = square_terms(pos, params->w, s);
+    EvalSquare e = square_terms(pos, w, s);
     st->local += e.local - st->sq[s].local;
     st->sq[s] = e;
     if (e.attacked)
@@ -353,22 +347,40 @@ void eval_state_square(EvalState *st, const Position *pos, const EvalParams *par
         st->special &= ~sq_bb(s);
 }
 
+void eval_state_init(EvalState *st, const Position *pos, const EvalParams *params)
+{
+    memset(st, 0, sizeof *st);
+    Bitboard b = pos->occ;
+    while (b)
+        state_square(st, pos, params->w, bb_pop(&b));
+}
+
+void eval_state_square(EvalState *st, const Position *pos, const EvalParams *params, Square s)
+{
+    state_square(st, pos, params->w, s);
+}
+
+/* One call for the squares of a move, each inlined: the search called
+ * eval_state_square per square, and one call per move instead cut 11 M of
+ * the 1,287 M instructions of resolving a tuning set (callgrind). */
 void eval_state_move(EvalState *st, const Position *pos, const EvalParams *params, Move m, int mover)
 {
+    const int *w = params->w;
     const Square from = move_from(m), to = move_to(m);
-    eval_state_square(st, pos, params, from);
-    eval_state_square(st, pos, params, to);
+    state_square(st, pos, w, from);
+    state_square(st, pos, w, to);
     if (move_special(m) == TV_MOVE_ENPASSANT)
-        eval_state_square(st, pos, params, mover == TV_WHITE ? to - 8 : to + 8);
+        state_square(st, pos, w, mover == TV_WHITE ? to - 8 : to + 8);
     else if (move_is_castling(m)) {
         const int rank = mover == TV_WHITE ? 0 : 7;
         const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
-        eval_state_square(st, pos, params, sq_make(short_side ? 7 : 0, rank));
-        eval_state_square(st, pos, params, sq_make(short_side ? 5 : 3, rank));
+        state_square(st, pos, w, sq_make(short_side ? 7 : 0, rank));
+        state_square(st, pos, w, sq_make(short_side ? 5 : 3, rank));
     }
 }
 
-int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st)
+int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st,
+                        Bitboard *threats)
 {
-    return eval_core(pos, o, params->w, NULL, st);
+    return eval_core(pos, o, params->w, NULL, st, threats);
 }

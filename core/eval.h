@@ -99,7 +99,10 @@ void eval_state_square(EvalState *st, const Position *pos, const EvalParams *par
 void eval_state_move(EvalState *st, const Position *pos, const EvalParams *params, Move m, int mover);
 
 /* eval_position(pos, o, params, NULL), computed with st, the state of pos
- * for params. */
-int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st);
+ * for params.  When threats is not NULL, it receives the squares that the
+ * side not to move attacks (the evaluation computes them anyway): the
+ * squares s with pos_attackers(pos, o, s, side ^ 1) != 0, exactly. */
+int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st,
+                        Bitboard *threats);
 
 #endif

@@ -363,7 +363,8 @@ static void test_gives_check(void **state)
 /* The incremental evaluation equals the full one along random walks: the
  * state is updated only for the squares each move changed (and back again
  * when the moves are taken back), with the default and random weights,
- * under the default rules and slide_over_own. */
+ * under the default rules and slide_over_own; the attack map it gives
+ * (threats) is pos_attackers' on every square. */
 static void test_eval_incremental(void **state)
 {
     (void)state;
@@ -385,12 +386,17 @@ static void test_eval_incremental(void **state)
                 Move moves[80];
                 int n = 0;
                 for (; n < 80; n++) {
-                    int full = eval_position(&p, &o, &w, NULL), inc = eval_position_state(&p, &o, &w, &es);
+                    Bitboard threats = 0;
+                    int full = eval_position(&p, &o, &w, NULL), inc = eval_position_state(&p, &o, &w, &es, &threats);
                     checked++;
                     if (full != inc && bad++ < 5) {
                         char buf[TV_TFEN_MAX];
                         print_error("incremental %d, full %d at %s\n", inc, full, tfen_write(&p, buf, sizeof buf));
                     }
+                    /* the threats are the squares the side not to move attacks */
+                    for (Square s = 0; s < 64; s++)
+                        if (((threats >> s) & 1) != (pos_attackers(&p, &o, s, p.side ^ 1) != 0) && bad++ < 5)
+                            print_error("threats differ from pos_attackers on square %d\n", s);
                     MoveList l;
                     movegen_legal(&p, &o, &l);
                     if (l.count == 0)
@@ -404,7 +410,7 @@ static void test_eval_incremental(void **state)
                 while (n-- > 0) {
                     pos_unmake_move(&p, &undo[n]);
                     eval_state_move(&es, &p, &w, moves[n], p.side);
-                    if (eval_position(&p, &o, &w, NULL) != eval_position_state(&p, &o, &w, &es) && bad++ < 5)
+                    if (eval_position(&p, &o, &w, NULL) != eval_position_state(&p, &o, &w, &es, NULL) && bad++ < 5)
                         print_error("incremental evaluation differs after taking a move back\n");
                     checked++;
                 }
