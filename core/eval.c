@@ -76,8 +76,6 @@ char *eval_weight_element_name(int i, char *buf, size_t n)
     return buf;
 }
 
-/* Kind -> index of the per-kind weights (-1 for the Wizard). */
-static const int KIND_INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
 /* Destiny kind -> row of the advance table. */
 static const int DESTINY_ROW[TV_KIND_COUNT] = {-1, -1, 3, 0, 2, 1, 4, -1};
 
@@ -237,7 +235,7 @@ static inline __attribute__((always_inline)) int eval_core(const Position *pos, 
         int own_below = 0;
         for (int i = 0; i < h - 1; i++) {
             Tavrel u = pos->stack[s][i];
-            int ui = KIND_INDEX[tavrel_kind(u)];
+            int ui = eval_kind_index(tavrel_kind(u));
             if (tavrel_colour(u) == c)
                 own_below++;
             else if (ui >= 0) {
@@ -307,7 +305,7 @@ static EvalSquare square_terms(const Position *pos, const int *w, Square s)
         e.local += sgn * w[EW_centre];
     else if (RING & sq_bb(s))
         e.local += sgn * w[EW_centre + 1];
-    const int ki = KIND_INDEX[k];
+    const int ki = eval_kind_index(k);
     if (ki >= 0)
         e.local += sgn * w[EW_top_value + ki];
     if (k == TV_COMBATANT) {
@@ -321,7 +319,7 @@ static EvalSquare square_terms(const Position *pos, const int *w, Square s)
         int own_below = 0;
         for (int i = 0; i < h - 1; i++) {
             Tavrel u = pos->stack[s][i];
-            int ui = KIND_INDEX[tavrel_kind(u)];
+            int ui = eval_kind_index(tavrel_kind(u));
             if (tavrel_colour(u) == c)
                 own_below++;
             else if (ui >= 0) {

@@ -20,6 +20,16 @@ enum {
     EVAL_NWEIGHTS
 };
 
+/* The element of the per-kind weights (top_value, mobility, prisoner,
+ * captive) that a tavrel of kind k counts under: Prince 0, Warrior 1,
+ * Archer 2, Horseman 3, Combatant 4, Helgi 5; -1 for the Wizard (and no
+ * kind).  The evaluation and the search's capture values share it. */
+static inline int eval_kind_index(Kind k)
+{
+    static const int8_t INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
+    return INDEX[k];
+}
+
 /* Number of weight declarations (names) in weights.def. */
 enum {
 #define W(name, size, def, lo, hi, group, meaning) EWD_##name,

@@ -99,8 +99,8 @@ SearchContext *search_alloc(const EvalParams *params, const Options *rules, cons
         return NULL;
     c->params = *params;
     for (int kind = 0; kind < TV_KIND_COUNT; kind++) {
-        static const int INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
-        c->kind_value[kind] = INDEX[kind] >= 0 ? params->w[EW_top_value + INDEX[kind]] : 0;
+        const int i = eval_kind_index((Kind)kind);
+        c->kind_value[kind] = i >= 0 ? params->w[EW_top_value + i] : 0;
         c->kind_half_value[kind] = c->kind_value[kind] / 2;
     }
     c->rules = *rules;
@@ -197,7 +197,6 @@ static bool is_repetition(const SearchContext *c, uint64_t key)
 /* Value of what a move onto an opponent stack wins, for ordering. */
 static int capture_gain(const SearchContext *c, const Position *p, Move m)
 {
-    static const int INDEX[TV_KIND_COUNT] = {-1, -1, 0, 1, 2, 3, 5, 4};
     Square to = move_to(m);
     Tavrel victim = pos_top(p, to);
     if (!victim || tavrel_colour(victim) == p->side) {
@@ -205,7 +204,7 @@ static int capture_gain(const SearchContext *c, const Position *p, Move m)
             return c->params.w[EW_top_value + 4];
         return -1;
     }
-    int vi = INDEX[tavrel_kind(victim)];
+    int vi = eval_kind_index(tavrel_kind(victim));
     int gain = vi >= 0 ? c->params.w[EW_top_value + vi] : 10000;
     gain += 10 * p->height[to];
     return gain;
