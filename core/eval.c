@@ -363,18 +363,15 @@ void eval_state_square(EvalState *st, const Position *pos, const EvalParams *par
  * the 1,287 M instructions of resolving a tuning set (callgrind). */
 void eval_state_move(EvalState *st, const Position *pos, const EvalParams *params, Move m, int mover)
 {
-    const int *w = params->w;
-    const Square from = move_from(m), to = move_to(m);
-    state_square(st, pos, w, from);
-    state_square(st, pos, w, to);
-    if (move_special(m) == TV_MOVE_ENPASSANT)
-        state_square(st, pos, w, mover == TV_WHITE ? to - 8 : to + 8);
-    else if (move_is_castling(m)) {
-        const int rank = mover == TV_WHITE ? 0 : 7;
-        const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
-        state_square(st, pos, w, sq_make(short_side ? 7 : 0, rank));
-        state_square(st, pos, w, sq_make(short_side ? 5 : 3, rank));
-    }
+    Square sq[4];
+    const int n = eval_move_squares(m, mover, sq);
+    /* from and to (every move) apart from the rest: one loop over the 2 to
+     * 4 squares cost 6 M more of the 1,264 M instructions of loading the
+     * quick store (callgrind) */
+    state_square(st, pos, params->w, sq[0]);
+    state_square(st, pos, params->w, sq[1]);
+    for (int i = 2; i < n; i++)
+        state_square(st, pos, params->w, sq[i]);
 }
 
 int eval_position_state(const Position *pos, const Options *o, const EvalParams *params, const EvalState *st,

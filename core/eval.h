@@ -103,9 +103,30 @@ void eval_state_init(EvalState *st, const Position *pos, const EvalParams *param
 /* Recomputes square s of the state (after its stack changed). */
 void eval_state_square(EvalState *st, const Position *pos, const EvalParams *params, Square s);
 
-/* Recomputes the squares that move m changed, pos being the position after
- * m (or, to undo, before it: the same squares); mover is the side that
- * played m. */
+/* The squares whose stacks move m changes (mover: the side that plays it):
+ * from and to, and the double-stepper's square of an en passant or the
+ * Warrior's two squares of a castling.  Returns how many (2 to 4). */
+static inline int eval_move_squares(Move m, int mover, Square sq[4])
+{
+    sq[0] = move_from(m);
+    sq[1] = move_to(m);
+    if (move_special(m) == TV_MOVE_ENPASSANT) {
+        sq[2] = mover == TV_WHITE ? sq[1] - 8 : sq[1] + 8;
+        return 3;
+    }
+    if (move_is_castling(m)) {
+        const int rank = mover == TV_WHITE ? 0 : 7;
+        const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
+        sq[2] = sq_make(short_side ? 7 : 0, rank);
+        sq[3] = sq_make(short_side ? 5 : 3, rank);
+        return 4;
+    }
+    return 2;
+}
+
+/* Recomputes the squares that move m changed (eval_move_squares), pos being
+ * the position after m (or, to undo, before it: the same squares); mover is
+ * the side that played m. */
 void eval_state_move(EvalState *st, const Position *pos, const EvalParams *params, Move m, int mover);
 
 /* eval_position(pos, o, params, NULL), computed with st, the state of pos

@@ -330,35 +330,17 @@ typedef struct {
     Bitboard special;
 } MoveUndo;
 
-static inline int changed_squares(Move m, int mover, Square sq[4])
-{
-    sq[0] = move_from(m);
-    sq[1] = move_to(m);
-    if (move_special(m) == TV_MOVE_ENPASSANT) {
-        sq[2] = mover == TV_WHITE ? sq[1] - 8 : sq[1] + 8;
-        return 3;
-    }
-    if (move_is_castling(m)) {
-        const int rank = mover == TV_WHITE ? 0 : 7;
-        const bool short_side = move_special(m) == TV_MOVE_CASTLE_SHORT;
-        sq[2] = sq_make(short_side ? 7 : 0, rank);
-        sq[3] = sq_make(short_side ? 5 : 3, rank);
-        return 4;
-    }
-    return 2;
-}
-
 static inline void make_move(SearchContext *c, Position *p, Move m, MoveUndo *mu)
 {
     EvalState *es = &c->eval_state;
     Square sq[4];
-    const int mover = p->side, n = changed_squares(m, mover, sq);
+    const int mover = p->side, n = eval_move_squares(m, mover, sq);
     for (int i = 0; i < n; i++)
         mu->sq[i] = es->sq[sq[i]];
     mu->local = es->local;
     mu->special = es->special;
     pos_make_move(p, m, &mu->u);
-    eval_state_move(es, p, &c->params, m, mover); /* the same squares */
+    eval_state_move(es, p, &c->params, m, mover); /* the squares saved above */
 }
 
 static inline void unmake_move(SearchContext *c, Position *p, const MoveUndo *mu)
@@ -366,7 +348,7 @@ static inline void unmake_move(SearchContext *c, Position *p, const MoveUndo *mu
     EvalState *es = &c->eval_state;
     pos_unmake_move(p, &mu->u);
     Square sq[4];
-    const int n = changed_squares(mu->u.move, p->side, sq);
+    const int n = eval_move_squares(mu->u.move, p->side, sq);
     for (int i = 0; i < n; i++)
         es->sq[sq[i]] = mu->sq[i];
     es->local = mu->local;
