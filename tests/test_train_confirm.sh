@@ -22,7 +22,7 @@ check "the run finishes (exit $rc)" [ $rc = 0 ]
 accepted=$(grep ' result  *accepted' "$tmp/a.out" | sed 's/^gen \([0-9]*\) .*/\1/')
 best=$(sed -n 's/^2 generations; the best is gen-\([0-9]*\) .*/\1/p' "$tmp/a.out")
 check "two generations or more are accepted" [ "$(echo $accepted | wc -w)" -ge 2 ]
-check "the best is an accepted generation" [ -n "$best" ] && [ "$best" != 0 ]
+check "the best is an accepted generation" [ -n "$best" -a "$best" != 0 ]
 prev=0
 for g in $accepted; do
   check "gen-$g is confirmed against gen-0" [ -s "$tmp/a/gen-$g/confirm-gen-0.h5" ]

@@ -47,7 +47,7 @@ check "a selfplay on the generation's store is refused" \
 kill -TERM $pid
 wait $pid
 check "the first run stops on SIGTERM (143)" [ $? = 143 ]
-check "... and lets its locks go" [ ! -e "$run/train.ini.lock" ] && [ ! -e "$run/gen-1/selfplay.h5.lock" ]
+check "... and lets its locks go" [ ! -e "$run/train.ini.lock" -a ! -e "$run/gen-1/selfplay.h5.lock" ]
 
 # ---- SIGTERM in the tune phase -------------------------------------------------------
 # the self-play's games, 8,000 of them made (one game copied) instead of
