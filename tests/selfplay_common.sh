@@ -25,6 +25,79 @@ wait_gone() {
   return 1
 }
 
+# How fast a signal is obeyed is checked on CPU time, not on the clock: the
+# CPU a program spends between the signal and its end is the work it did
+# before it looked at the signal, which a busy machine does not stretch,
+# while the wall time is the scheduler's (on 2 cores beside eight busy
+# loops a tune that had stopped its work needed 3.5 s of wall time to be
+# scheduled to its end, 4 Dec 2026).  The bound is a share of the CPU the
+# whole interrupted phase takes, measured in the same test with the same
+# build: a program that finishes the phase before it looks goes over it,
+# a sanitized build and a slow machine scale both sides alike.
+#
+# cpu_ms_of PID VAR: the CPU time PID has used so far (user and system, all
+# its threads, and the children it has waited for), in ms, into VAR.  No
+# process is started: the value is read the moment it is asked for.
+tv_clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
+cpu_ms_of() {
+  local line f
+  read -r line <"/proc/$1/stat" || { printf -v "$2" '%d' -1; return 1; }
+  read -r -a f <<<"${line##*) }" # fields from the state on (the name may hold spaces)
+  printf -v "$2" '%d' $(((f[11] + f[12] + f[13] + f[14]) * 1000 / tv_clk_tck))
+}
+
+# children_cpu_ms VAR: the CPU time (ms) of this shell's children that have
+# ended and been waited for, and of theirs, into VAR (bash's `times`; no
+# process is started, so nothing else is counted).
+children_cpu_ms() {
+  local own u s x m sec total=0
+  times >"${TMPDIR:-/tmp}/tavreli-times.$$"
+  { read -r own; read -r u s; } <"${TMPDIR:-/tmp}/tavreli-times.$$"
+  rm -f "${TMPDIR:-/tmp}/tavreli-times.$$"
+  for x in $u $s; do # 1m2.345s
+    m=${x%%m*} sec=${x#*m}
+    sec=${sec%s}
+    total=$((total + m * 60000 + 10#${sec%.*} * 1000 + 10#${sec#*.}))
+  done
+  printf -v "$1" '%d' "$total"
+}
+
+# cpu_run VAR COMMAND...: runs COMMAND in the foreground; its CPU time in ms
+# into VAR and its status as the function's.
+cpu_run() {
+  local var=$1 before after rc
+  shift
+  children_cpu_ms before
+  "$@"
+  rc=$?
+  children_cpu_ms after
+  printf -v "$var" '%d' $((after - before))
+  return $rc
+}
+
+# term_stop PID [SIGNAL]: sends SIGNAL (TERM) to PID, a child of this shell,
+# and waits for it to end (SIGKILL after 120 s: a program that ignores the
+# signal).  Sets STOP_STATUS (its exit status), STOP_CPU_MS (the CPU time it
+# used after the signal: see above; -1 when it had ended before) and
+# STOP_WALL_MS (the wall time, for the log only).
+term_stop() {
+  local pid=$1 sig=${2:-TERM} before after at t0 dog
+  (sleep 120 && kill -KILL "$pid") >/dev/null 2>&1 &
+  dog=$!
+  t0=$(date +%s%N)
+  children_cpu_ms before
+  cpu_ms_of "$pid" at
+  kill -"$sig" "$pid"
+  wait "$pid"
+  STOP_STATUS=$?
+  children_cpu_ms after
+  STOP_WALL_MS=$((($(date +%s%N) - t0) / 1000000))
+  STOP_CPU_MS=$((at < 0 ? -1 : after - before - at)) # -1: it had ended before the signal
+  pkill -P "$dog" sleep 2>/dev/null
+  kill "$dog" 2>/dev/null
+  wait "$dog" 2>/dev/null
+}
+
 # wait_games TAVRELI STEM N: waits (up to 60 s) until the parts of the MPI
 # run writing STEM.h5 (STEM.part-R.h5) hold at least N games in all; false
 # when they do not.  The store's own reader opens a part while it is
