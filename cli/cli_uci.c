@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "engine_id.h"
 #include "engine.h"
 #include "uci_engine.h"
 
@@ -41,7 +42,9 @@ static int run_uci(const CliCommand *cmd, int argc, char **argv)
     if (!cli_load_engine(a.engine, &e))
         return CLI_FAIL;
     TvError err;
-    if (uci_engine_run(stdin, stdout, &e, &err) != TV_OK) {
+    char id_name[256];
+    engine_id_uci_name(e.name, id_name, sizeof id_name);
+    if (uci_engine_run(stdin, stdout, &e, id_name, &err) != TV_OK) {
         cli_error("uci: %s", err.msg);
         return CLI_FAIL;
     }

@@ -145,7 +145,7 @@ static int run(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("tavreli %s\n", TAVRELI_VERSION);
+        printf("tavreli %s (commit %s)\n", TAVRELI_VERSION, TAVRELI_COMMIT[0] ? TAVRELI_COMMIT : "unknown");
         return CLI_OK;
     }
     int n;

@@ -321,7 +321,7 @@ static void list_options(Uci *u)
     }
 }
 
-TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvError *err)
+TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, const char *id_name, TvError *err)
 {
     Uci *u = calloc(1, sizeof *u);
     if (!u)
@@ -339,7 +339,10 @@ TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvErro
         const char *args = uci_verb(line, verb, sizeof verb);
         TvError e;
         if (!strcmp(verb, "uci")) {
-            say(u, "id name tavreli %s", engine->name);
+            if (id_name)
+                say(u, "id name %s", id_name);
+            else
+                say(u, "id name tavreli %s", engine->name);
             say(u, "id author the tavreli project");
             list_options(u);
             say(u, "uciok");

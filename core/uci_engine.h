@@ -28,8 +28,10 @@
 
 /* Reads commands from in and answers on out until `quit` or the end of in.
  * engine gives the starting weights and settings (its limits are not used:
- * `go` says how long to think).  Bad commands are answered with an `info
- * string` line and otherwise ignored; errors: out of memory. */
-TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, TvError *err);
+ * `go` says how long to think); id_name is the `id name` it announces
+ * (NULL: "tavreli" and the engine's name; the front end gives the build's,
+ * "tavreli VERSION (COMMIT) NAME").  Bad commands are answered with an
+ * `info string` line and otherwise ignored; errors: out of memory. */
+TvStatus uci_engine_run(FILE *in, FILE *out, const EngineVersion *engine, const char *id_name, TvError *err);
 
 #endif

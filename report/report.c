@@ -30,12 +30,6 @@
 
 void report_free(Report *R)
 {
-    for (int f = 0; R->options && f < R->nfiles; f++) { /* before the contents, which count them */
-        for (int e = 0; R->options[f] && e < R->c[f].nengines; e++)
-            free(R->options[f][e]);
-        free(R->options[f]);
-    }
-    free(R->options);
     if (R->c)
         for (int f = 0; f < R->nfiles; f++)
             h5store_contents_free(&R->c[f]);

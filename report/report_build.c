@@ -15,6 +15,9 @@
 
 #include "idset.h"
 #include "report_internal.h"
+#include "engine_id.h"
+
+#include "engine_id.h"
 #include "report_plot.h"
 #include "search.h"
 #include "stats.h"
@@ -96,7 +99,8 @@ static void settings_not_default(const char *settings, StrBuf *out)
         for (int i = 0; eq && i < SEARCH_NSETTINGS; i++)
             if (strlen(SEARCH_SETTING_INFO[i].name) == (size_t)(eq - w) &&
                 !strncmp(w, SEARCH_SETTING_INFO[i].name, (size_t)(eq - w)))
-                dflt = atoi(eq + 1) == SEARCH_SETTING_INFO[i].def;
+                dflt = (!strncmp(eq + 1, "yes", 3) ? 1 : !strncmp(eq + 1, "no", 2) ? 0 : atoi(eq + 1)) ==
+                       SEARCH_SETTING_INFO[i].def;
         if (!dflt)
             strbuf_addf(out, "%s%.*s", out->len > before ? " " : "", (int)len, w);
         w += len + (w[len] == ' ');
@@ -229,9 +233,9 @@ static void build_played(const Report *R, Doc *D)
     }
     doc_para(D, "Engines (each as in the first store that has it; defaults of the tournament and engine INI keys: "
                 "docs/tournaments.md and docs/engines.md).");
-    doc_table(D, "lllllll");
-    const char *eh[] = {"engine", "kind", "program or engine INI", "options or search settings", "limits", "clock",
-                        "timemargin"};
+    doc_table(D, "llllllll");
+    const char *eh[] = {"engine", "kind", "program or engine INI", "build", "options or search settings", "limits",
+                        "clock", "timemargin"};
     for (size_t i = 0; i < sizeof eh / sizeof eh[0]; i++)
         doc_cell(D, "%s", eh[i]);
     for (int p = 0; p < R->nplayers; p++) {
@@ -239,16 +243,27 @@ static void build_played(const Report *R, Doc *D)
         const StoredEngine *e = pl->eng;
         StrBuf opt = {0};
         char lim[96];
-        if (e->kind == 2)
-            strbuf_addf(&opt, "%s", pl->options[0] ? pl->options : "none");
-        else if (e->kind == 0 && e->settings[0])
+        if (e->command[0]) /* a program: the options it was given */
+            strbuf_addf(&opt, "%s", e->options[0] ? e->options : "none");
+        else if (e->settings[0])
             settings_not_default(e->settings, &opt);
         else
-            strbuf_addf(&opt, "%s", e->kind == 0 ? "not recorded (an older store)" : "-");
+            strbuf_addf(&opt, "%s", e->path[0] ? "not recorded (an older store)" : "-");
         engine_limits(e, lim, sizeof lim);
         doc_cell(D, "%s", pl->name);
-        doc_cell(D, "%s", report_kind_name(e->kind));
-        doc_cell(D, "%.256s", e->kind == 2 ? e->command : e->kind == 0 ? e->path : "-");
+        doc_cell(D, "%s", engine_id_kind_name(e->kind));
+        doc_cell(D, "%.256s", e->command[0] ? e->command : e->path[0] ? e->path : "-");
+        /* which build: the commit (tavreli's, or the one a tavreli program names), the
+         * program's hash and its id name */
+        StrBuf build = {0};
+        if (e->commit[0])
+            strbuf_addf(&build, "commit %s", e->commit);
+        if (e->exe_sha256[0])
+            strbuf_addf(&build, "%ssha256 %.12s", build.len ? ", " : "", e->exe_sha256);
+        if (e->id_name[0])
+            strbuf_addf(&build, "%s'%s'", build.len ? ", " : "", e->id_name);
+        doc_cell(D, "%s", build.len ? build.s : "-");
+        strbuf_free(&build);
         doc_cell(D, "%s", opt.s ? opt.s : "");
         doc_cell(D, "%s", lim);
         doc_cell(D, "%.32s", e->tc[0] ? e->tc : "none");
@@ -258,6 +273,13 @@ static void build_played(const Report *R, Doc *D)
             doc_cell(D, "-");
         free(opt.s);
     }
+    /* two versions under one name: two players, and why */
+    for (int p = 0; p < R->nplayers; p++)
+        if (R->players[p].versions[0])
+            doc_para(D, "Note: %s (%s) is another version of '%s' than the one before it: %s. They are rated as two "
+                        "players.",
+                     R->players[p].name, R->files[R->players[p].file], R->players[p].eng->name,
+                     R->players[p].versions);
     for (int f = 0; f < R->nfiles; f++) {
         bool seen = false;
         for (int g = 0; g < f && !seen; g++)

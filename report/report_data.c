@@ -14,6 +14,7 @@
 
 #include "idset.h"
 #include "report_internal.h"
+#include "engine_id.h"
 #include "strbuf.h"
 
 /* ---- the tuning log ------------------------------------------------------------------ */
@@ -97,159 +98,27 @@ static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
     return TV_OK;
 }
 
-/* ---- what an engine is: its /engines row and its option.NAME lines ------------------ */
-
-/* A separate program's options are not in /engines: they are the
- * option.NAME = VALUE lines of its [engine NAME] section (and of an [each]
- * section, which holds keys for every engine) in the store's tournament_ini,
- * read here with inih as the tournament reader reads them. */
-typedef struct {
-    const StoreContents *c;
-    StrBuf *own;  /* c->nengines: "NAME=VALUE ..." of each engine's section */
-    StrBuf each;  /* of [each] */
-} OptionLines;
-
-static int option_line(void *user, const char *section, const char *name, const char *value)
+/* The name of p, the k-th version seen of its name: NAME@TAG with tag
+ * (engine_id_tag: its commit or program hash), or NAME@vK when tag is ""
+ * or another player has that name already. */
+static void player_version_name(Player *p, int k, const char *tag, const Report *R)
 {
-    OptionLines *o = user;
-    if (strncmp(name, "option.", 7) != 0)
-        return 1;
-    StrBuf *dst = NULL;
-    if (!strcmp(section, "each")) {
-        dst = &o->each;
-    } else if (!strncmp(section, "engine", 6) && (section[6] == ' ' || section[6] == '\t')) {
-        const char *n = section + 6;
-        while (*n == ' ' || *n == '\t')
-            n++;
-        size_t len = strlen(n);
-        while (len > 0 && (n[len - 1] == ' ' || n[len - 1] == '\t'))
-            len--;
-        for (int e = 0; e < o->c->nengines && !dst; e++)
-            if (strlen(o->c->engines[e].name) == len && !strncmp(o->c->engines[e].name, n, len))
-                dst = &o->own[e];
-    }
-    if (dst)
-        strbuf_addf(dst, "%s%s=%s", dst->len ? " " : "", name + 7, value);
-    return 1;
+    char name[sizeof p->name];
+    snprintf(name, sizeof name, "%.40s@%.22s", p->eng->name, tag);
+    bool taken = !tag[0];
+    for (int q = 0; q < R->nplayers && !taken; q++)
+        taken = &R->players[q] != p && !strcmp(R->players[q].name, name);
+    if (taken)
+        snprintf(name, sizeof name, "%.40s@v%d", p->eng->name, k);
+    snprintf(p->name, sizeof p->name, "%s", name);
 }
 
-/* Each engine's options in store c, "NAME=VALUE ..." ([each] first, then
- * its own section; "" when none), as c->nengines heap strings in *out.
- * A tournament_ini that does not read (a store written by hand) gives none. */
-static TvStatus engine_options(const StoreContents *c, char ***out, TvError *err)
+/* Whether two players are one version under two names (engine_id_identical). */
+static bool engines_identical(const StoredEngine *a, const StoredEngine *b)
 {
-    OptionLines o = {c, calloc((size_t)(c->nengines ? c->nengines : 1), sizeof(StrBuf)), {0}};
-    char **opts = calloc((size_t)(c->nengines ? c->nengines : 1), sizeof *opts);
-    TvStatus st = TV_OK;
-    if (!o.own || !opts) {
-        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        goto done;
-    }
-    ini_parse_string(c->tournament_ini ? c->tournament_ini : "", option_line, &o);
-    for (int e = 0; e < c->nengines && st == TV_OK; e++) {
-        StrBuf all = {0};
-        strbuf_addf(&all, "%s%s%s", o.each.s ? o.each.s : "", o.each.len && o.own[e].len ? " " : "",
-                    o.own[e].s ? o.own[e].s : "");
-        if (o.own[e].failed || o.each.failed || !(opts[e] = strbuf_take(&all))) /* take: "" when empty */
-            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    }
-done:
-    for (int e = 0; o.own && e < c->nengines; e++)
-        free(o.own[e].s);
-    free(o.own);
-    free(o.each.s);
-    if (st != TV_OK && opts) {
-        for (int e = 0; e < c->nengines; e++)
-            free(opts[e]);
-        free(opts);
-        opts = NULL;
-    }
-    *out = opts;
-    return st;
-}
-
-/* The first word (space-separated "name=value") where a and b differ, as
- * "WORD_OF_B, there WORD_OF_A". */
-static void first_word_difference(const char *a, const char *b, char *out, size_t n)
-{
-    while (*a || *b) {
-        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
-        if (la != lb || strncmp(a, b, la)) {
-            snprintf(out, n, "%.*s, there %.*s", lb ? (int)(lb > 60 ? 60 : lb) : 4, lb ? b : "none",
-                     la ? (int)(la > 60 ? 60 : la) : 4, la ? a : "none");
-            return;
-        }
-        a += la + (a[la] == ' ');
-        b += lb + (b[lb] == ' ');
-    }
-    snprintf(out, n, "the same words");
-}
-
-/* An engine of a store as the report compares it: its /engines row and its
- * option.NAME lines. */
-typedef struct {
-    const StoredEngine *e;
-    const char *options; /* "NAME=VALUE ..." or "" */
-} EngineId;
-
-static const char *KIND_NAMES[] = {"in-process engine", "random mover", "separate program"};
-
-const char *report_kind_name(int kind)
-{
-    return kind >= 0 && kind < 3 ? KIND_NAMES[kind] : "unknown kind";
-}
-
-/* Why x and y are not the same engine version (a name stands for one
- * version: the same kind, program and options, limits and clock, weights
- * and search settings), or NULL.  y is said first ("B, there A").  Search
- * settings are compared when both stores hold them (a store made before they
- * were stored has ""). */
-static const char *engine_difference(EngineId x, EngineId y, char *why, size_t n)
-{
-    const StoredEngine *a = x.e, *b = y.e;
-    char w[160];
-    if (a->kind != b->kind) {
-        snprintf(why, n, "another kind of player (%s, there %s)", report_kind_name(b->kind), report_kind_name(a->kind));
-        return why;
-    }
-    if (strncmp(a->command, b->command, sizeof a->command)) {
-        snprintf(why, n, "a different program (command '%.80s', there '%.80s')", b->command, a->command);
-        return why;
-    }
-    if (strcmp(x.options, y.options)) {
-        first_word_difference(x.options, y.options, w, sizeof w);
-        snprintf(why, n, "other options (%s)", w);
-        return why;
-    }
-    if (a->depth != b->depth || a->nodes != b->nodes || a->movetime_ms != b->movetime_ms ||
-        strncmp(a->tc, b->tc, sizeof a->tc))
-        return "other limits";
-    if (a->timemargin_ms != b->timemargin_ms) {
-        snprintf(why, n, "another timemargin (%d ms, there %d ms)", (int)b->timemargin_ms, (int)a->timemargin_ms);
-        return why;
-    }
-    for (int i = 0; i < EVAL_NWEIGHTS; i++)
-        if (a->weights[i] != b->weights[i]) {
-            char name[96];
-            eval_weight_element_name(i, name, sizeof name);
-            snprintf(why, n, "other weights (%s %d, there %d)", name, b->weights[i], a->weights[i]);
-            return why;
-        }
-    if (a->settings[0] && b->settings[0] && strncmp(a->settings, b->settings, sizeof a->settings)) {
-        first_word_difference(a->settings, b->settings, w, sizeof w);
-        snprintf(why, n, "other search settings (%s)", w);
-        return why;
-    }
-    return NULL;
-}
-
-/* Whether x and y are known to play alike: no difference, and for the
- * built-in engine search settings stored for both. */
-static bool engines_identical(EngineId x, EngineId y)
-{
-    char why[8];
-    return !engine_difference(x, y, why, sizeof why) &&
-           (x.e->kind != 0 || (x.e->settings[0] && y.e->settings[0]));
+    StoredEngine x = *a;
+    snprintf(x.name, sizeof x.name, "%s", b->name);
+    return engine_id_identical(&x, b);
 }
 
 /* Stage 1: read the stores and collect the games.  Players are matched by
@@ -258,8 +127,7 @@ static bool engines_identical(EngineId x, EngineId y)
 TvStatus report_collect(Report *R, TvError *err)
 {
     R->c = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->c);
-    R->options = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->options);
-    if (!R->c || !R->options)
+    if (!R->c)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     int64_t all = 0;
     for (int f = 0; f < R->nfiles; f++) {
@@ -268,8 +136,6 @@ TvStatus report_collect(Report *R, TvError *err)
             return st;
         if (R->c[f].ngames == 0)
             return tv_fail(err, TV_ERR_ARG, "%s: no games", R->files[f]);
-        if ((st = engine_options(&R->c[f], &R->options[f], err)) != TV_OK)
-            return st;
         if (!R->mix_rules && strcmp(R->c[f].options, R->c[0].options) != 0)
             return tv_fail(err, TV_ERR_ARG,
                            "%s was played under other rules (%s) than %s (%s): rating them together needs "
@@ -295,31 +161,44 @@ TvStatus report_collect(Report *R, TvError *err)
     int64_t pair_base = 0;
     for (int f = 0; f < R->nfiles && st == TV_OK; f++) {
         const StoreContents *c = &R->c[f];
-        /* its engines as players: a known name must be the same version */
+        /* its engines as players: one player per version (engine_id.h); two
+         * versions under one name are two players, NAME@TAG */
         for (int e = 0; e < c->nengines && st == TV_OK; e++) {
+            const StoredEngine *here = &c->engines[e];
+            int versions = 0, other = -1;
+            char why[8];
             map[e] = -1;
-            for (int p = 0; p < R->nplayers && map[e] < 0; p++)
-                if (!strncmp(c->engines[e].name, R->players[p].name, sizeof c->engines[e].name))
+            for (int p = 0; p < R->nplayers && map[e] < 0; p++) {
+                if (strcmp(here->name, R->players[p].eng->name))
+                    continue;
+                if (!engine_id_difference(R->players[p].eng, "", here, "", why, sizeof why))
                     map[e] = p;
-            char why[400];
-            const char *d;
-            const EngineId here = {&c->engines[e], R->options[f][e]};
-            if (map[e] >= 0 &&
-                (d = engine_difference((EngineId){R->players[map[e]].eng, R->players[map[e]].options}, here, why,
-                                       sizeof why)))
-                st = tv_fail(err, TV_ERR_ARG,
-                             "%s: engine '%.64s' has %s than in %s: one name must be one version (rename one of "
-                             "them)",
-                             R->files[f], c->engines[e].name, d, R->files[R->players[map[e]].file]);
-            else if (map[e] < 0) {
-                Player *p = &R->players[R->nplayers];
-                snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof c->engines[e].name - 1, c->engines[e].name);
-                p->eng = &c->engines[e];
-                p->options = R->options[f][e];
-                p->file = f;
-                p->rated = -1;
-                map[e] = R->nplayers++;
+                else
+                    versions++, other = p;
             }
+            if (map[e] >= 0)
+                continue;
+            Player *p = &R->players[R->nplayers];
+            p->eng = here;
+            p->file = f;
+            p->rated = -1;
+            snprintf(p->name, sizeof p->name, "%s", here->name);
+            if (versions > 0) {
+                /* named by their builds when those tell them apart, else by their order */
+                char tag_other[48], tag_here[48];
+                engine_id_tag(R->players[other].eng, tag_other, sizeof tag_other);
+                engine_id_tag(here, tag_here, sizeof tag_here);
+                const bool by_build = tag_other[0] && tag_here[0] && strcmp(tag_other, tag_here);
+                if (!strchr(R->players[other].name, '@')) /* the first version of the name is tagged too */
+                    player_version_name(&R->players[other], 1, by_build ? tag_other : "", R);
+                player_version_name(p, versions + 1, by_build ? tag_here : "", R);
+                char a_where[80], b_where[80];
+                snprintf(a_where, sizeof a_where, "for %s", R->players[other].name);
+                snprintf(b_where, sizeof b_where, "for %s", p->name);
+                engine_id_difference(R->players[other].eng, a_where, here, b_where, p->versions,
+                                     sizeof p->versions);
+            }
+            map[e] = R->nplayers++;
         }
         int64_t max_index = 0;
         for (int64_t i = 0; i < c->ngames && st == TV_OK; i++) {
@@ -508,8 +387,7 @@ TvStatus report_compute(Report *R, TvError *err)
                 p->b = b;
                 p->games = met_games[a * n + b];
                 pairing_stats(cg, R->nrg, R->players[a].rated, R->players[b].rated, &p->ps);
-                p->identical = engines_identical((EngineId){R->players[a].eng, R->players[a].options},
-                                                 (EngineId){R->players[b].eng, R->players[b].options});
+                p->identical = engines_identical(R->players[a].eng, R->players[b].eng);
                 p->elo = malloc(sizeof *p->elo * (size_t)p->games);
                 p->err95 = malloc(sizeof *p->err95 * (size_t)p->games);
                 if (!p->elo || !p->err95)

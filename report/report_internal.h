@@ -59,8 +59,8 @@ typedef struct {
 typedef struct {
     char name[64];
     const StoredEngine *eng; /* in the first store that has it */
-    const char *options;     /* its option.NAME lines there ("NAME=VALUE ...", "" when none) */
     int file;                /* that store */
+    char versions[400];      /* a second version of a name: how it differs from the first ("" otherwise) */
     int64_t games;
     double points;
     int64_t referee_lost[NREFEREE]; /* games it lost by each referee termination */
@@ -80,7 +80,6 @@ typedef struct {
     const char *const *files;
     int nfiles;
     StoreContents *c; /* nfiles */
-    char ***options;  /* nfiles x c[f].nengines: each engine's option.NAME lines (engine_options) */
     int nplayers;
     Player *players;
     int64_t ngames;       /* all games, each once */
@@ -131,8 +130,6 @@ TvStatus report_plots(const Report *R, const char *outdir, TvError *err);
 /* Stage 4: the document (report_build.c). */
 void report_build_doc(const Report *R, Doc *D);
 
-/* The kind of a stored player in words ("in-process engine", ...). */
-const char *report_kind_name(int kind);
 
 
 #endif

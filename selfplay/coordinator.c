@@ -190,7 +190,8 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
     return st;
 }
 
-TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **out, RunStats *stats, TvError *err)
+TvStatus coordinator_open(const RunOptions *ro, bool read_store, const StoredEngine *ids, Coordinator **out,
+                          RunStats *stats, TvError *err)
 {
     const Tournament *t = ro->t;
     const int64_t total = tournament_total_games(t);
@@ -220,7 +221,10 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **o
     if (read_store) {
         StoreContents sc;
         TvStatus st = h5store_read_stoppable(ro->out_path, true, false, ro->stop, &sc, err);
-        if (st == TV_OK && (st = resume_check_games(ro, &sc, total, err)) != TV_OK)
+        if (st == TV_OK && ids &&
+            (st = runner_check_engines(ro->out_path, sc.engines, sc.nengines, ids, t->nengines, err)) != TV_OK)
+            h5store_contents_free(&sc);
+        else if (st == TV_OK && (st = resume_check_games(ro, &sc, total, err)) != TV_OK)
             h5store_contents_free(&sc);
         if (st != TV_OK) {
             coordinator_free(c);

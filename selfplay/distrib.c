@@ -188,6 +188,7 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
     const char *tournament_ini = t->text;
     char **parts;
     int nparts;
+    StoredEngine *ids = NULL; /* the run's engines, when a store is continued */
     TvStatus st = remove_part_temps(out, err);
     if (st == TV_OK)
         st = list_parts(out, &parts, &nparts, err);
@@ -221,10 +222,12 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
         bool stopped = false;
         for (int i = 0; st == TV_OK && i < nparts; i++)
             st = h5store_check_not_live(parts[i], err);
+        if (st == TV_OK)
+            st = runner_identify(t, out, &ids, err);
         for (int i = 0; st == TV_OK && i < nparts; i++)
-            st = runner_adopt_ini(parts[i], t, stop, err);
+            st = runner_adopt_ini(parts[i], t, ids, stop, err);
         if (st == TV_OK && exists)
-            st = runner_adopt_ini(out, t, stop, err);
+            st = runner_adopt_ini(out, t, ids, stop, err);
         if (st == TV_OK)
             st = merge_into(out, parts, nparts, tournament_ini, stop, &stopped, &n, err);
         if (st == TV_OK && stopped) /* the parts must stay: a new run would write over them */
@@ -234,11 +237,14 @@ TvStatus distrib_prepare_store(const char *out, bool resume, bool force, const T
                          out);
         exists = st == TV_OK;
     } else if (exists) {
-        st = runner_adopt_ini(out, t, stop, err); /* not live: checked above (refused now, not after the run) */
+        /* not live: checked above (refused now, not after the run) */
+        if ((st = runner_identify(t, out, &ids, err)) == TV_OK)
+            st = runner_adopt_ini(out, t, ids, stop, err);
     } else {
         st = tv_fail(err, TV_ERR_IO, "nothing to resume: %s does not exist (run without --resume to start it)", out);
     }
 done:
+    free(ids);
     free_paths(parts, nparts);
     *have_store = exists;
     return st;
@@ -431,6 +437,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     info->threads = runner_threads(ro);
     TvStatus st = TV_OK;
     Coordinator *coord = NULL;
+    StoredEngine *ids = NULL; /* this rank's engines (runner_identify) */
     H5RunLock *run_lock = NULL; /* rank 0's: one run at a time on the store (h5store.h) */
     H5Store *part = NULL;
     char part_path[1100];
@@ -467,7 +474,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     /* Every rank starts its separate programs once (a node may lack one)
      * before anything is made on disk: a failed start leaves no part, and
      * no store for a rerun or --resume to trip over. */
-    st = name_rank(runner_check_programs(t, ro->out_path, err), err, rank);
+    st = name_rank(runner_identify(t, ro->out_path, &ids, err), err, rank);
     if ((st = all_ok(st, err, rank)) != TV_OK)
         goto finalize;
 
@@ -485,13 +492,10 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     /* Every rank starts its own part. */
     char options_str[128];
     options_to_str(&t->rules, options_str, sizeof options_str);
-    StoredEngine *se = runner_stored_engines(t);
-    st = se ? h5store_create(part_path, true, se, t->nengines, t->text, options_str, &part, err)
-            : tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    free(se);
+    st = h5store_create(part_path, true, ids, t->nengines, t->text, options_str, &part, err);
     st = name_rank(st, err, rank);
     if (rank == 0 && st == TV_OK)
-        st = coordinator_open(ro, have_store, &coord, stats, err);
+        st = coordinator_open(ro, have_store, ids, &coord, stats, err);
     if (stopped_reading(ro, st, rank, stats)) {
         st = TV_OK; /* this run's parts go (finalize): nothing changed */
         goto finalize;
@@ -594,6 +598,7 @@ finalize:
         remove(part_path);
     }
     coordinator_free(coord);
+    free(ids);
     h5store_unlock_run(run_lock);
     stats->wall_seconds = tv_now_seconds() - t_start;
     return st;

@@ -72,7 +72,8 @@ struct EngineProc {
     int log_fd;       /* the protocol log (-1: none) */
     char label[80];
     char command[160];
-    char name[128];
+    char name[128];   /* its id name and id author ("" until given) */
+    char author[128];
     UciOption *options;
     int noptions;
     Tail tail_out, tail_err;
@@ -439,6 +440,8 @@ static int await_line(EngineProc *p, const char *want, const StopFlags *stop)
             const char *rest = uci_verb(args, w, sizeof w);
             if (!strcmp(w, "name"))
                 snprintf(p->name, sizeof p->name, "%s", rest);
+            else if (!strcmp(w, "author"))
+                snprintf(p->author, sizeof p->author, "%s", rest);
         } else if (!strcmp(want, "uciok") && !strcmp(verb, "option") && p->noptions < ENGINE_PROC_MAX_OPTIONS) {
             UciOption o;
             if (uci_option_parse(args, &o, NULL) == TV_OK)
@@ -677,6 +680,8 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
 }
 
 const char *engine_proc_name(const EngineProc *p) { return p->name; }
+
+const char *engine_proc_author(const EngineProc *p) { return p->author; }
 int engine_proc_option_count(const EngineProc *p) { return p->noptions; }
 const UciOption *engine_proc_option(const EngineProc *p, int i) { return &p->options[i]; }
 bool engine_proc_alive(const EngineProc *p) { return p && !p->dead; }

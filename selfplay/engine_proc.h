@@ -64,8 +64,9 @@ typedef struct EngineProc EngineProc;
  * what it printed (its last lines) or how it ended. */
 TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError *err);
 
-/* The engine's `id name` ("" when it gave none). */
+/* The engine's `id name` and `id author` ("" when it gave none). */
 const char *engine_proc_name(const EngineProc *p);
+const char *engine_proc_author(const EngineProc *p);
 
 /* The option declarations the engine gave. */
 int engine_proc_option_count(const EngineProc *p);

@@ -21,12 +21,14 @@
 
 /* Version 2 added /moves.time_ms and clock_ms, /engines.kind, command, tc
  * and timemargin_ms, and the root attribute reproducible; version 3 added
- * /games.stored_at.  Stores of every
+ * /games.stored_at; version 4 the engine identity (/engines.version,
+ * commit, exe_path, exe_sha256, exe_size, id_name, id_author, options;
+ * settings' booleans as yes/no).  Stores of every
  * version from H5STORE_SCHEMA_OLDEST on are read (fields a version lacks
  * read as their defaults: -1 for times, 0 or "" otherwise; a field that the
  * store's own version has is required); appending to an older store first
  * rewrites it in the current version. */
-#define H5STORE_SCHEMA_VERSION 3
+#define H5STORE_SCHEMA_VERSION 4
 #define H5STORE_SCHEMA_OLDEST 1
 #define H5STORE_TFEN_LEN 192 /* fixed-length TFEN strings (NUL-padded) */
 #define H5STORE_MOVE_LEN 16
@@ -87,7 +89,24 @@ typedef struct {
     char tc[32];        /* its time control, "BASE+INC" or "MOVES/BASE+INC" in seconds ("" = none) */
     int32_t timemargin_ms; /* grace over the clock before a time loss is called */
     char settings[1024]; /* the built-in engine's search settings, "name=value ..." in search.def
-                            order ("" for other kinds, and in stores made before this field) */
+                            order, booleans yes/no ("" for other kinds, and in stores made before
+                            this field; 0/1 before schema 4, read as yes/no) */
+    /* Schema 4: which build played (engine_id.h; "" or -1: unknown, not compared) */
+    char version[64];   /* the built-in engine: the tavreli that played it (git describe) */
+    char commit[32];    /* the commit of the build that played: this tavreli's for the built-in
+                           engine, the one a tavreli program names in its id name ("-dirty": a
+                           modified tree) */
+    char exe_path[256]; /* a program: the executable its command runs, resolved */
+    char exe_sha256[65]; /* ... its SHA-256, in hex */
+    int64_t exe_size;   /* ... its size in bytes (-1 otherwise) */
+    char id_name[128];  /* a program: the id name it announced */
+    char id_author[128]; /* ... and its id author */
+    char options[1024]; /* a program: the options it was given, "NAME=VALUE ..." sorted by name (read
+                           from the stored INI's option.NAME lines before schema 4) */
+    char options_in_effect[4096]; /* ... every option it declared with the value in effect (the one
+                           given, else its declared default), "NAME=VALUE ..." sorted by name: a
+                           program whose defaults changed (tavreli uci --engine X.ini, X.ini
+                           edited) is another version */
 } StoredEngine;
 
 /* True when a store of these engines holds reproducible games: only depth

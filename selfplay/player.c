@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine_proc.h"
 #include "movegen.h"
@@ -27,6 +28,9 @@ struct Player {
     SearchContext *ctx; /* the built-in engine */
     EngineProc *proc;   /* a separate program: NULL until the first game, and again after a failure
                            that made it unusable (the next game starts a fresh one) */
+    StoredEngine first; /* ... what its first start was (program_identity): every restart must be
+                           the same program (first.id_name[0] or first.exe_sha256[0]: known) */
+    bool started;
     uint64_t rng;       /* a random mover: the game's random numbers */
 };
 
@@ -133,6 +137,45 @@ static void process_drop(Player *p)
     p->proc = NULL;
 }
 
+/* What a started program is (engine_id.h): te's identity, the executable
+ * its command runs and what it said (id name and author, a tavreli
+ * build's commit). */
+static TvStatus program_identity(const TournamentEngine *te, const EngineProc *proc, StoredEngine *se,
+                                 TvError *err)
+{
+    tournament_engine_identity(te, se);
+    TvError e;
+    if (engine_id_program(te->command, se, &e) != TV_OK)
+        return tv_fail(err, e.status, "engine '%s': %s", te->engine.name, e.msg);
+    snprintf(se->id_name, sizeof se->id_name, "%s", engine_proc_name(proc));
+    snprintf(se->id_author, sizeof se->id_author, "%s", engine_proc_author(proc));
+    engine_id_commit_of_name(se->id_name, se->commit, sizeof se->commit);
+    /* every option it declared, with the value in effect */
+    const int n = engine_proc_option_count(proc);
+    char(*words)[UCI_OPTION_NAME_MAX + UCI_OPTION_VALUE_MAX + 2] = calloc((size_t)(n > 0 ? n : 1), sizeof *words);
+    char **sorted = calloc((size_t)(n > 0 ? n : 1), sizeof *sorted);
+    int k = 0;
+    for (int i = 0; words && sorted && i < n; i++) {
+        const UciOption *opt = engine_proc_option(proc, i);
+        if (opt->type == UCI_OPT_BUTTON)
+            continue;
+        const char *value = opt->def;
+        for (int j = 0; j < te->noptions; j++)
+            if (!strcasecmp(te->option_names[j], opt->name))
+                value = te->option_values[j];
+        snprintf(words[k], sizeof words[k], "%s=%s", opt->name, value);
+        sorted[k] = words[k];
+        k++;
+    }
+    if (words && sorted)
+        engine_id_join_sorted(sorted, k, se->options_in_effect, sizeof se->options_in_effect);
+    free(words);
+    free(sorted);
+    if (!words || !sorted)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    return TV_OK;
+}
+
 static TvStatus process_new_game(Player *p, uint64_t seed, TvError *err)
 {
     (void)seed;
@@ -143,6 +186,25 @@ static TvStatus process_new_game(Player *p, uint64_t seed, TvError *err)
         EngineProcSpec spec = process_spec(p->te, p->rules, p->store_path, errpath, sizeof errpath);
         if (engine_proc_start(&spec, &p->proc, err) != TV_OK)
             return err ? err->status : TV_ERR_IO;
+        /* a restart must start the program this player began with: one name, one version */
+        StoredEngine now;
+        TvStatus st = program_identity(p->te, p->proc, &now, err);
+        char why[512];
+        if (st == TV_OK && p->started && engine_id_difference(&p->first, "at its first start", &now, "now", why,
+                                                             sizeof why))
+            st = tv_fail(err, TV_ERR_ARG,
+                         "engine '%s' was started again as another program (%s): its games would mix two "
+                         "versions under one name; the run stops here (--resume continues it once the program is "
+                         "the one the store holds)",
+                         p->te->engine.name, why);
+        if (st != TV_OK) {
+            process_drop(p);
+            return st;
+        }
+        if (!p->started) {
+            p->first = now;
+            p->started = true;
+        }
     }
     return engine_proc_new_game(p->proc, err);
 }
@@ -243,6 +305,9 @@ TvStatus player_open(const TournamentEngine *te, const Options *o, const char *s
     case PLAYER_PROCESS:
         p->ops = &PROCESS_OPS;
         break;
+    default:
+        free(p);
+        return tv_fail(err, TV_ERR_ARG, "player '%s' is of an unknown kind %d", te->engine.name, (int)te->kind);
     }
     *out = p;
     return TV_OK;
@@ -258,14 +323,19 @@ void player_close(Player *p)
 
 const TournamentEngine *player_config(const Player *p) { return p->te; }
 
-TvStatus player_check(const TournamentEngine *te, const Options *o, const char *store_path, TvError *err)
+TvStatus player_identify(const TournamentEngine *te, const Options *o, const char *store_path, StoredEngine *se,
+                         TvError *err)
 {
-    if (te->kind != PLAYER_PROCESS)
+    if (te->kind != PLAYER_PROCESS) {
+        tournament_engine_identity(te, se);
         return TV_OK;
+    }
     char errpath[TOURNAMENT_PATH_MAX + 128];
     EngineProcSpec spec = process_spec(te, o, store_path, errpath, sizeof errpath);
     EngineProc *proc;
     TvStatus st = engine_proc_start(&spec, &proc, err);
+    if (st == TV_OK)
+        st = program_identity(te, proc, se, err);
     engine_proc_close(proc);
     return st;
 }
@@ -278,27 +348,4 @@ PlayerAnswer player_go(Player *p, const PlayerGame *g, const PlayerClocks *c, co
     memset(out, 0, sizeof *out);
     out->failure = TERM_ILLEGAL_MOVE;
     return p->ops->go(p, g, c, stop, out);
-}
-
-void player_stored_engine(const TournamentEngine *te, StoredEngine *se)
-{
-    const EngineVersion *e = &te->engine;
-    memset(se, 0, sizeof *se);
-    snprintf(se->name, sizeof se->name, "%s", e->name);
-    snprintf(se->path, sizeof se->path, "%.*s", (int)sizeof se->path - 1, te->path);
-    if (te->kind != PLAYER_PROCESS) /* a separate program's weights are its own: 0 */
-        memcpy(se->weights, e->params.w, sizeof se->weights);
-    se->depth = e->limits.depth;
-    se->nodes = (int64_t)e->limits.nodes;
-    se->movetime_ms = e->limits.movetime_ms;
-    se->kind = (int8_t)te->kind;
-    snprintf(se->command, sizeof se->command, "%.*s", (int)sizeof se->command - 1, te->command);
-    time_control_format(&te->tc, se->tc, sizeof se->tc);
-    se->timemargin_ms = te->timemargin_ms;
-    if (te->kind == PLAYER_ENGINE) {
-        size_t n = 0;
-        for (int k = 0; k < SEARCH_NSETTINGS && n < sizeof se->settings; k++)
-            n += (size_t)snprintf(se->settings + n, sizeof se->settings - n, "%s%s=%d", k ? " " : "",
-                                  SEARCH_SETTING_INFO[k].name, search_setting_value(&e->settings, k));
-    }
 }

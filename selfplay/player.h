@@ -44,10 +44,16 @@ void player_close(Player *p);
 const TournamentEngine *player_config(const Player *p);
 
 /* The check a tournament makes of every player before its first game, so
- * that one that cannot play fails at once with a clear error: a separate
- * program is started, does the handshake, takes its options and the rule
- * options, and is ended.  The other kinds always can play. */
-TvStatus player_check(const TournamentEngine *te, const Options *o, const char *store_path, TvError *err);
+ * that one that cannot play fails at once with a clear error, and its
+ * identity (engine_id.h), into *se: a separate program is started, does
+ * the handshake, takes its options and the rule options, says its id name
+ * and author, and is ended; its executable is hashed.  The other kinds
+ * always can play; their identity is their configuration's
+ * (tournament_engine_identity).  A program that is started again during a
+ * run (after a crash or a stall) must be the same program (executable and
+ * id name) or the run ends with an error. */
+TvStatus player_identify(const TournamentEngine *te, const Options *o, const char *store_path, StoredEngine *se,
+                         TvError *err);
 
 /* A game begins: the built-in engine forgets what it learnt (the game then
  * depends only on its inputs), a random mover draws from seed from now on,
@@ -99,10 +105,5 @@ typedef struct {
  * flags, and a program is waited for only until one is set. */
 PlayerAnswer player_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
                        PlayerMove *out);
-
-/* The /engines row of te (h5store.h): the built-in engine's weights and
- * settings (a separate program's are its own: zeros and ""), its limits,
- * kind, command and clock. */
-void player_stored_engine(const TournamentEngine *te, StoredEngine *se);
 
 #endif

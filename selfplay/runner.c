@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "runner.h"
 
+#include "engine_id.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,54 +89,24 @@ static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Positi
     return MATCH_FINISHED;
 }
 
-/* The first word ("name=value") of a that b does not have in its place:
- * "lmr=1 in the store, lmr=0 now". */
-static void first_word_difference(const char *a, const char *b, char *out, size_t n)
+TvStatus runner_check_engines(const char *path, const StoredEngine *stored, int nstored, const StoredEngine *now,
+                             int n, TvError *err)
 {
-    while (*a || *b) {
-        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
-        if (la != lb || strncmp(a, b, la)) {
-            snprintf(out, n, "%.*s in the store, %.*s now", (int)(la < 60 ? la : 60), a, (int)(lb < 60 ? lb : 60), b);
-            return;
-        }
-        a += la + (a[la] == ' ');
-        b += lb + (b[lb] == ' ');
+    if (nstored != n)
+        return tv_fail(err, TV_ERR_ARG,
+                       "%s: the store was made by another configuration: it has %d engines, the tournament %d; use "
+                       "--force to start a new store (or --out for another file)",
+                       path, nstored, n);
+    for (int i = 0; i < n; i++) {
+        char why[600];
+        if (engine_id_difference(&stored[i], "in the store", &now[i], "now", why, sizeof why))
+            return tv_fail(err, TV_ERR_ARG,
+                           "%s: engine %d ('%s') is not the version the store holds: %s; its games would mix two "
+                           "versions under one name: use --force to start a new store, --out for another file, or "
+                           "another engine name",
+                           path, i + 1, stored[i].name, why);
     }
-    snprintf(out, n, "the same words");
-}
-
-/* Same players: names, weights, settings, limits and clocks (what /engines
- * holds). */
-static bool same_stored_engines(const StoredEngine *a, int na, const StoredEngine *b, int nb, char *why, size_t n)
-{
-    if (na != nb) {
-        snprintf(why, n, "the store has %d engines, the tournament %d", na, nb);
-        return false;
-    }
-    for (int i = 0; i < na; i++) {
-        if (strcmp(a[i].name, b[i].name) || a[i].kind != b[i].kind) {
-            snprintf(why, n, "engine %d is '%s' in the store, '%s' now", i + 1, a[i].name, b[i].name);
-            return false;
-        }
-        if (memcmp(a[i].weights, b[i].weights, sizeof a[i].weights) != 0 || a[i].depth != b[i].depth ||
-            a[i].nodes != b[i].nodes || a[i].movetime_ms != b[i].movetime_ms || strcmp(a[i].tc, b[i].tc) ||
-            a[i].timemargin_ms != b[i].timemargin_ms || strcmp(a[i].command, b[i].command)) {
-            snprintf(why, n, "engine '%s' has other weights, limits, clock or command than when the store was made "
-                             "(its engine INI changed?)",
-                     a[i].name);
-            return false;
-        }
-        /* a store made before the settings were stored has "" */
-        if (a[i].settings[0] && strcmp(a[i].settings, b[i].settings)) {
-            char first[160];
-            first_word_difference(a[i].settings, b[i].settings, first, sizeof first);
-            snprintf(why, n, "engine '%s' has other search settings than when the store was made (%s; its engine "
-                             "INI changed?)",
-                     a[i].name, first);
-            return false;
-        }
-    }
-    return true;
+    return TV_OK;
 }
 
 /* Whether the stored games began from the positions the openings file
@@ -160,22 +132,20 @@ static bool same_openings(const StoreContents *c, const Tournament *t, char *why
     return true;
 }
 
-TvStatus runner_adopt_ini(const char *path, const Tournament *t, const volatile sig_atomic_t *stop, TvError *err)
+TvStatus runner_adopt_ini(const char *path, const Tournament *t, const StoredEngine *now,
+                          const volatile sig_atomic_t *stop, TvError *err)
 {
     StoreContents c;
     TvStatus st = h5store_read_stoppable(path, false, false, stop, &c, err);
     if (st != TV_OK)
         return st;
     char why[400] = "";
-    StoredEngine *now = runner_stored_engines(t);
-    if (!now) {
+    if ((st = runner_check_engines(path, c.engines, c.nengines, now, t->nengines, err)) != TV_OK) {
         h5store_contents_free(&c);
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        return st;
     }
     bool same_text = !strcmp(c.tournament_ini, t->text ? t->text : "");
-    bool ok = same_stored_engines(c.engines, c.nengines, now, t->nengines, why, sizeof why) &&
-              same_openings(&c, t, why, sizeof why);
-    free(now);
+    bool ok = same_openings(&c, t, why, sizeof why);
     if (ok && !same_text) {
         Tournament stored;
         TvError e;
@@ -236,14 +206,21 @@ TvStatus runner_store_sprt(const RunOptions *ro, const RunStats *stats, TvError 
     return h5store_set_attributes(ro->out_path, names, values, 2, err);
 }
 
-StoredEngine *runner_stored_engines(const Tournament *t)
+TvStatus runner_identify(const Tournament *t, const char *store_path, StoredEngine **out, TvError *err)
 {
-    StoredEngine *se = calloc((size_t)t->nengines, sizeof *se);
+    StoredEngine *se = calloc((size_t)(t->nengines > 0 ? t->nengines : 1), sizeof *se);
+    *out = NULL;
     if (!se)
-        return NULL;
-    for (int i = 0; i < t->nengines; i++)
-        player_stored_engine(&t->engines[i], &se[i]);
-    return se;
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int i = 0; i < t->nengines; i++) {
+        TvStatus st = player_identify(&t->engines[i], &t->rules, store_path, &se[i], err);
+        if (st != TV_OK) {
+            free(se);
+            return st;
+        }
+    }
+    *out = se;
+    return TV_OK;
 }
 
 int runner_threads(const RunOptions *ro)
@@ -261,19 +238,6 @@ static void keep_first_error(TvStatus *status, TvError *dst, const TvError *e, T
         return;
     *status = e->status ? e->status : fallback;
     *dst = *e;
-}
-
-/* Every player must be able to play (a separate program must start,
- * answer and take the options and rule options) before any game is played
- * (or any store is made). */
-TvStatus runner_check_programs(const Tournament *t, const char *store_path, TvError *err)
-{
-    for (int i = 0; i < t->nengines; i++) {
-        TvStatus st = player_check(&t->engines[i], &t->rules, store_path, err);
-        if (st != TV_OK)
-            return st;
-    }
-    return TV_OK;
 }
 
 static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void *next_ctx,
@@ -474,12 +438,18 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     Position *openings = NULL;
     unsigned char *have_opening = NULL;
     bool created = false;
-    if ((st = coordinator_open(ro, ro->resume, &c, stats, err)) != TV_OK) {
+    StoredEngine *ids = NULL;
+    /* which versions play (a separate program is started once: one that
+     * cannot play fails before any store is made) */
+    if ((st = runner_identify(t, ro->out_path, &ids, err)) != TV_OK) {
+        stats->wall_seconds = tv_now_seconds() - t_start;
+        return st;
+    }
+    if ((st = coordinator_open(ro, ro->resume, ids, &c, stats, err)) != TV_OK) {
+        free(ids);
         stats->wall_seconds = tv_now_seconds() - t_start;
         return stopped_reading(ro, stats, st);
     }
-    if ((st = runner_check_programs(t, ro->out_path, err)) != TV_OK)
-        goto cleanup;
 
     /* The store: new, or the one to resume (none without a path). */
     if (!ro->out_path) {
@@ -491,10 +461,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     } else {
         char options_str[128];
         options_to_str(&t->rules, options_str, sizeof options_str);
-        StoredEngine *se = runner_stored_engines(t);
-        st = se ? h5store_create(ro->out_path, ro->force, se, t->nengines, t->text, options_str, &store, err)
-                : tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        free(se);
+        st = h5store_create(ro->out_path, ro->force, ids, t->nengines, t->text, options_str, &store, err);
         created = st == TV_OK;
     }
     if (st != TV_OK)
@@ -572,6 +539,7 @@ cleanup:
     stats->wall_seconds = tv_now_seconds() - t_start;
     free(openings);
     free(have_opening);
+    free(ids);
     coordinator_free(c);
     return st;
 }

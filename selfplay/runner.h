@@ -142,23 +142,35 @@ typedef int64_t (*NextGameFn)(void *ctx, const GameDone *done, bool want_more);
 
 /* The coordinator (coordinator.c): the games of the plan still to play (in plan order), the
  * results known so far (with read_store: those of the store at
- * ro->out_path), the SPRT and the progress line.  Thread-safe. */
+ * ro->out_path, whose engines must be ids, the run's identities, when ids
+ * is not NULL: runner_check_engines), the SPRT and the progress line.
+ * Thread-safe. */
 typedef struct Coordinator Coordinator;
-TvStatus coordinator_open(const RunOptions *ro, bool read_store, Coordinator **out, RunStats *stats, TvError *err);
+TvStatus coordinator_open(const RunOptions *ro, bool read_store, const StoredEngine *ids, Coordinator **out,
+                          RunStats *stats, TvError *err);
 const int64_t *coordinator_missing(const Coordinator *c, int64_t *n);
 void coordinator_start(Coordinator *c);                                    /* first progress line */
 int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more); /* a NextGameFn */
 void coordinator_finish(Coordinator *c, RunStats *stats); /* last progress line, interrupted, SPRT fields */
 void coordinator_free(Coordinator *c);
 
-/* Starts every separate program of t once and checks that it answers and
- * takes its options and the rule options (its stderr goes where a game's
- * would, named after store_path); the first failure is the error.  Call it
- * before making a store, so that an engine that cannot start leaves none. */
-TvStatus runner_check_programs(const Tournament *t, const char *store_path, TvError *err);
+/* The identities of t's engines (player_identify: every separate program
+ * is started once and must answer and take its options and the rule
+ * options; its stderr goes where a game's would, named after store_path),
+ * as t->nengines /engines rows on the heap (*out, the caller frees).  The
+ * first failure is the error.  Call it before making a store, so that an
+ * engine that cannot start leaves none. */
+TvStatus runner_identify(const Tournament *t, const char *store_path, StoredEngine **out, TvError *err);
+
+/* The resume check of engines, the one place it is made: the stored rows
+ * (stored, nstored) of the store at path must be the run's identities
+ * (now, n) one for one (engine_id_difference); otherwise an error naming
+ * the engine and the first difference. */
+TvStatus runner_check_engines(const char *path, const StoredEngine *stored, int nstored, const StoredEngine *now,
+                             int n, TvError *err);
 
 /* Plays the games that `next` hands out on the run's threads and appends
- * them to `store` in batches (call runner_check_programs first).  openings:
+ * them to `store` in batches (call runner_identify first).  openings:
  * per opening index (precomputed), or NULL to compute each game's opening
  * when it starts.  Stops when `next` returns -1, when it returns
  * RUNNER_DECIDED or on *ro->stop (both abandon the games in flight), or on a
@@ -169,13 +181,13 @@ TvStatus runner_play(const RunOptions *ro, H5Store *store, NextGameFn next, void
 
 /* Before a resume: the store (or part) at path, made by an earlier run,
  * takes tournament t's INI text when t can continue it (same games, maybe
- * more pairs: see tournament_can_continue) and its engines have the weights
- * and limits the store holds.  Otherwise an error naming what differs and
- * the first differing line of each INI. */
-TvStatus runner_adopt_ini(const char *path, const Tournament *t, const volatile sig_atomic_t *stop, TvError *err);
+ * more pairs: see tournament_can_continue) and its engines are now, the
+ * run's identities (runner_check_engines).  Otherwise an error naming what
+ * differs and the first differing line of each INI. */
+TvStatus runner_adopt_ini(const char *path, const Tournament *t, const StoredEngine *now,
+                          const volatile sig_atomic_t *stop, TvError *err);
 
 int runner_threads(const RunOptions *ro);              /* game threads of this process */
-StoredEngine *runner_stored_engines(const Tournament *t); /* the /engines rows (heap) */
 /* With an [sprt] section: stores the settings and stats->sprt_result as the
  * attributes sprt and sprt_result of the (closed) store ro->out_path
  * (nothing after a run stopped while it read the store). */

@@ -5,6 +5,8 @@
  * positions are read a batch of games at a time. */
 #include "store_internal.h"
 
+#include "engine_id.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,25 +30,6 @@ static int cmp_merge_ref(const void *a, const void *b)
     if (x->input != y->input)
         return (x->input > y->input) - (x->input < y->input);
     return (x->row > y->row) - (x->row < y->row);
-}
-
-/* Same engine versions: names, kinds, programs, weights, limits, clocks and
- * search settings (not the INI paths; settings when both stores hold them,
- * a store made before they were stored has ""). */
-static bool same_engines(const StoreContents *a, const StoreContents *b)
-{
-    if (a->nengines != b->nengines)
-        return false;
-    for (int i = 0; i < a->nengines; i++) {
-        const StoredEngine *x = &a->engines[i], *y = &b->engines[i];
-        if (strcmp(x->name, y->name) != 0 || memcmp(x->weights, y->weights, sizeof x->weights) != 0 ||
-            x->depth != y->depth || x->nodes != y->nodes || x->movetime_ms != y->movetime_ms ||
-            x->kind != y->kind || strcmp(x->command, y->command) != 0 || strcmp(x->tc, y->tc) != 0 ||
-            x->timemargin_ms != y->timemargin_ms ||
-            (x->settings[0] && y->settings[0] && strcmp(x->settings, y->settings) != 0))
-            return false;
-    }
-    return true;
 }
 
 #define MERGE_BATCH 512
@@ -113,11 +96,15 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
         }
         if (!repair && (st = store_check_config(inputs[i], in[i].c.tournament_ini, tournament_ini, err)) != TV_OK)
             goto done;
-        if (!same_engines(&in[0].c, &in[i].c)) {
+        char why[600] = "";
+        if (in[0].c.nengines != in[i].c.nengines)
+            snprintf(why, sizeof why, "%d engines there, %d here", in[0].c.nengines, in[i].c.nengines);
+        for (int e = 0; e < in[0].c.nengines && !why[0] && in[0].c.nengines == in[i].c.nengines; e++)
+            engine_id_difference(&in[0].c.engines[e], "there", &in[i].c.engines[e], "here", why, sizeof why);
+        if (why[0]) {
             st = tv_fail(err, TV_ERR_ARG,
-                         "%s and %s hold different engine versions (an engine INI changed between runs?); "
-                         "use --force to start a new store",
-                         inputs[0], inputs[i]);
+                         "%s and %s hold different engine versions (%s); use --force to start a new store",
+                         inputs[0], inputs[i], why);
             goto done;
         }
         if ((st = store_open_read(inputs[i], &in[i].file, err)) != TV_OK)

@@ -7,6 +7,8 @@
  * and the reason. */
 #include "store_internal.h"
 
+#include "engine_id.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -595,6 +597,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
     if (st != TV_OK)
         goto done;
     out->nengines = (int)ne;
+    engine_id_upgrade(out->engines, out->nengines, out->schema_version, out->tournament_ini);
     out->games = read_dataset(file, DS_GAMES, ng, path, &st, err);
     if (st != TV_OK)
         goto done;

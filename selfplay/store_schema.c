@@ -12,6 +12,8 @@
  * the innermost HDF5 message is added to ours. */
 #include "store_internal.h"
 
+#include "engine_id.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +96,11 @@ static const StoreField ENGINE_FIELDS[] = {
     FIELD(StoredEngine, depth),   FIELD(StoredEngine, nodes),       FIELD(StoredEngine, movetime_ms),
     FIELD_SINCE(StoredEngine, kind, 2),    FIELD_SINCE(StoredEngine, command, 2),     FIELD_SINCE(StoredEngine, tc, 2),
     FIELD_SINCE(StoredEngine, timemargin_ms, 2), FIELD_SINCE(StoredEngine, settings, 0),
+    FIELD_SINCE(StoredEngine, version, 4), FIELD_SINCE(StoredEngine, commit, 4),
+    FIELD_SINCE(StoredEngine, exe_path, 4), FIELD_SINCE(StoredEngine, exe_sha256, 4),
+    FIELD_SINCE(StoredEngine, exe_size, 4), FIELD_SINCE(StoredEngine, id_name, 4),
+    FIELD_SINCE(StoredEngine, id_author, 4), FIELD_SINCE(StoredEngine, options, 4),
+    FIELD_SINCE(StoredEngine, options_in_effect, 4),
 };
 
 /* Fill values mark rows never written (game index -1); a field that an
@@ -101,7 +108,7 @@ static const StoreField ENGINE_FIELDS[] = {
 static const StoredGame GAME_FILL = {.index = -1, .move_count = -1, .position_count = -1, .stored_at = -1};
 static const StoredMove MOVE_FILL = {.game = -1, .time_ms = -1, .clock_ms = -1};
 static const StoredPosition POSITION_FILL = {.game = -1};
-static const StoredEngine ENGINE_FILL = {.kind = 0};
+static const StoredEngine ENGINE_FILL = {.kind = 0, .exe_size = -1};
 
 const StoreDataset store_datasets[DS_COUNT] = {
     [DS_GAMES] = {"games", sizeof(StoredGame), CHUNK_GAMES, &GAME_FILL, GAME_FIELDS, NFIELDS(GAME_FIELDS)},
@@ -221,7 +228,7 @@ void store_prefill(int which, void *rows, int64_t n)
 bool h5store_engines_reproducible(const StoredEngine *engines, int nengines)
 {
     for (int i = 0; i < nengines; i++)
-        if (engines[i].movetime_ms > 0 || engines[i].tc[0] || engines[i].kind == 2)
+        if (!engine_id_reproducible(&engines[i]))
             return false;
     return true;
 }

@@ -87,16 +87,36 @@ void tournament_pairing(const Tournament *t, int p, int *first, int *second)
     *second = 1;
 }
 
-/* Whether two engines are started alike (the built-in engine: its
- * option.NAME lines; command and dir are empty). */
-static bool same_process(const TournamentEngine *x, const TournamentEngine *y)
+/* ---- which engine versions play ------------------------------------------------- */
+
+void tournament_engine_identity(const TournamentEngine *te, StoredEngine *se)
 {
-    if (strcmp(x->command, y->command) || strcmp(x->dir, y->dir) || x->noptions != y->noptions)
-        return false;
-    for (int i = 0; i < x->noptions; i++)
-        if (strcmp(x->option_names[i], y->option_names[i]) || strcmp(x->option_values[i], y->option_values[i]))
-            return false;
-    return true;
+    const EngineVersion *e = &te->engine;
+    memset(se, 0, sizeof *se);
+    se->exe_size = -1;
+    snprintf(se->name, sizeof se->name, "%s", e->name);
+    snprintf(se->path, sizeof se->path, "%.*s", (int)sizeof se->path - 1, te->path);
+    se->depth = e->limits.depth;
+    se->nodes = (int64_t)e->limits.nodes;
+    se->movetime_ms = e->limits.movetime_ms;
+    se->kind = (int8_t)te->kind;
+    time_control_format(&te->tc, se->tc, sizeof se->tc);
+    se->timemargin_ms = te->timemargin_ms;
+    if (te->kind == PLAYER_ENGINE) { /* a program's weights and settings are its own: 0 and "" */
+        memcpy(se->weights, e->params.w, sizeof se->weights);
+        engine_id_settings_text(&e->settings, se->settings, sizeof se->settings);
+        engine_id_this_build(se);
+    }
+    if (te->kind == PLAYER_PROCESS) {
+        snprintf(se->command, sizeof se->command, "%.*s", (int)sizeof se->command - 1, te->command);
+        char words[TOURNAMENT_MAX_OPTIONS][sizeof te->option_names[0] + sizeof te->option_values[0] + 1];
+        char *sorted[TOURNAMENT_MAX_OPTIONS];
+        for (int k = 0; k < te->noptions; k++) {
+            snprintf(words[k], sizeof words[k], "%s=%s", te->option_names[k], te->option_values[k]);
+            sorted[k] = words[k];
+        }
+        engine_id_join_sorted(sorted, te->noptions, se->options, sizeof se->options);
+    }
 }
 
 bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n)
@@ -128,18 +148,15 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
     DIFFERS(a->nengines != b->nengines, "%d engines, now %d", a->nengines, b->nengines);
     for (int i = 0; i < a->nengines; i++) {
         const TournamentEngine *x = &a->engines[i], *y = &b->engines[i];
-        DIFFERS(strcmp(x->engine.name, y->engine.name), "engine %d is '%s', now '%s'", i + 1, x->engine.name,
-                y->engine.name);
-        DIFFERS(x->kind != y->kind || x->engine.limits.depth != y->engine.limits.depth ||
-                    x->engine.limits.nodes != y->engine.limits.nodes ||
-                    x->engine.limits.movetime_ms != y->engine.limits.movetime_ms,
-                "engine '%s': its limits differ", x->engine.name);
-        DIFFERS(memcmp(&x->engine.settings, &y->engine.settings, sizeof x->engine.settings) != 0,
-                "engine '%s': its search settings differ", x->engine.name);
-        DIFFERS(memcmp(&x->tc, &y->tc, sizeof x->tc) != 0 || x->timemargin_ms != y->timemargin_ms ||
-                    x->timeout_ms != y->timeout_ms,
-                "engine '%s': its clock (tc, timemargin, timeout) differs", x->engine.name);
-        DIFFERS(!same_process(x, y), "engine '%s': its command, dir or option.NAME lines differ", x->engine.name);
+        StoredEngine ex, ey;
+        tournament_engine_identity(x, &ex);
+        tournament_engine_identity(y, &ey);
+        char d[400];
+        DIFFERS(engine_id_difference(&ex, "then", &ey, "now", d, sizeof d), "engine %d ('%s'): %s", i + 1,
+                x->engine.name, d);
+        /* the harness's own settings of it */
+        DIFFERS(x->timeout_ms != y->timeout_ms, "engine '%s': its timeout differs", x->engine.name);
+        DIFFERS(strcmp(x->dir, y->dir), "engine '%s': its dir differs", x->engine.name);
     }
 #undef DIFFERS
     return true;
@@ -209,21 +226,19 @@ void tournament_text_difference(const char *a, const char *b, char *buf, size_t 
 
 bool tournament_engines_identical(const Tournament *t, int a, int b)
 {
-    const TournamentEngine *x = &t->engines[a], *y = &t->engines[b];
-    return x->kind == y->kind && x->kind != PLAYER_RANDOM &&
-           !memcmp(&x->engine.params, &y->engine.params, sizeof x->engine.params) &&
-           !memcmp(&x->engine.settings, &y->engine.settings, sizeof x->engine.settings) &&
-           x->engine.limits.depth == y->engine.limits.depth && x->engine.limits.nodes == y->engine.limits.nodes &&
-           x->engine.limits.movetime_ms == y->engine.limits.movetime_ms && same_process(x, y) &&
-           /* on a clock, timing alone makes the games differ */
-           x->engine.limits.movetime_ms == 0 && x->tc.base_ms == 0 && y->tc.base_ms == 0;
+    StoredEngine x, y;
+    tournament_engine_identity(&t->engines[a], &x);
+    tournament_engine_identity(&t->engines[b], &y);
+    snprintf(y.name, sizeof y.name, "%s", x.name); /* two names, one version */
+    return engine_id_identical(&x, &y) && !strcmp(t->engines[a].dir, t->engines[b].dir);
 }
 
 bool tournament_reproducible(const Tournament *t)
 {
     for (int i = 0; i < t->nengines; i++) {
-        const TournamentEngine *e = &t->engines[i];
-        if (e->kind == PLAYER_PROCESS || e->tc.base_ms > 0 || e->engine.limits.movetime_ms > 0)
+        StoredEngine e;
+        tournament_engine_identity(&t->engines[i], &e);
+        if (!engine_id_reproducible(&e))
             return false;
     }
     return true;

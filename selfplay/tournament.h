@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "engine_id.h" /* PlayerKind */
 #include "stats.h"
 #include "status.h"
 #include "tfen.h"
@@ -21,12 +22,6 @@
 
 typedef enum { FORMAT_ROUND_ROBIN = 0, FORMAT_GAUNTLET = 1 } TournamentFormat;
 
-/* How a tournament's player makes its moves. */
-typedef enum {
-    PLAYER_ENGINE = 0, /* the built-in engine with an engine version's weights, settings and limits */
-    PLAYER_RANDOM = 1, /* uniformly among the legal moves, from the game's seed (a sanity baseline) */
-    PLAYER_PROCESS = 2 /* a separate program speaking the engine protocol (docs/protocol.md) */
-} PlayerKind;
 
 /* A time control: base_ms on the clock, inc_ms added after each move, and
  * with moves > 0 another base_ms after every `moves` moves ("40/60+0").
@@ -202,8 +197,15 @@ int tournament_pairings(const Tournament *t);
 /* The two engines of pairing p (first = the first-named engine). */
 void tournament_pairing(const Tournament *t, int p, int *first, int *second);
 
-/* True when engines a and b play alike: the same kind, weights, search
- * settings and limits.  Both games of each opening pair between them are
+/* The identity of te that its configuration gives (engine_id.h): name,
+ * path, kind, limits, clock; the built-in engine's weights, settings and
+ * this build; a program's command and options (sorted).  What only a
+ * running program says (its executable, id name) is the player's
+ * (player_identify). */
+void tournament_engine_identity(const TournamentEngine *te, StoredEngine *se);
+
+/* True when engines a and b play alike (engine_id_identical: one version
+ * under two names, no clock).  Both games of each opening pair between them are
  * then the same game (nothing random breaks the tie), so their games carry
  * no information about which is stronger. */
 bool tournament_engines_identical(const Tournament *t, int a, int b);

@@ -44,7 +44,11 @@ int main(int argc, char **argv)
     StoredGame *games = calloc(BATCH_GAMES, sizeof *games);
     StoredMove *moves = calloc((size_t)BATCH_GAMES * (size_t)(plies ? plies : 1), sizeof *moves);
     StoredPosition *positions = calloc((size_t)BATCH_GAMES * (size_t)(plies ? plies : 1), sizeof *positions);
-    StoredEngine *se = runner_stored_engines(&t);
+    StoredEngine *se = NULL;
+    if (runner_identify(&t, argv[3], &se, &err) != TV_OK) {
+        fprintf(stderr, "make_resume_store: %s\n", err.msg);
+        return 1;
+    }
     char options[128];
     options_to_str(&t.rules, options, sizeof options);
     H5Store *s = NULL;

@@ -272,7 +272,7 @@ static void test_uci_setoption(void **state)
     EngineVersion e;
     engine_default(&e);
     TvError err;
-    assert_int_equal(uci_engine_run(in, out, &e, &err), TV_OK);
+    assert_int_equal(uci_engine_run(in, out, &e, NULL, &err), TV_OK);
     fclose(in);
     fclose(out);
     const char *want[] = {

@@ -82,7 +82,18 @@ static void test_program_answers_as_built_in(void **state)
     snprintf(program->command, sizeof program->command, "%s uci", TAVRELI_EXE);
     snprintf(program->stderr_path, sizeof program->stderr_path, "%s", TOURNAMENT_STDERR_DISCARD);
     TvError err;
-    assert_int_equal(player_check(program, &o, NULL, &err), TV_OK);
+    StoredEngine id;
+    assert_int_equal(player_identify(program, &o, NULL, &id, &err), TV_OK);
+    /* what the program is: the executable its command runs, hashed, and what it said */
+    assert_int_equal(strlen(id.exe_sha256), 64);
+    assert_true(id.exe_size > 0);
+    assert_true(id.exe_path[0] == '/');
+    assert_int_equal(strncmp(id.id_name, "tavreli ", 8), 0);
+    assert_string_equal(id.id_author, "the tavreli project");
+    char commit[32];
+    const bool named = engine_id_commit_of_name(id.id_name, commit, sizeof commit);
+    assert_int_equal(named, commit[0] != '\0'); /* a build outside git names none */
+    assert_string_equal(id.commit, commit);
     Player *a, *b;
     assert_int_equal(player_open(built_in, &o, NULL, &a, &err), TV_OK);
     assert_int_equal(player_open(program, &o, NULL, &b, &err), TV_OK);
@@ -220,11 +231,19 @@ static void test_stored_engine_rows(void **state)
     Tournament *t = defaults();
     t->engines[1].kind = PLAYER_PROCESS;
     snprintf(t->engines[1].command, sizeof t->engines[1].command, "prog --x");
+    t->engines[1].noptions = 2; /* stored sorted by name */
+    snprintf(t->engines[1].option_names[0], sizeof t->engines[1].option_names[0], "Threads");
+    snprintf(t->engines[1].option_values[0], sizeof t->engines[1].option_values[0], "1");
+    snprintf(t->engines[1].option_names[1], sizeof t->engines[1].option_names[1], "Hash");
+    snprintf(t->engines[1].option_values[1], sizeof t->engines[1].option_values[1], "8");
     StoredEngine a, b;
-    player_stored_engine(&t->engines[0], &a);
-    player_stored_engine(&t->engines[1], &b);
+    tournament_engine_identity(&t->engines[0], &a);
+    tournament_engine_identity(&t->engines[1], &b);
     assert_memory_equal(a.weights, t->engines[0].engine.params.w, sizeof a.weights);
-    assert_true(strstr(a.settings, "qsearch=1") != NULL);
+    assert_true(strstr(a.settings, "qsearch=yes") != NULL); /* booleans as an engine INI spells them */
+    assert_true(a.version[0] != '\0'); /* the build that plays it */
+    assert_string_equal(b.options, "Hash=8 Threads=1");
+    assert_string_equal(b.version, "");
     StoredEngine zero;
     memset(&zero, 0, sizeof zero);
     assert_memory_equal(b.weights, zero.weights, sizeof b.weights);

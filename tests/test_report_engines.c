@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "h5_fixtures.h"
+#include "engine_id.h"
 #include "h5store.h"
 #include "outcome.h"
 #include "report.h"
@@ -32,6 +33,29 @@
 /* A search setting, a program's command or its options make another
  * version: no "same engine version" note between them, and one name with
  * two of them in two stores is refused (it would be rated as one player). */
+/* The report of two stores in which one name stands for two versions: both
+ * are players of their own (NAME@TAG rows in the Engines table), and a
+ * note says how they differ (why_part).  Returns report.md. */
+static char *two_players(const char *const *files, const char *out, const char *first, const char *second,
+                         const char *why_part)
+{
+    TvError err;
+    if (report_write(files, 2, NULL, out, &err) != TV_OK)
+        fail_msg("two versions of one name: %s", err.msg);
+    char path[600], row[160];
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *md = slurp(path);
+    assert_non_null(md);
+    snprintf(row, sizeof row, "\n| %s | ", first);
+    assert_contains(md, row, "report (first version)");
+    snprintf(row, sizeof row, "\n| %s | ", second);
+    assert_contains(md, row, "report (second version)");
+    assert_contains(md, why_part, "report (the note)");
+    snprintf(row, sizeof row, "Note: %s (", second);
+    assert_contains(md, row, "report (the note)");
+    return md;
+}
+
 static void test_engine_versions(void **state)
 {
     Tmp *t = *state;
@@ -51,52 +75,71 @@ static void test_engine_versions(void **state)
         fail_msg("gamma's search setting %s is not seen:\n%s", SEARCH_SETTING_INFO[k].name, md);
     free(md);
 
-    /* two stores, 'gamma' with another search setting in the second: refused, naming it */
+    /* two stores, 'gamma' with another search setting in the second: two
+     * players (one name, two versions: never merged), the difference named */
     make_engines(e, 3, NAMES);
     write_store_engines(tmp_path(t, "a.h5"), e, 3, games, n, INI, OPTIONS);
     settings_text(e[2].settings, sizeof e[2].settings, k);
     write_store_engines(tmp_path(t, "b.h5"), e, 3, games, n, INI, OPTIONS);
     char want[300];
     const SearchSettingInfo *si = &SEARCH_SETTING_INFO[k];
-    snprintf(want, sizeof want, "engine 'gamma' has other search settings (%s=%d, there %s=%d) than in", si->name,
-             si->def < si->hi ? si->def + 1 : si->def - 1, si->name, si->def);
+    snprintf(want, sizeof want, "other search settings (%s=%d for gamma@v1, %s=%d for gamma@v2)", si->name, si->def,
+             si->name, si->def < si->hi ? si->def + 1 : si->def - 1);
     const char *ab[2] = {tmp_path(t, "a.h5"), tmp_path(t, "b.h5")};
-    TvError err;
-    if (report_write(ab, 2, NULL, tmp_path(t, "out2"), &err) == TV_OK)
-        fail_msg("two versions of 'gamma' (search settings) rated as one player");
-    assert_contains(err.msg, want, "error");
+    md = two_players(ab, tmp_path(t, "out2"), "gamma@v1", "gamma@v2", want);
+    free(md);
     /* nor are they merged into one store (the parts of a run must be one set of versions) */
+    TvError err;
     if (h5store_merge(tmp_path(t, "ab.h5"), ab, 2, INI, NULL, &err) == TV_OK)
         fail_msg("stores of two versions of 'gamma' (search settings) merged into one");
     assert_contains(err.msg, "hold different engine versions", "error");
 
-    /* separate programs: the command and the option.NAME lines count */
+    /* separate programs: the command, the options, the executable and what it said count */
     make_engines(e, 3, NAMES);
     for (int i = 0; i < 3; i++) {
-        e[i].kind = 2;
+        e[i].kind = PLAYER_PROCESS;
         e[i].settings[0] = 0;
         memset(e[i].weights, 0, sizeof e[i].weights);
         snprintf(e[i].command, sizeof e[i].command, "/opt/%s --uci", NAMES[i]);
     }
-    const char *ini16 = "[tournament]\nname = synth\npairs = 20\n[engine alpha]\ncommand = /opt/alpha --uci\n"
-                        "option.Hash = 16\ndepth = 3\n[engine beta]\ncommand = /opt/beta --uci\ndepth = 3\n"
-                        "[engine gamma]\ncommand = /opt/gamma --uci\ndepth = 3\n";
-    const char *ini32 = "[tournament]\nname = synth\npairs = 20\n[engine alpha]\ncommand = /opt/alpha --uci\n"
-                        "option.Hash = 32\ndepth = 3\n[engine beta]\ncommand = /opt/beta --uci\ndepth = 3\n"
-                        "[engine gamma]\ncommand = /opt/gamma --uci\ndepth = 3\n";
-    write_store_engines(tmp_path(t, "p16.h5"), e, 3, games, n, ini16, OPTIONS);
-    write_store_engines(tmp_path(t, "p32.h5"), e, 3, games, n, ini32, OPTIONS);
+    snprintf(e[0].options, sizeof e[0].options, "Hash=16");
+    write_store_engines(tmp_path(t, "p16.h5"), e, 3, games, n, INI, OPTIONS);
+    snprintf(e[0].options, sizeof e[0].options, "Hash=32");
+    write_store_engines(tmp_path(t, "p32.h5"), e, 3, games, n, INI, OPTIONS);
+    snprintf(e[0].options, sizeof e[0].options, "Hash=16");
     const char *opts[2] = {tmp_path(t, "p16.h5"), tmp_path(t, "p32.h5")};
-    if (report_write(opts, 2, NULL, tmp_path(t, "out3"), &err) == TV_OK)
-        fail_msg("two versions of 'alpha' (option.Hash) rated as one player");
-    assert_contains(err.msg, "engine 'alpha' has other options (Hash=32, there Hash=16)", "error");
+    free(two_players(opts, tmp_path(t, "out3"), "alpha@v1", "alpha@v2",
+                     "other options (Hash=16 for alpha@v1, Hash=32 for alpha@v2)"));
     snprintf(e[1].command, sizeof e[1].command, "/opt/beta2 --uci");
-    write_store_engines(tmp_path(t, "beta2.h5"), e, 3, games, n, ini16, OPTIONS);
+    write_store_engines(tmp_path(t, "beta2.h5"), e, 3, games, n, INI, OPTIONS);
+    snprintf(e[1].command, sizeof e[1].command, "/opt/beta --uci");
     const char *cmds[2] = {tmp_path(t, "p16.h5"), tmp_path(t, "beta2.h5")};
-    if (report_write(cmds, 2, NULL, tmp_path(t, "out4"), &err) == TV_OK)
-        fail_msg("two programs named 'beta' rated as one player");
-    assert_contains(err.msg, "engine 'beta' has a different program (command '/opt/beta2 --uci', there '/opt/beta "
-                             "--uci')", "error");
+    free(two_players(cmds, tmp_path(t, "out4"), "beta@v1", "beta@v2",
+                     "another command: '/opt/beta --uci' for beta@v1, '/opt/beta2 --uci' for beta@v2"));
+    /* the same command, another executable: named by the hash */
+    snprintf(e[2].exe_sha256, sizeof e[2].exe_sha256, "%064d", 1);
+    write_store_engines(tmp_path(t, "exe1.h5"), e, 3, games, n, INI, OPTIONS);
+    snprintf(e[2].exe_sha256, sizeof e[2].exe_sha256, "%s%060d", "abcd", 2);
+    write_store_engines(tmp_path(t, "exe2.h5"), e, 3, games, n, INI, OPTIONS);
+    const char *exes[2] = {tmp_path(t, "exe1.h5"), tmp_path(t, "exe2.h5")};
+    free(two_players(exes, tmp_path(t, "out5"), "gamma@sha256:000000000000", "gamma@sha256:abcd00000000",
+                     "another executable"));
+    /* the same command and executable, another id name; another commit */
+    e[2].exe_sha256[0] = '\0';
+    snprintf(e[2].id_name, sizeof e[2].id_name, "gamma 1.0");
+    write_store_engines(tmp_path(t, "id1.h5"), e, 3, games, n, INI, OPTIONS);
+    snprintf(e[2].id_name, sizeof e[2].id_name, "gamma 1.1");
+    write_store_engines(tmp_path(t, "id2.h5"), e, 3, games, n, INI, OPTIONS);
+    const char *ids[2] = {tmp_path(t, "id1.h5"), tmp_path(t, "id2.h5")};
+    free(two_players(ids, tmp_path(t, "out6"), "gamma@v1", "gamma@v2",
+                     "another id name: 'gamma 1.0' for gamma@v1, 'gamma 1.1' for gamma@v2"));
+    snprintf(e[2].commit, sizeof e[2].commit, "0123456789ab");
+    write_store_engines(tmp_path(t, "c1.h5"), e, 3, games, n, INI, OPTIONS);
+    snprintf(e[2].commit, sizeof e[2].commit, "ba9876543210-dirty");
+    write_store_engines(tmp_path(t, "c2.h5"), e, 3, games, n, INI, OPTIONS);
+    const char *commits[2] = {tmp_path(t, "c1.h5"), tmp_path(t, "c2.h5")};
+    free(two_players(commits, tmp_path(t, "out7"), "gamma@0123456789ab", "gamma@ba9876543210-dirty",
+                     "another build (commit)"));
 }
 
 /* ---- the headline table and the referee's decisions ----------------------------------------- */
@@ -297,10 +340,11 @@ static void test_errors(void **state)
     const char *f3[1] = {tmp_path(t, "solo.h5")};
     expect_error(f3, 1, NULL, out, "engine 0 plays both colours");
 
-    /* One name, two versions: refused, naming the weight that differs. */
+    /* One name, two versions: two players, naming the weight that differs. */
     write_store_weight0(tmp_path(t, "other.h5"), NAMES, 3, games, n, 101);
     const char *f4[2] = {tmp_path(t, "rr.h5"), tmp_path(t, "other.h5")};
-    expect_error(f4, 2, NULL, out, "engine 'alpha' has other weights (top_value[0] 101, there 100)");
+    free(two_players(f4, tmp_path(t, "out-w"), "alpha@v1", "alpha@v2",
+                     "other weights (top_value[0]): 100 for alpha@v1, 101 for alpha@v2"));
 
     /* Not a store at all. */
     FILE *f = fopen(tmp_path(t, "text.h5"), "w");

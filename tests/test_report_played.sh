@@ -63,13 +63,20 @@ if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
   check "the version is git describe of a commit here ($ver)" \
     git -C "$src" cat-file -e "${commit:-none}^{commit}"
 fi
-# each engine: kind, program or engine INI, options, limits, clock
-check "the in-process engine, its INI and limits" \
-  has "| inproc | in-process engine | $tmp/engines/default.ini | defaults | depth 1 | none | - |"
-check "tavreli uci: its command, option, limits and time control" \
-  has "| uci | separate program | $tmp/tavreli uci | Hash=8 | depth 1 | 30+0.5 | 100 ms |"
-check "the late program: its command and time control" \
-  has "| late | separate program | $tmp/fake --mode overtime --after 2 --seconds 1 | none | depth 1 | 1+0.01 | 50 ms |"
+# each engine: kind, program or engine INI, build, options, limits, clock; the
+# build: the commit that played (--version's), a program's hash (of the file
+# its command runs, links followed) and id name (what `uci` answers)
+commit=$("$tv" --version | sed -n 's/.*(commit \(.*\))$/\1/p')
+tv_sha=$(sha256sum "$(readlink -f "$tv")" | cut -c1-12)
+fake_sha=$(sha256sum "$(readlink -f "$fake")" | cut -c1-12)
+tv_id=$(printf 'uci\nquit\n' | "$tv" uci | sed -n 's/^id name //p')
+check "--version names a commit ($commit)" [ -n "$commit" ]
+check "the in-process engine, its INI, build and limits" \
+  has "| inproc | in-process engine | $tmp/engines/default.ini | commit $commit | defaults | depth 1 | none | - |"
+check "tavreli uci: its command, build, option, limits and time control" \
+  has "| uci | separate program | $tmp/tavreli uci | commit $commit, sha256 $tv_sha, '$tv_id' | Hash=8 | depth 1 | 30+0.5 | 100 ms |"
+check "the late program: its command, hash, id name and time control" \
+  has "| late | separate program | $tmp/fake --mode overtime --after 2 --seconds 1 | sha256 $fake_sha, 'fake' | none | depth 1 | 1+0.01 | 50 ms |"
 check "the openings" has "Openings: [openings] plies = 2, balance_depth = 1, balance_cp = 1000"
 check "the dates" grep -qE "played from 20[0-9-]+ [0-9:]+ UTC \(when its first game began\) to 20" "$md"
 check "not reproducible" has "The games are not reproducible"

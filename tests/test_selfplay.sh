@@ -342,7 +342,7 @@ check "a store with an openings file is made" grep -q "6 games stored this run" 
 sed -i 's/^lmr = yes/lmr = no/' "$tmp/chg/engines/default.ini"
 "$tv" selfplay "$tmp/chg/t.ini" --out "$tmp/chg/s.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
 check "--resume after an engine's search setting changed is refused, naming it" \
-  grep -q "engine 'shallow' has other search settings than when the store was made (lmr=1 in the store, lmr=0 now" "$tmp/e"
+  grep -qF "engine 1 ('shallow') is not the version the store holds: other search settings (lmr=yes in the store, lmr=no now)" "$tmp/e"
 sed -i 's/^lmr = no/lmr = yes/' "$tmp/chg/engines/default.ini"
 sed -i '1s/.*/startpos  # the same/' "$tmp/chg/open.txt"
 "$tv" selfplay "$tmp/chg/t.ini" --out "$tmp/chg/s.h5" --resume --games 2 --quiet >"$tmp/o" 2>"$tmp/e"

@@ -53,7 +53,7 @@ static void *engine_thread(void *arg)
 {
     EngineRun *r = arg;
     TvError err;
-    uci_engine_run(r->in, r->out, &r->engine, &err);
+    uci_engine_run(r->in, r->out, &r->engine, NULL, &err);
     atomic_store(&r->done, 1);
     return NULL;
 }
@@ -296,7 +296,7 @@ static int hash_child(const char *path)
     fputs("setoption name Hash value 4096\nisready\nposition startpos\ngo depth 1\nisready\ngo depth 1\n", in);
     rewind(in);
     TvError err;
-    uci_engine_run(in, out, &e, &err);
+    uci_engine_run(in, out, &e, NULL, &err);
     fclose(in);
     fclose(out);
     return 0;

@@ -359,10 +359,22 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     bool resume = o->resume && exists(store);
     if (!R.mpi && !resume && !o->force && exists(store))
         return tv_fail(err, TV_ERR_ARG, "%s exists: --resume continues it, --force starts anew", store);
+    /* The players as the store holds them: at the start values, which may
+     * differ from their engine INI's (a merge of the parts compares the
+     * parts with these; with c->t an MPI run that started a parameter away
+     * from its INI's value played every game and then failed at the
+     * merge). */
+    Tournament start_t = c->t;
+    double start_theta[SPSA_MAX_PARAMS];
+    for (int p = 0; p < P; p++)
+        start_theta[p] = c->params[p].start;
+    if ((st = spsa_apply(c, &start_t, SPSA_PLUS, start_theta, err)) != TV_OK ||
+        (st = spsa_apply(c, &start_t, SPSA_MINUS, start_theta, err)) != TV_OK)
+        return st;
     if (R.mpi) { /* rank 0 readies the store: --force removes it and its parts, --resume merges the parts */
         bool have_store = false;
         if (R.rank == 0)
-            st = distrib_prepare_store(store, o->resume, o->force, &c->t, o->stop, &have_store, err);
+            st = distrib_prepare_store(store, o->resume, o->force, &start_t, o->stop, &have_store, err);
         if ((st = from_rank0(&R, st, err)) != TV_OK)
             return st;
         resume = exists(store);
@@ -405,6 +417,7 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     const int64_t nopenings = tournament_openings_needed(&c->t);
     Position *openings = nopenings <= SPSA_OPENINGS_KEPT ? calloc((size_t)nopenings, sizeof *openings) : NULL;
     H5Store *h5 = NULL;
+    StoredEngine *ids = NULL; /* the players' identities, as the store holds them */
     Tournament t = c->t; /* the players' values are set on this copy (its heap members are c's) */
     if (!tb.names || !tb.lo || !tb.hi || !tb.theta || !tb.c || !tb.delta || !tb.plus || !tb.minus || !tb.pairs ||
         !result || !have || !missing)
@@ -421,7 +434,7 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     /* the store (with MPI, each rank's part): the players hold the start values in /engines */
     if ((st = spsa_apply(c, &t, SPSA_PLUS, tb.theta, err)) == TV_OK &&
         (st = spsa_apply(c, &t, SPSA_MINUS, tb.theta, err)) == TV_OK)
-        st = runner_check_programs(&t, store, err);
+        st = runner_identify(&t, store, &ids, err);
     if (st == TV_OK && resume)
         st = stored_results(c, store, result, have, err);
     if (st == TV_OK && resume && !R.mpi) {
@@ -429,10 +442,7 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     } else if (st == TV_OK) {
         char options_str[128];
         options_to_str(&t.rules, options_str, sizeof options_str);
-        StoredEngine *se = runner_stored_engines(&t);
-        st = se ? h5store_create(R.mpi ? part : store, o->force || R.mpi, se, 2, t.text, options_str, &h5, err)
-                : tv_fail(err, TV_ERR_LIMIT, "out of memory");
-        free(se);
+        st = h5store_create(R.mpi ? part : store, o->force || R.mpi, ids, 2, t.text, options_str, &h5, err);
     }
     if ((st = all_ok(&R, st, err)) != TV_OK)
         goto done;
@@ -534,7 +544,7 @@ done:
         st = all_ok(&R, st, err);
         if (st == TV_OK && !out->interrupted && R.rank == 0) {
             bool have_store;
-            st = distrib_prepare_store(store, true, false, &c->t, NULL, &have_store, err);
+            st = distrib_prepare_store(store, true, false, &start_t, NULL, &have_store, err);
         }
         st = from_rank0(&R, st, err);
     }
@@ -545,9 +555,6 @@ done:
         const bool process = c->t.engines[SPSA_PLUS].kind == PLAYER_PROCESS;
         path_in(out->tuned, sizeof out->tuned, o->dir, process ? "tuned.options" : "tuned.ini");
         path_in(start, sizeof start, o->dir, process ? "start.options" : "start.ini");
-        double start_theta[SPSA_MAX_PARAMS];
-        for (int p = 0; p < P; p++)
-            start_theta[p] = c->params[p].start;
         st = write_engine(c, out->theta, out->tuned, "tuned engine", err);
         if (st == TV_OK)
             st = write_engine(c, start_theta, start, "start engine", err);
@@ -558,6 +565,7 @@ done:
         }
     }
     out->wall_seconds = tv_now_seconds() - t0;
+    free(ids);
     spsa_table_free(&tb);
     free(result);
     free(have);
