@@ -291,11 +291,64 @@ static void build_played(const Report *R, Doc *D)
     }
 }
 
+
+/* A pairing's statistics from player `first`'s view (the pairing holds
+ * them from its engine a's). */
+static PairingStats pairing_view(const Pairing *p, int first)
+{
+    PairingStats s = p->ps;
+    if (p->a == first)
+        return s;
+    s.wins = p->ps.losses;
+    s.losses = p->ps.wins;
+    for (int k = 0; k < 5; k++)
+        s.penta[k] = p->ps.penta[4 - k];
+    s.score = 1 - p->ps.score;
+    s.elo = -p->ps.elo;
+    s.nelo = -p->ps.nelo;
+    s.los = 1 - p->ps.los;
+    return s;
+}
+
+/* The report's first lines answer "is the first engine stronger?", as
+ * cutechess and fastchess print a match: the first engine (the baseline)
+ * against each engine it met, from their games against each other, with
+ * the verdict of an SPRT between them. */
+static void headline(const Report *R, Doc *D)
+{
+    const int first = R->baseline, n = R->r.n;
+    for (int i = 0; i < R->npairings; i++) {
+        const Pairing *p = &R->pairings[i];
+        if (p->a != first && p->b != first)
+            continue;
+        const int other = p->a == first ? p->b : p->a;
+        const PairingStats s = pairing_view(p, first);
+        char elo[48], nelo[48], los[16];
+        stats_format_elo(&s, elo, sizeof elo);
+        stats_fmt_elo_pm(s.nelo, s.nelo_err95, nelo, sizeof nelo);
+        fmt_pct(los, sizeof los, R->r.los[R->players[first].rated * n + R->players[other].rated]);
+        StrBuf sprt = {0};
+        for (int k = 0; k < R->nsprt; k++) {
+            const SprtInfo *si = &R->sprt[k];
+            if ((si->a == first && si->b == other) || (si->a == other && si->b == first))
+                strbuf_addf(&sprt, "; SPRT [%g, %g]: %s", si->elo0, si->elo1,
+                            si->result && si->result[0] ? si->result
+                                                        : sprt_decision_name(sprt_decide(si->llr, si->lower,
+                                                                                         si->upper)));
+        }
+        doc_para(D, "**%s vs %s: %s Elo (nElo %s), LOS %s, %lld games (+%lld =%lld -%lld)%s**",
+                 R->players[first].name, R->players[other].name, elo, nelo, los, (long long)p->games,
+                 (long long)s.wins, (long long)s.draws, (long long)s.losses, sprt.s ? sprt.s : "");
+        strbuf_free(&sprt);
+    }
+}
+
 /* Stage 4: the document. */
 void report_build_doc(const Report *R, Doc *D)
 {
     char a[64], b[64];
     doc_h1(D, "Strength report");
+    headline(R, D);
     doc_para(D, "%lld games from %d store%s; %d engine versions.", (long long)R->ngames, R->nfiles,
              R->nfiles == 1 ? "" : "s", R->nplayers);
     for (int f = 0; f < R->nfiles; f++)
@@ -323,17 +376,17 @@ void report_build_doc(const Report *R, Doc *D)
         free(e.s);
     }
 
-    /* The headline: every engine against the baseline. */
+    /* The table under the headline: the first engine against every other one. */
     {
         const Player *base = &R->players[R->baseline];
         const int rb = base->rated, n = R->r.n;
-        doc_h2(D, "Differences against %s", base->name);
+        doc_h2(D, "%s against each engine", base->name);
         doc_para(D,
-                 "Each engine's Elo minus %s's (the baseline: %s), from the joint rating of all games below (not "
-                 "only their games against each other), with its 95%% interval from the covariance of the fit; LOS: "
-                 "the probability that the engine is stronger than %s.",
-                 base->name, R->baseline_name ? "chosen with --baseline" : "the first engine; choose another with "
-                                                                            "--baseline NAME",
+                 "%s's Elo minus each other engine's (%s is %s), from the joint rating of all games below (not only "
+                 "their games against each other), with its 95%% interval from the covariance of the fit; LOS: the "
+                 "probability that %s is the stronger.",
+                 base->name, base->name,
+                 R->baseline_name ? "chosen with --baseline" : "the first engine; choose another with --baseline NAME",
                  base->name);
         doc_table(D, "lrrrr");
         doc_cell(D, "engine");
@@ -355,9 +408,9 @@ void report_build_doc(const Report *R, Doc *D)
                     h2h = q->games;
             }
             doc_cell(D, "%s", p->name);
-            stats_fmt_elo_pm(R->r.elo[ri] - R->r.elo[rb], v > 0 ? STATS_Z975 * sqrt(v) : NAN, a, sizeof a);
+            stats_fmt_elo_pm(R->r.elo[rb] - R->r.elo[ri], v > 0 ? STATS_Z975 * sqrt(v) : NAN, a, sizeof a);
             doc_cell(D, "%s", a);
-            fmt_pct(a, sizeof a, R->r.los[ri * n + rb]);
+            fmt_pct(a, sizeof a, R->r.los[rb * n + ri]);
             doc_cell(D, "%s", a);
             doc_cell(D, "%lld", (long long)p->games);
             doc_cell(D, "%lld", (long long)h2h);

@@ -113,6 +113,16 @@ static void player_version_name(Player *p, int k, const char *tag, const Report 
     snprintf(p->name, sizeof p->name, "%s", name);
 }
 
+/* The player that engine e of a store is (its version: engine_id.h), -1 for none. */
+static int player_of(const Report *R, const StoredEngine *e)
+{
+    char why[8];
+    for (int p = 0; p < R->nplayers; p++)
+        if (!engine_id_difference(R->players[p].eng, "", e, "", why, sizeof why))
+            return p;
+    return -1;
+}
+
 /* Whether two players are one version under two names (engine_id_identical). */
 static bool engines_identical(const StoredEngine *a, const StoredEngine *b)
 {
@@ -467,6 +477,8 @@ TvStatus report_compute(Report *R, TvError *err)
             return st;
         if (R->c[f].nengines < 2)
             return tv_fail(err, TV_ERR_ARG, "%s: an SPRT needs two engines", R->files[f]);
+        s->a = player_of(R, &R->c[f].engines[0]);
+        s->b = player_of(R, &R->c[f].engines[1]);
         const char *res = R->c[f].sprt_result;
         if (res && !(s->result = strdup(res)))
             return tv_fail(err, TV_ERR_LIMIT, "out of memory");

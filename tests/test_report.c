@@ -202,6 +202,9 @@ static void test_sprt(void **state)
     if (h5store_set_attributes(tmp_path(t, "sprt.h5"), names, values, 2, &err) != TV_OK)
         fail_msg("set attributes: %s", err.msg);
     char *md = report_md(tmp_path(t, "sprt.h5"), NULL, tmp_path(t, "out"));
+    /* the report's first line says the verdict beside the first engine's result */
+    assert_contains(md, "# Strength report\n\n**alpha vs beta: ", "headline");
+    assert_contains(md, "60 games (+30 =30 -0); SPRT [0, 5]: H1**", "headline");
     char head[600];
     snprintf(head, sizeof head, "SPRT (%s)", tmp_path(t, "sprt.h5"));
     char *s = section(md, head);

@@ -208,11 +208,14 @@ static void test_referee_and_baseline(void **state)
     assert_null(strstr(rt, "Note: alpha lost"));
     assert_null(strstr(rt, "Note: beta lost"));
 
-    /* the headline: against the first engine */
-    char *hd = section(md, "Differences against alpha");
-    assert_contains(hd, "| engine | Elo difference | LOS | games | games against alpha |", "headline");
-    assert_contains(hd, "\n| beta | -", "headline");
-    assert_contains(hd, "\n| gamma | -", "headline");
+    /* the headline: the first engine against each other one, first in the
+     * report, then its table */
+    assert_contains(md, "# Strength report\n\n**alpha vs beta: +", "headline");
+    assert_contains(md, "**\n\n**alpha vs gamma: +", "headline");
+    char *hd = section(md, "alpha against each engine");
+    assert_contains(hd, "| engine | Elo difference | LOS | games | games against alpha |", "headline table");
+    assert_contains(hd, "\n| beta | +", "headline table");
+    assert_contains(hd, "\n| gamma | +", "headline table");
     assert_null(strstr(hd, "\n| alpha |"));
     free(hd);
     free(md);
@@ -225,13 +228,15 @@ static void test_referee_and_baseline(void **state)
         fail_msg("report --baseline beta: %s", err.msg);
     md = slurp(tmp_path(t, "beta/report.md"));
     assert_non_null(md);
-    hd = section(md, "Differences against beta");
+    assert_contains(md, "# Strength report\n\n**beta vs alpha: -", "headline");
+    hd = section(md, "beta against each engine");
     char *los = section(md, "Likelihood of superiority");
     char m[64];
-    assert_true(row_cell(hd, "alpha", 0, c, sizeof c)[0] == '+');
+    assert_true(row_cell(hd, "alpha", 0, c, sizeof c)[0] == '-');
     assert_non_null(strstr(c, " ± "));
-    assert_true(row_cell(hd, "gamma", 0, c, sizeof c)[0] == '-');
-    assert_string_equal(row_cell(hd, "alpha", 1, c, sizeof c), row_cell(los, "alpha", 1, m, sizeof m));
+    assert_true(row_cell(hd, "gamma", 0, c, sizeof c)[0] == '+');
+    /* LOS that beta is the stronger: the matrix's row beta, column alpha (the first, by rating) */
+    assert_string_equal(row_cell(hd, "alpha", 1, c, sizeof c), row_cell(los, "beta", 0, m, sizeof m));
     assert_string_equal(row_cell(hd, "alpha", 2, c, sizeof c), "80");
     assert_string_equal(row_cell(hd, "alpha", 3, c, sizeof c), "40");
     free(hd);

@@ -90,10 +90,12 @@ check "no time loss for the others" has "| uci | 4 | 0 | 0 | 0 | 0 | 0.0% |"
 check "the note on the late engine's time losses" has "Note: late lost ${forfeits:-x} of its 4 games"
 
 # the headline table against the baseline
-check "the baseline table" has "## Differences against uci"
+check "the baseline table" has "## uci against each engine"
+check "the headline first: the baseline against each engine it met" \
+  bash -c "sed -n 3p '$md' | grep -q '^\*\*uci vs inproc: .* Elo (nElo .*), LOS .*, 2 games (+[0-9]* =[0-9]* -[0-9]*)\*\*\$'"
 check "the baseline table: inproc" grep -qE "^\| inproc \| [-+0-9]+ ± [0-9]+ \| [^|]+ \| 4 \| 2 \|$" "$md"
 check "the baseline table: late" grep -qE "^\| late \| [-+0-9]+ ± [0-9a-z/]+ \| [^|]+ \| 4 \| 2 \|$" "$md"
-check "the baseline is not a row of its own" bash -c "! sed -n '/^## Differences against/,/^## What/p' '$md' | grep -q '^| uci |'"
+check "the baseline is not a row of its own" bash -c "! sed -n '/^## uci against each engine/,/^## What/p' '$md' | grep -q '^| uci |'"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ] || { echo "--- report.md"; sed -n '1,80p' "$md"; }

@@ -96,6 +96,44 @@ if [ "$part" = mpi ]; then
   check "mpi: 2 ranks give the same /spsa table and games as one process" same_run "$tmp/one" "$tmp/mpi"
   check "mpi: the parts are merged and removed" [ ! -e "$tmp/mpi/spsa.part-0.h5" -a ! -e "$tmp/mpi/spsa.part-1.h5" ]
   check "mpi: rank 0 alone prints the result" [ "$(grep -c '^50 of 50 iterations' "$tmp/mpi.out")" = 1 ]
+
+  # The built-in engine with a search setting and a weight that start away
+  # from their engine INI's values (docs/spsa.md's detuned.ini, shortened):
+  # the parts hold the players at the start values, so they merge (they
+  # failed at the merge: "other search settings ... rfp_margin=0 in the
+  # store, rfp_margin=120 now", no spsa.h5, no tuned.ini, no verification).
+  cat >"$tmp/d.ini" <<EOI
+[spsa]
+name = detuned
+iterations = 2
+batch = 2
+seed = 1
+verify_elo0 = 0
+verify_elo1 = 20
+verify_pairs = 2
+param rfp_margin = 0, 0, 400, 20, 0.15
+param top_value[1] = 300, 100, 900, 20, 0.15
+[engine base]
+path = $src/configs/engines/default.ini
+depth = 1
+[openings]
+plies = 4
+balance_depth = 1
+balance_cp = 300
+[adjudication]
+max_plies = 60
+EOI
+  "$tv" spsa "$tmp/d.ini" --out "$tmp/d-one" --threads 1 >"$tmp/d-one.out" 2>"$tmp/d-one.err"
+  rc1=$?
+  mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/d.ini" --out "$tmp/d-mpi" --threads 1 \
+    >"$tmp/d-mpi.out" 2>"$tmp/d-mpi.err"
+  rc2=$?
+  check "mpi, start away from the INI: both runs end with 0 ($rc1, $rc2: $(tail -3 "$tmp/d-mpi.err"))" \
+    [ $rc1 = 0 -a $rc2 = 0 ]
+  check "... spsa.h5, tuned.ini and the verification" \
+    [ -s "$tmp/d-mpi/spsa.h5" -a -s "$tmp/d-mpi/tuned.ini" -a -s "$tmp/d-mpi/verify.h5" ]
+  check "... the same /spsa table and games as one process" same_run "$tmp/d-one" "$tmp/d-mpi"
+  check "... the same tuned engine" cmp -s "$tmp/d-one/tuned.ini" "$tmp/d-mpi/tuned.ini"
 fi
 
 if [ "$part" = resume ]; then
