@@ -9,25 +9,6 @@
 #include "rng.h"
 #include "tfen.h"
 
-void match_random_opening(const Options *o, uint64_t seed, int plies, Position *out)
-{
-    uint64_t rng = seed;
-    for (int attempt = 0; attempt < 100; attempt++) {
-        pos_set_start(out);
-        int i = 0;
-        for (; i < plies; i++) {
-            MoveList list;
-            movegen_legal(out, o, &list);
-            if (list.count == 0)
-                break;
-            Undo u;
-            pos_make_move(out, list.moves[tv_rng_below(&rng, (uint64_t)list.count)], &u);
-        }
-        if (i == plies && movegen_count(out, o) > 0)
-            return;
-    }
-}
-
 /* Adjudication state: the last scores of each side (each from its own view),
  * and the verdict they reached after the last move, if any. */
 typedef struct {

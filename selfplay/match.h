@@ -30,10 +30,6 @@ typedef enum {
  * limits) before it calls the engine stalled (TERM_ENGINE_STALLED). */
 #define MATCH_ANSWER_TIMEOUT_MS 60000
 
-/* Plays `plies` random legal moves from the start position (seeded); retries
- * with the next random numbers when the game ends during the opening. */
-void match_random_opening(const Options *o, uint64_t seed, int plies, Position *out);
-
 /* What a game records per ply: the move and the mover's search figures. */
 typedef struct {
     Move move;
