@@ -262,6 +262,8 @@ static void build_played(const Report *R, Doc *D)
             strbuf_addf(&build, "%ssha256 %.12s", build.len ? ", " : "", e->exe_sha256);
         if (e->id_name[0])
             strbuf_addf(&build, "%s'%s'", build.len ? ", " : "", e->id_name);
+        if (e->bench >= 0)
+            strbuf_addf(&build, "%sbench %lld", build.len ? ", " : "", (long long)e->bench);
         doc_cell(D, "%s", build.len ? build.s : "-");
         strbuf_free(&build);
         doc_cell(D, "%s", opt.s ? opt.s : "");

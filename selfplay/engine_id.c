@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine_proc.h"
+#include "run_command.h"
 #include "strbuf.h"
 #include "tavreli_version.h" /* TAVRELI_VERSION, TAVRELI_RELEASE, TAVRELI_COMMIT (CMakeLists.txt) */
 
@@ -82,6 +83,8 @@ const char *engine_id_difference(const StoredEngine *a, const char *a_where, con
         return say_text(why, n, "another id author", a->id_author, a_where, b->id_author, b_where);
     if (a->commit[0] && b->commit[0] && strcmp(a->commit, b->commit))
         return say_text(why, n, "another build (commit)", a->commit, a_where, b->commit, b_where);
+    if (a->bench >= 0 && b->bench >= 0 && a->bench != b->bench)
+        return say_int(why, n, "another bench signature (nodes)", a->bench, a_where, b->bench, b_where);
     if (strcmp(a->options, b->options)) {
         first_word_difference(a->options, a_where, b->options, b_where, w, sizeof w);
         snprintf(why, n, "other options (%s)", w);
@@ -255,6 +258,77 @@ TvStatus engine_id_program(const char *command, StoredEngine *e, TvError *err)
         snprintf(e->exe_sha256 + 2 * i, sizeof e->exe_sha256 - 2 * (size_t)i, "%02x", digest[i]);
     e->exe_size = size;
     return TV_OK;
+}
+
+/* The node count in a bench's output: the last line that reads "nodes N"
+ * or "N nodes" (as `tavreli bench search` ends, and as chess engines print
+ * "Nodes searched: N"); -1 when no line does. */
+static int64_t bench_nodes(const char *text)
+{
+    int64_t found = -1;
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        char l[256];
+        snprintf(l, sizeof l, "%.*s", (int)(len < sizeof l - 1 ? len : sizeof l - 1), line);
+        for (char *c = l; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        char *at = strstr(l, "nodes");
+        long long v;
+        char *end;
+        if (at) {
+            const char *after = at + 5;
+            while (*after == ' ' || *after == ':' || *after == '\t')
+                after++;
+            if (!strncmp(after, "searched", 8))
+                for (after += 8; *after == ' ' || *after == ':' || *after == '\t';)
+                    after++;
+            errno = 0;
+            v = strtoll(after, &end, 10);
+            if (end != after && !errno && v >= 0 && (*end == '\0' || *end == ' ' || *end == '\r'))
+                found = v;
+            else if (at > l) { /* "N nodes" */
+                const char *num = at - 1;
+                while (num > l && *num == ' ')
+                    num--;
+                while (num > l && num[-1] >= '0' && num[-1] <= '9')
+                    num--;
+                errno = 0;
+                v = strtoll(num, &end, 10);
+                if (end != num && !errno && v >= 0 && (num == l || num[-1] == ' ') && *end == ' ')
+                    found = v;
+            }
+        }
+        line += len + (line[len] == '\n');
+    }
+    return found;
+}
+
+TvStatus engine_id_bench(const char *command, const char *dir, int64_t *nodes, TvError *err)
+{
+    *nodes = -1;
+    char words[2048];
+    char *argv[64];
+    if (engine_proc_split(command, words, sizeof words, argv, 64) <= 0)
+        return tv_fail(err, TV_ERR_ARG, "bench command '%s' names no program", command);
+    CommandResult r;
+    TvStatus st = run_command(argv, dir && *dir ? dir : NULL, ENGINE_ID_BENCH_TIMEOUT_MS, &r, err);
+    if (st != TV_OK) {
+        strbuf_free(&r.out);
+        return st;
+    }
+    char tail[600];
+    run_command_tail(strbuf_str(&r.out), 4, tail, sizeof tail);
+    if (r.timed_out)
+        st = tv_fail(err, TV_ERR_IO, "bench command '%s' did not end within %d s", command,
+                     ENGINE_ID_BENCH_TIMEOUT_MS / 1000);
+    else if (r.exit_status != 0)
+        st = tv_fail(err, TV_ERR_IO, "bench command '%s' ended with status %d; it said: %s", command, r.exit_status,
+                     tail);
+    else if ((*nodes = bench_nodes(strbuf_str(&r.out))) < 0)
+        st = tv_fail(err, TV_ERR_PARSE, "bench command '%s' printed no node count (a line 'nodes N'); it said: %s",
+                     command, tail);
+    strbuf_free(&r.out);
+    return st;
 }
 
 /* ---- older stores in today's spelling ----------------------------------------------- */

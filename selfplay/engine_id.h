@@ -42,7 +42,7 @@ const char *engine_id_kind_name(int kind);
  * "now") are not the same engine version, in words, the first difference
  * found ("its id name: 'x' in the store, 'y' now"); NULL when they are the
  * same.  Compared: the name, kind, command, executable (hash and size), id
- * name, commit, options, limits, clock and timemargin, weights and search
+ * name, commit, bench signature, options, limits, clock and timemargin, weights and search
  * settings; not the INI's path nor the version text (the commit says it). */
 const char *engine_id_difference(const StoredEngine *a, const char *a_where, const StoredEngine *b,
                                  const char *b_where, char *why, size_t n);
@@ -88,6 +88,18 @@ void engine_id_uci_name(const char *name, char *buf, size_t n);
  * PATH), resolved (symbolic links followed) into e->exe_path, with its size
  * and SHA-256.  Errors: no such program, or it cannot be read. */
 TvStatus engine_id_program(const char *command, StoredEngine *e, TvError *err);
+
+/* The longest a bench command may take: `tavreli bench search` takes
+ * 0.2 s (0.9 s built with the sanitizers), chess engines' benches a few
+ * seconds; a minute leaves a loaded machine room. */
+#define ENGINE_ID_BENCH_TIMEOUT_MS 60000
+
+/* A bench signature: runs command (words as engine_proc_split reads them,
+ * in dir, NULL or "" for the current one) and reads the node count of the
+ * last line that says "nodes N" or "N nodes".  Errors: it cannot be run,
+ * does not end within ENGINE_ID_BENCH_TIMEOUT_MS, ends with a non-zero
+ * status or prints no node count (each quoting its last lines). */
+TvStatus engine_id_bench(const char *command, const char *dir, int64_t *nodes, TvError *err);
 
 /* The /engines rows of a store just read, of schema version `schema`:
  * every text ends within its field; a store older than the current schema

@@ -23,12 +23,13 @@
  * and timemargin_ms, and the root attribute reproducible; version 3 added
  * /games.stored_at; version 4 the engine identity (/engines.version,
  * commit, exe_path, exe_sha256, exe_size, id_name, id_author, options;
- * settings' booleans as yes/no).  Stores of every
+ * settings' booleans as yes/no); version 5 /engines.bench (a program's
+ * bench signature).  Stores of every
  * version from H5STORE_SCHEMA_OLDEST on are read (fields a version lacks
  * read as their defaults: -1 for times, 0 or "" otherwise; a field that the
  * store's own version has is required); appending to an older store first
  * rewrites it in the current version. */
-#define H5STORE_SCHEMA_VERSION 4
+#define H5STORE_SCHEMA_VERSION 5
 #define H5STORE_SCHEMA_OLDEST 1
 #define H5STORE_TFEN_LEN 192 /* fixed-length TFEN strings (NUL-padded) */
 #define H5STORE_MOVE_LEN 16
@@ -107,6 +108,10 @@ typedef struct {
                            given, else its declared default), "NAME=VALUE ..." sorted by name: a
                            program whose defaults changed (tavreli uci --engine X.ini, X.ini
                            edited) is another version */
+    /* Schema 5 */
+    int64_t bench;      /* a program's bench signature: the node count its bench command printed
+                           (a tavreli build's `bench search`, or the tournament's bench = COMMAND);
+                           -1 when none was measured */
 } StoredEngine;
 
 /* True when a store of these engines holds reproducible games: only depth

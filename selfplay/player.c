@@ -337,7 +337,22 @@ TvStatus player_identify(const TournamentEngine *te, const Options *o, const cha
     if (st == TV_OK)
         st = program_identity(te, proc, se, err);
     engine_proc_close(proc);
-    return st;
+    if (st != TV_OK || !strcmp(te->bench, TOURNAMENT_BENCH_NONE))
+        return st;
+    /* its bench signature: the command given, else a tavreli build's own */
+    char own[sizeof se->exe_path + 32];
+    const char *bench = te->bench;
+    if (!*bench) {
+        if (strncmp(se->id_name, "tavreli ", 8))
+            return TV_OK;
+        snprintf(own, sizeof own, "'%s' bench search", se->exe_path);
+        bench = own;
+    }
+    TvError e;
+    if (engine_id_bench(bench, te->dir, &se->bench, &e) != TV_OK)
+        return tv_fail(err, e.status, "engine '%s': %s%s", te->engine.name, e.msg,
+                       *te->bench ? "" : " (bench = none in its section leaves the signature out)");
+    return TV_OK;
 }
 
 TvStatus player_new_game(Player *p, uint64_t seed, TvError *err) { return p->ops->new_game(p, seed, err); }

@@ -47,7 +47,9 @@ const TournamentEngine *player_config(const Player *p);
  * that one that cannot play fails at once with a clear error, and its
  * identity (engine_id.h), into *se: a separate program is started, does
  * the handshake, takes its options and the rule options, says its id name
- * and author, and is ended; its executable is hashed.  The other kinds
+ * and author, and is ended; its executable is hashed and its bench
+ * signature measured (the engine's bench command, else for a tavreli build
+ * `EXECUTABLE bench search`; engine_id_bench).  The other kinds
  * always can play; their identity is their configuration's
  * (tournament_engine_identity).  A program that is started again during a
  * run (after a crash or a stall) must be the same program (executable and

@@ -100,7 +100,7 @@ static const StoreField ENGINE_FIELDS[] = {
     FIELD_SINCE(StoredEngine, exe_path, 4), FIELD_SINCE(StoredEngine, exe_sha256, 4),
     FIELD_SINCE(StoredEngine, exe_size, 4), FIELD_SINCE(StoredEngine, id_name, 4),
     FIELD_SINCE(StoredEngine, id_author, 4), FIELD_SINCE(StoredEngine, options, 4),
-    FIELD_SINCE(StoredEngine, options_in_effect, 4),
+    FIELD_SINCE(StoredEngine, options_in_effect, 4), FIELD_SINCE(StoredEngine, bench, 5),
 };
 
 /* Fill values mark rows never written (game index -1); a field that an
@@ -108,7 +108,7 @@ static const StoreField ENGINE_FIELDS[] = {
 static const StoredGame GAME_FILL = {.index = -1, .move_count = -1, .position_count = -1, .stored_at = -1};
 static const StoredMove MOVE_FILL = {.game = -1, .time_ms = -1, .clock_ms = -1};
 static const StoredPosition POSITION_FILL = {.game = -1};
-static const StoredEngine ENGINE_FILL = {.kind = 0, .exe_size = -1};
+static const StoredEngine ENGINE_FILL = {.kind = 0, .exe_size = -1, .bench = -1};
 
 const StoreDataset store_datasets[DS_COUNT] = {
     [DS_GAMES] = {"games", sizeof(StoredGame), CHUNK_GAMES, &GAME_FILL, GAME_FIELDS, NFIELDS(GAME_FIELDS)},

@@ -94,6 +94,7 @@ void tournament_engine_identity(const TournamentEngine *te, StoredEngine *se)
     const EngineVersion *e = &te->engine;
     memset(se, 0, sizeof *se);
     se->exe_size = -1;
+    se->bench = -1;
     snprintf(se->name, sizeof se->name, "%s", e->name);
     snprintf(se->path, sizeof se->path, "%.*s", (int)sizeof se->path - 1, te->path);
     se->depth = e->limits.depth;

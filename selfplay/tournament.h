@@ -51,6 +51,9 @@ void time_control_format(const TimeControl *tc, char *buf, size_t n);
 /* The number of option.NAME lines an [engine NAME] section may hold. */
 #define TOURNAMENT_MAX_OPTIONS 64
 
+/* bench = none: no bench signature, even for a tavreli build. */
+#define TOURNAMENT_BENCH_NONE "none"
+
 typedef struct {
     PlayerKind kind;
     char path[512];        /* the engine INI as given (resolved relative to the tournament file) */
@@ -67,6 +70,9 @@ typedef struct {
                               default (STORE.NAME.log beside the store), TOURNAMENT_STDERR_DISCARD or
                               ENGINE_PROC_STDERR_INHERIT (the harness's stderr) */
     char log_path[TOURNAMENT_PATH_MAX];    /* log: its protocol log ("" = none) */
+    char bench[1024];      /* bench = COMMAND: prints its bench signature, "nodes N" (engine_id_bench; a
+                              program with '/' relative to the tournament file); "" = a tavreli build's own
+                              (EXECUTABLE bench search), none for others; TOURNAMENT_BENCH_NONE = none */
     int noptions;          /* option.NAME = VALUE lines, sent with setoption */
     char option_names[TOURNAMENT_MAX_OPTIONS][64];
     char option_values[TOURNAMENT_MAX_OPTIONS][256];

@@ -514,6 +514,18 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         es->command_line = r->in.line;
         return 1;
     }
+    if (!strcmp(name, "bench")) {
+        if (!*value)
+            return failf(r, r->in.line, TV_ERR_PARSE, "[%s] bench is empty (a command printing 'nodes N', or none)",
+                         es->section);
+        if (!strcmp(value, TOURNAMENT_BENCH_NONE))
+            copy_str(te->bench, sizeof te->bench, value);
+        else if (!resolve_command(r->dir, value, te->bench, sizeof te->bench))
+            return failf(r, r->in.line, TV_ERR_PARSE,
+                         "[%s] bench '%.80s' has an unclosed quote or is too long (1023 bytes, 63 words)", es->section,
+                         value);
+        return 1;
+    }
     if (!strcmp(name, "dir") || !strcmp(name, "stderr") || !strcmp(name, "log")) {
         char *dst = name[0] == 'd' ? te->dir : name[0] == 's' ? te->stderr_path : te->log_path;
         size_t n = name[0] == 'd' ? sizeof te->dir : sizeof te->stderr_path;
@@ -568,7 +580,7 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
             return 1;
         }
     return failf(r, r->in.line, TV_ERR_PARSE,
-                 "unknown key '%s' in [%s] (known: path, command, dir, stderr, log, option.NAME, depth, nodes, "
+                 "unknown key '%s' in [%s] (known: path, command, bench, dir, stderr, log, option.NAME, depth, nodes, "
                  "movetime, tc, timemargin, timeout)",
                  name, es->section);
 }
@@ -616,7 +628,7 @@ static void apply_each(Reader *r, bool complete)
             bool player = !strcmp(name, "path") || !strcmp(name, "command");
             if (player ? own_player : section_has(r, keep, name))
                 continue;
-            if (program_key < 0 && (!strcmp(name, "dir") || !strcmp(name, "stderr")))
+            if (program_key < 0 && (!strcmp(name, "dir") || !strcmp(name, "stderr") || !strcmp(name, "bench")))
                 program_key = k;
             copy_str(es->section, sizeof es->section, "each");
             r->in.line = r->each[k].line;
@@ -775,8 +787,8 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
         }
         if (te->kind == PLAYER_PROCESS && !te->dir[0])
             copy_str(te->dir, sizeof te->dir, r->dir[0] ? r->dir : ".");
-        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->log_path[0])) {
-            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr and log are for a command (a separate program); the "
+        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->bench[0])) {
+            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log and bench are for a command (a separate program); the "
                   "built-in engine takes its settings from its path and option.NAME", es->section);
             break;
         }

@@ -11,7 +11,10 @@
 # makes `report` show two players (NAME@TAG), saying what differs, and
 # `selfplay --resume` refuse the changed program, naming the difference.  A
 # program started again during a run (after a crash) that is another
-# program ends the run with an error, its games kept.
+# program ends the run with an error, its games kept.  A program's bench
+# signature (a tavreli build's `bench search`, or `bench = COMMAND`) is
+# recorded and shown; a changed one is another version; a bench command
+# that fails or prints no count stops the run before its games.
 # usage: test_engine_id.sh TAVRELI FAKE_ENGINE SOURCE_DIR
 set -u
 tv=$(readlink -f "$1") fake=$(readlink -f "$2") src=$3
@@ -21,8 +24,9 @@ source "$src/tests/selfplay_common.sh" # check
 cp "$src/configs/engines/default.ini" "$tmp/x.ini"
 ln -s "$tv" "$tmp/tavreli" # every process names $tmp, so that the trap finds them
 
-# t.ini: the built-in engine against program COMMAND, two games
-tournament() {
+# t.ini: the built-in engine against program COMMAND (and the line EXTRA in
+# its section), two games
+tournament() { # FILE COMMAND [EXTRA]
   cat >"$tmp/$1" <<EOI
 [tournament]
 name = ids
@@ -41,6 +45,7 @@ depth = 1
 [engine e]
 command = $2
 depth = 1
+${3:-}
 EOI
 }
 play() { # STORE [ARGS...]: selfplay t.ini into STORE
@@ -98,6 +103,39 @@ play id2.h5
 check "... and one after it says 'fake 2.0'" grep -q "2 games stored" "$tmp/play.out"
 two_players "another id name" id1.h5 id2.h5 "another id name: 'fake 1.0' for e@v1, 'fake 2.0' for e@v2"
 resume_refused "another id name" id1.h5 "another id name: 'fake 1.0' in the store, 'fake 2.0' now"
+
+# ---- bench signatures ------------------------------------------------------------
+# a tavreli build's own (`bench search`), kept in the store and shown in the report
+tournament t.ini "$tmp/tavreli uci"
+play bench0.h5
+nodes=$("$tv" bench search --depth 5 2>/dev/null | sed -n 's/^nodes //p')
+"$tv" report "$tmp/bench0.h5" -o "$tmp/r-bench0" >/dev/null 2>&1
+check "a tavreli program's bench signature is recorded and shown (bench $nodes)" \
+  grep -q "^| e | separate program | .*bench $nodes |" "$tmp/r-bench0/report.md"
+# bench = COMMAND: another program's, from its 'Nodes searched: N'
+printf '#!/bin/sh\necho "Nodes searched: $(cat %s/bench.txt)"\n' "$tmp" >"$tmp/benchcmd"
+chmod +x "$tmp/benchcmd"
+echo 1234 >"$tmp/bench.txt"
+echo "fake 1.0" >"$tmp/name.txt"
+tournament t.ini "$tmp/named" "bench = $tmp/benchcmd"
+play bench1.h5
+"$tv" report "$tmp/bench1.h5" -o "$tmp/r-bench1" >/dev/null 2>&1
+check "bench = COMMAND: its node count is recorded (bench 1234)" grep -q "^| e | .*bench 1234 |" "$tmp/r-bench1/report.md"
+echo 1235 >"$tmp/bench.txt"
+resume_refused "another bench signature" bench1.h5 "another bench signature (nodes): 1234 in the store, 1235 now"
+# a bench that prints no count, or fails, stops the run before its games
+printf '#!/bin/sh\necho "no count here"\n' >"$tmp/nobench"
+printf '#!/bin/sh\necho "bench crashed" >&2; exit 3\n' >"$tmp/badbench"
+chmod +x "$tmp/nobench" "$tmp/badbench"
+tournament t.ini "$tmp/named" "bench = $tmp/nobench"
+play bench-none.h5
+check "a bench command that prints no node count is refused (exit $?)" [ $? != 0 ]
+check "... saying so" grep -qF "printed no node count (a line 'nodes N'); it said: no count here" "$tmp/play.err"
+tournament t.ini "$tmp/named" "bench = $tmp/badbench"
+play bench-bad.h5
+check "a bench command that fails is refused (exit $?)" [ $? != 0 ]
+check "... quoting it" grep -qF "ended with status 3; it said: bench crashed" "$tmp/play.err"
+check "... before any game" [ ! -e "$tmp/bench-bad.h5" ]
 
 # ---- started again mid-run as another program -------------------------------------
 # the program crashes at its first move of every game; its third start (the
