@@ -1,0 +1,356 @@
+/* build_cache.c: builds of git revisions, each made once (build_cache.h). */
+#define _GNU_SOURCE /* realpath, flock */
+#include "build_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_id.h"
+#include "run_command.h"
+
+/* The compiler's last lines quoted in the error of a failed build. */
+#define BUILD_ERROR_LINES 12
+
+/* Runs argv; its output into out (the caller frees it), TV_OK only for
+ * exit status 0; else an error "WHAT failed (status S): LAST LINES". */
+static TvStatus run_ok(char *const argv[], const char *dir, const char *what, StrBuf *out, TvError *err)
+{
+    CommandResult r;
+    TvStatus st = run_command(argv, dir, 0, &r, err);
+    if (st != TV_OK) {
+        strbuf_free(&r.out);
+        return st;
+    }
+    if (r.exit_status != 0) {
+        char tail[1500];
+        run_command_tail(strbuf_str(&r.out), 4, tail, sizeof tail);
+        strbuf_free(&r.out);
+        return tv_fail(err, TV_ERR_IO, "%s failed (status %d): %s", what, r.exit_status, tail);
+    }
+    if (out)
+        *out = r.out;
+    else
+        strbuf_free(&r.out);
+    return TV_OK;
+}
+
+/* The output of a git command in repo, its last newline removed. */
+static TvStatus git(const char *repo, const char *what, char *buf, size_t n, TvError *err, const char *a1,
+                    const char *a2, const char *a3, const char *a4)
+{
+    char *argv[] = {"git", "-C", (char *)repo, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
+    StrBuf out = {0};
+    TvStatus st = run_ok(argv, NULL, what, &out, err);
+    if (st == TV_OK) {
+        snprintf(buf, n, "%s", strbuf_str(&out));
+        buf[strcspn(buf, "\n")] = '\0';
+    }
+    strbuf_free(&out);
+    return st;
+}
+
+TvStatus build_cache_resolve(const char *dir, const char *rev, BuildRev *out, TvError *err)
+{
+    memset(out, 0, sizeof *out);
+    out->claimed_bench = -1;
+    TvError e;
+    if (git(dir, "git rev-parse --show-toplevel", out->repo, sizeof out->repo, &e, "rev-parse", "--show-toplevel",
+            NULL, NULL) != TV_OK)
+        return tv_fail(err, TV_ERR_ARG, "%s is not in a git checkout (compare builds commits of one): %s", dir,
+                       e.msg);
+    out->worktree = !rev || !*rev;
+    snprintf(out->given, sizeof out->given, "%s", out->worktree ? "" : rev);
+    char spec[160];
+    snprintf(spec, sizeof spec, "%s^{commit}", out->worktree ? "HEAD" : rev);
+    if (!out->worktree && rev[0] == '-')
+        return tv_fail(err, TV_ERR_ARG, "'%s' is not a revision (it looks like a flag)", rev);
+    if (git(out->repo, "git rev-parse", out->commit, sizeof out->commit, &e, "rev-parse", "--verify", "--quiet",
+            spec) != TV_OK || strlen(out->commit) != 40)
+        return tv_fail(err, TV_ERR_ARG, "'%s' is not a commit of the repository %s (git rev-parse --verify found none)",
+                       out->worktree ? "HEAD" : rev, out->repo);
+    if (out->worktree) {
+        char status[64];
+        if (git(out->repo, "git status", status, sizeof status, err, "status", "--porcelain", "--untracked-files=no",
+                NULL) != TV_OK)
+            return err->status;
+        out->dirty = status[0] != '\0';
+    }
+    snprintf(out->label, sizeof out->label, "%.12s%s", out->commit, out->dirty ? "-dirty" : "");
+    if (git(out->repo, "git log", out->subject, sizeof out->subject, err, "log", "-1", "--format=%s", out->commit) !=
+        TV_OK)
+        return err->status;
+    /* "Bench: N" in the message, as Stockfish's commits carry their signature */
+    char *argv[] = {"git", "-C", out->repo, "log", "-1", "--format=%B", out->commit, NULL};
+    StrBuf body = {0};
+    if (run_ok(argv, NULL, "git log", &body, err) != TV_OK)
+        return err->status;
+    for (const char *line = strbuf_str(&body); *line;) {
+        long long v;
+        char tail;
+        if (sscanf(line, "Bench: %lld%c", &v, &tail) >= 1 && v >= 0)
+            out->claimed_bench = v;
+        line += strcspn(line, "\n");
+        line += *line == '\n';
+    }
+    strbuf_free(&body);
+    return TV_OK;
+}
+
+void build_cache_default_dir(const char *repo, char *buf, size_t n)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(buf, n, "%s/tavreli/builds", xdg);
+    else if (home && home[0] == '/')
+        snprintf(buf, n, "%s/.cache/tavreli/builds", home);
+    else
+        snprintf(buf, n, "%s/.tavreli-builds", repo);
+}
+
+/* mkdir -p */
+static TvStatus make_dirs(const char *path, TvError *err)
+{
+    char p[BUILD_PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || !*s) {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                return tv_fail(err, TV_ERR_IO, "cannot make the folder %s: %s", p, strerror(errno));
+            *s = c;
+            if (!c)
+                return TV_OK;
+        }
+    }
+}
+
+/* The record of a built commit, CACHE/COMMIT/build.txt. */
+typedef struct {
+    char commit[48], exe_sha256[65];
+    long long bench;
+} Record;
+
+static int record_key(void *user, const char *section, const char *name, const char *value)
+{
+    Record *r = user;
+    (void)section;
+    if (!strcmp(name, "commit"))
+        snprintf(r->commit, sizeof r->commit, "%s", value);
+    else if (!strcmp(name, "exe_sha256"))
+        snprintf(r->exe_sha256, sizeof r->exe_sha256, "%s", value);
+    else if (!strcmp(name, "bench"))
+        r->bench = strtoll(value, NULL, 10);
+    return 1;
+}
+
+static TvStatus record_write(const char *path, const BuildRev *r, const StoredEngine *id, const BuiltRev *b,
+                             TvError *err)
+{
+    char tmp[BUILD_PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return tv_fail(err, TV_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    fprintf(f,
+            "# the build of one commit by tavreli compare (selfplay/build_cache.c); a reuse checks the\n"
+            "# executable's hash and bench signature against these lines\n"
+            "[build]\ncommit = %s\nsubject = %s\nexe = %s\nexe_sha256 = %s\nbench = %lld\nseconds = %.1f\n",
+            r->commit, r->subject, b->exe, id->exe_sha256, (long long)b->bench, b->seconds);
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    }
+    return TV_OK;
+}
+
+/* Builds the tavreli target of src in build: configure once, then build. */
+static TvStatus cmake_build(const char *src, const char *build, int jobs, const char *log, TvError *err)
+{
+    char jobs_text[16];
+    snprintf(jobs_text, sizeof jobs_text, "%d", jobs > 0 ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
+    char cache[BUILD_PATH_MAX + 32];
+    snprintf(cache, sizeof cache, "%s/CMakeCache.txt", build);
+    char *configure[] = {"cmake", "-S", (char *)src, "-B", (char *)build, "-DCMAKE_BUILD_TYPE=Release", NULL};
+    char *make[] = {"cmake", "--build", (char *)build, "--target", "tavreli", "-j", jobs_text, NULL};
+    char *const *steps[2] = {configure, make};
+    StrBuf whole = {0};
+    TvStatus st = TV_OK;
+    for (int k = access(cache, F_OK) == 0 ? 1 : 0; k < 2 && st == TV_OK; k++) {
+        CommandResult r;
+        st = run_command(steps[k], NULL, 0, &r, err);
+        if (st != TV_OK) {
+            strbuf_free(&r.out);
+            break;
+        }
+        strbuf_add(&whole, strbuf_str(&r.out));
+        if (r.exit_status != 0) {
+            char tail[3000];
+            run_command_tail(strbuf_str(&r.out), BUILD_ERROR_LINES, tail, sizeof tail);
+            st = tv_fail(err, TV_ERR_IO, "%s failed (status %d; the whole log: %s); its last lines:\n%s",
+                         k == 0 ? "configuring the build (cmake)" : "the build (cmake --build --target tavreli)",
+                         r.exit_status, log, tail);
+            if (k == 0)
+                unlink(cache); /* configure again next time */
+        }
+        strbuf_free(&r.out);
+    }
+    FILE *f = fopen(log, "w");
+    if (f) {
+        fputs(strbuf_str(&whole), f);
+        fclose(f);
+    }
+    strbuf_free(&whole);
+    return st;
+}
+
+/* The commit a tavreli executable's --version names ("tavreli X (commit
+ * C)"), "" when it names none. */
+static TvStatus said_commit(const char *exe, char *buf, size_t n, TvError *err)
+{
+    char *argv[] = {(char *)exe, "--version", NULL};
+    StrBuf out = {0};
+    buf[0] = '\0';
+    TvStatus st = run_ok(argv, NULL, "tavreli --version", &out, err);
+    const char *at = st == TV_OK ? strstr(strbuf_str(&out), "(commit ") : NULL;
+    if (at)
+        snprintf(buf, n, "%.*s", (int)strcspn(at + 8, ")\n"), at + 8);
+    strbuf_free(&out);
+    return st;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, BuildNote note, void *user,
+                         BuiltRev *out, TvError *err)
+{
+    memset(out, 0, sizeof *out);
+    TvStatus st = make_dirs(cache_dir, err);
+    if (st != TV_OK)
+        return st;
+    char real_cache[PATH_MAX];
+    if (!realpath(cache_dir, real_cache))
+        return tv_fail(err, TV_ERR_IO, "cannot resolve the cache folder %s: %s", cache_dir, strerror(errno));
+    if (strlen(real_cache) > 900)
+        return tv_fail(err, TV_ERR_LIMIT, "the cache folder %.100s... is too long (900 bytes at most)", real_cache);
+    if (r->worktree && r->dirty) {
+        /* one folder per checkout: a hash of its path */
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *c = r->repo; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        snprintf(out->folder, sizeof out->folder, "%.900s/worktree-%016llx", real_cache, (unsigned long long)h);
+    } else
+        snprintf(out->folder, sizeof out->folder, "%.900s/%.12s", real_cache, r->commit); /* the record holds all 40 */
+    if ((st = make_dirs(out->folder, err)) != TV_OK)
+        return st;
+    char lock_path[BUILD_PATH_MAX + 16], record[BUILD_PATH_MAX + 16], log[BUILD_PATH_MAX + 16],
+        build[BUILD_PATH_MAX + 16], src[BUILD_PATH_MAX + 16], text[BUILD_PATH_MAX * 2 + 200];
+    snprintf(lock_path, sizeof lock_path, "%s/.lock", out->folder);
+    snprintf(record, sizeof record, "%s/build.txt", out->folder);
+    snprintf(log, sizeof log, "%s/build.log", out->folder);
+    snprintf(build, sizeof build, "%s/build", out->folder);
+    snprintf(src, sizeof src, "%s/src", out->folder);
+    snprintf(out->exe, sizeof out->exe, "%.1000s/tavreli", build);
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lock < 0)
+        return tv_fail(err, TV_ERR_IO, "cannot open %s: %s", lock_path, strerror(errno));
+    if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        snprintf(text, sizeof text, "waiting for another process building %s in %s", r->label, out->folder);
+        if (note)
+            note(text, user);
+        while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+        }
+    }
+    StoredEngine id;
+    memset(&id, 0, sizeof id);
+    TvError e;
+    Record rec = {.bench = -1};
+    const bool commit_build = !(r->worktree && r->dirty);
+    if (commit_build && access(record, F_OK) == 0 && access(out->exe, X_OK) == 0) {
+        /* built before: the record says what it was */
+        if (ini_parse(record, record_key, &rec) != 0 || strcmp(rec.commit, r->commit))
+            st = tv_fail(err, TV_ERR_PARSE, "%s is not a record of commit %s: remove %s to build it again", record,
+                         r->commit, out->folder);
+        else if ((st = engine_id_program(out->exe, &id, err)) == TV_OK && strcmp(id.exe_sha256, rec.exe_sha256))
+            st = tv_fail(err, TV_ERR_ARG,
+                         "the cached build of %s (%s) has changed since it was built (SHA-256 %.12s..., %.12s... in "
+                         "%s): remove %s to build it again",
+                         r->label, out->exe, id.exe_sha256, rec.exe_sha256, record, out->folder);
+        out->reused = true;
+    } else {
+        const double t0 = now_s();
+        snprintf(text, sizeof text, "building %s (%.80s) in %s", r->label, r->subject, out->folder);
+        if (note)
+            note(text, user);
+        unlink(record);
+        if (commit_build && access(src, F_OK) != 0) {
+            char tmp_src[BUILD_PATH_MAX + 32];
+            snprintf(tmp_src, sizeof tmp_src, "%s/src.tmp-%ld", out->folder, (long)getpid());
+            char *clone[] = {"git", "clone", "--quiet", "--shared", "--no-checkout", (char *)r->repo, tmp_src, NULL};
+            char *checkout[] = {"git", "-C", tmp_src, "checkout", "--quiet", "--detach", (char *)r->commit, NULL};
+            if ((st = run_ok(clone, NULL, "git clone --shared", NULL, err)) == TV_OK &&
+                (st = run_ok(checkout, NULL, "git checkout", NULL, err)) == TV_OK && rename(tmp_src, src) != 0)
+                st = tv_fail(err, TV_ERR_IO, "cannot rename %s to %s: %s", tmp_src, src, strerror(errno));
+            if (st != TV_OK) {
+                char *rm[] = {"rm", "-rf", tmp_src, NULL};
+                run_ok(rm, NULL, "rm", NULL, &e);
+            }
+        }
+        if (st == TV_OK)
+            st = cmake_build(commit_build ? src : r->repo, build, jobs, log, err);
+        if (st == TV_OK && access(out->exe, X_OK) != 0)
+            st = tv_fail(err, TV_ERR_IO, "the build of %s made no executable %s (the whole log: %s)", r->label,
+                         out->exe, log);
+        if (st == TV_OK)
+            st = engine_id_program(out->exe, &id, err);
+        out->seconds = now_s() - t0;
+    }
+    /* what the build says it is, and its signature */
+    if (st == TV_OK)
+        st = said_commit(out->exe, out->said_commit, sizeof out->said_commit, err);
+    if (st == TV_OK && out->said_commit[0]) {
+        const size_t k = strcspn(out->said_commit, "-");
+        const bool says_dirty = strstr(out->said_commit, "-dirty") != NULL;
+        if (k < 7 || strncmp(out->said_commit, r->commit, k) || says_dirty != r->dirty)
+            st = tv_fail(err, TV_ERR_ARG,
+                         "the build of %s says it is commit %s (its --version): it is not the commit it was built "
+                         "for; remove %s to build it again",
+                         r->label, out->said_commit, out->folder);
+    }
+    if (st == TV_OK) {
+        char bench[BUILD_PATH_MAX + 32];
+        snprintf(bench, sizeof bench, "'%s' bench search", out->exe);
+        st = engine_id_bench(bench, NULL, &out->bench, err);
+    }
+    if (st == TV_OK && out->reused && rec.bench != out->bench)
+        st = tv_fail(err, TV_ERR_ARG,
+                     "the cached build of %s gives bench signature %lld, and %lld when it was built (%s): it is not "
+                     "the build of that commit; remove %s to build it again",
+                     r->label, (long long)out->bench, rec.bench, record, out->folder);
+    if (st == TV_OK && r->claimed_bench >= 0 && !r->dirty && r->claimed_bench != out->bench)
+        st = tv_fail(err, TV_ERR_ARG,
+                     "the build of %s gives bench signature %lld, and the commit's message says 'Bench: %lld': the "
+                     "build is not the commit it claims, or the message is wrong",
+                     r->label, (long long)out->bench, (long long)r->claimed_bench);
+    if (st == TV_OK && commit_build && !out->reused)
+        st = record_write(record, r, &id, out, err);
+    flock(lock, LOCK_UN);
+    close(lock);
+    return st;
+}
