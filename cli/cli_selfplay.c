@@ -20,6 +20,7 @@
 #include "outcome.h"
 #include "progress.h"
 #include "record.h"
+#include "player.h"
 #include "runner.h"
 #include "tournament.h"
 #include "verify.h"
@@ -119,11 +120,10 @@ static void warn_oversubscribed(const Tournament *t, int threads, int cores, con
 {
     int most = 1, which = -1;
     for (int i = 0; i < t->nengines; i++)
-        for (int k = 0; t->engines[i].kind == PLAYER_PROCESS && k < t->engines[i].noptions; k++)
-            if (!strcasecmp(t->engines[i].option_names[k], "Threads") && atoi(t->engines[i].option_values[k]) > most) {
-                most = atoi(t->engines[i].option_values[k]);
-                which = i;
-            }
+        if (player_threads(&t->engines[i]) > most) {
+            most = player_threads(&t->engines[i]);
+            which = i;
+        }
     if ((long)threads * most <= cores)
         return;
     char why[160] = "";

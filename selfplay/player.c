@@ -8,7 +8,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "atomic_file.h"
+#include "engine.h"
 #include "engine_proc.h"
+#include "option.h"
 #include "movegen.h"
 #include "notation.h"
 #include "rng.h"
@@ -363,4 +366,127 @@ PlayerAnswer player_go(Player *p, const PlayerGame *g, const PlayerClocks *c, co
     memset(out, 0, sizeof *out);
     out->failure = TERM_ILLEGAL_MOVE;
     return p->ops->go(p, g, c, stop, out);
+}
+
+int player_threads(const TournamentEngine *te)
+{
+    int threads = 1;
+    for (int k = 0; te->kind == PLAYER_PROCESS && k < te->noptions; k++)
+        if (!strcasecmp(te->option_names[k], "Threads") && atoi(te->option_values[k]) > threads)
+            threads = atoi(te->option_values[k]);
+    return threads;
+}
+
+/* ---- a player's integer parameters ---------------------------------------------------- */
+
+static void param_no(PlayerParamInfo *info, const char *fmt, const char *a, const char *b)
+{
+    info->ok = false;
+    snprintf(info->why, sizeof info->why, fmt, a, b);
+}
+
+TvStatus player_params(const TournamentEngine *te, const Options *o, const char *const *names, int n,
+                       bool start_programs, PlayerParamInfo *info, TvError *err)
+{
+    for (int i = 0; i < n; i++)
+        info[i] = (PlayerParamInfo){.known = te->kind != PLAYER_PROCESS || start_programs, .index = -1};
+    if (te->kind == PLAYER_PROCESS && !start_programs)
+        return TV_OK;
+    if (te->kind == PLAYER_RANDOM) {
+        for (int i = 0; i < n; i++)
+            param_no(&info[i], "the engine plays random moves, it has nothing to tune%s%s", "", "");
+        return TV_OK;
+    }
+    if (te->kind == PLAYER_ENGINE) {
+        for (int i = 0; i < n; i++) {
+            OptionInfo oi;
+            const int k = option_find(names[i]);
+            if (k < 0 || !option_info(k, &oi))
+                param_no(&info[i],
+                         "the built-in engine has no such setting or weight (see 'tavreli weights' and "
+                         "core/search.def; weight elements are written like top_value[1])%s%s",
+                         "", "");
+            else if (oi.type == OPTION_BOOL)
+                param_no(&info[i], "a yes/no setting, not tunable: set it in the engine file%s%s", "", "");
+            else
+                info[i] = (PlayerParamInfo){.known = true, .ok = true, .lo = oi.lo, .hi = oi.hi, .index = k};
+        }
+        return TV_OK;
+    }
+    /* a program: what it declares */
+    char errpath[TOURNAMENT_PATH_MAX + 128];
+    EngineProcSpec spec = process_spec(te, o, NULL, errpath, sizeof errpath);
+    spec.stderr_path = "";
+    EngineProc *proc;
+    TvStatus st = engine_proc_start(&spec, &proc, err);
+    if (st != TV_OK)
+        return st;
+    for (int i = 0; i < n; i++) {
+        const UciOption *found = NULL;
+        for (int k = 0; k < engine_proc_option_count(proc); k++)
+            if (!strcmp(engine_proc_option(proc, k)->name, names[i]))
+                found = engine_proc_option(proc, k);
+        if (!found)
+            param_no(&info[i], "engine '%s' declares no option %s (its 'uci' answer lists its options)",
+                     te->engine.name, names[i]);
+        else if (found->type != UCI_OPT_SPIN)
+            param_no(&info[i], "engine '%s' declares it as a %s option; only spin options are tunable",
+                     te->engine.name, uci_option_type_name(found->type));
+        else
+            info[i] = (PlayerParamInfo){.known = true, .ok = true, .lo = (long)found->min, .hi = (long)found->max,
+                                        .index = -1};
+    }
+    engine_proc_close(proc);
+    return TV_OK;
+}
+
+TvStatus player_set_param(TournamentEngine *te, const char *name, long value, TvError *err)
+{
+    if (te->kind != PLAYER_PROCESS) {
+        const int k = option_find(name);
+        if (k < 0)
+            return tv_fail(err, TV_ERR_ARG, "engine '%s' has no setting or weight %s", te->engine.name, name);
+        return option_set(&te->engine, k, (int)value, err);
+    }
+    int k = 0;
+    while (k < te->noptions && strcmp(te->option_names[k], name) != 0)
+        k++;
+    if (k == te->noptions) {
+        if (k == TOURNAMENT_MAX_OPTIONS)
+            return tv_fail(err, TV_ERR_LIMIT, "engine '%s': more than %d options with the parameters",
+                           te->engine.name, TOURNAMENT_MAX_OPTIONS);
+        snprintf(te->option_names[k], sizeof te->option_names[k], "%s", name);
+        te->noptions++;
+    }
+    snprintf(te->option_values[k], sizeof te->option_values[k], "%ld", value);
+    return TV_OK;
+}
+
+TvStatus player_write(const TournamentEngine *te, const char *path, const char *name, const char *comment,
+                      TvError *err)
+{
+    if (te->kind != PLAYER_PROCESS) {
+        EngineVersion e = te->engine;
+        snprintf(e.name, sizeof e.name, "%s", name);
+        return engine_write(path, &e, comment, err);
+    }
+    TvAtomicFile a;
+    TvStatus st = tv_atomic_open(&a, path, "engine options file", err);
+    if (st != TV_OK)
+        return st;
+    fprintf(a.f, "; %s\n; engine '%s' (command = %s): the option lines of its [engine] section\n", comment, name,
+            te->command);
+    for (int k = 0; k < te->noptions; k++)
+        fprintf(a.f, "option.%s = %s\n", te->option_names[k], te->option_values[k]);
+    return tv_atomic_commit(&a, err);
+}
+
+TvStatus player_section(const TournamentEngine *te, const char *written, StrBuf *out, TvError *err)
+{
+    if (te->kind != PLAYER_PROCESS)
+        strbuf_addf(out, "path = %s\n", written);
+    else
+        for (int k = 0; k < te->noptions; k++)
+            strbuf_addf(out, "option.%s = %s\n", te->option_names[k], te->option_values[k]);
+    return out->failed ? tv_fail(err, TV_ERR_LIMIT, "out of memory") : TV_OK;
 }

@@ -25,6 +25,7 @@
 #include "record.h"
 #include "search.h"
 #include "status.h"
+#include "strbuf.h"
 #include "tournament.h"
 
 typedef struct Player Player;
@@ -107,5 +108,49 @@ typedef struct {
  * flags, and a program is waited for only until one is set. */
 PlayerAnswer player_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
                        PlayerMove *out);
+
+/* The threads te thinks with: a program's option.Threads (1 when not
+ * given), 1 for the other kinds. */
+int player_threads(const TournamentEngine *te);
+
+/* ---- a player's integer parameters (what SPSA tunes) ---------------------------------
+ * The built-in engine's are its integer search settings and weight elements
+ * (core/option.h: "lmr_min_depth", "top_value[1]"); a program's are the spin
+ * options it declares.  Every kind is asked the same way. */
+
+/* What one parameter is for a player. */
+typedef struct {
+    bool known;    /* the player was asked (false: a program not started, see player_params) */
+    bool ok;       /* it is an integer parameter of the player ... */
+    long lo, hi;   /* ... with this range (inclusive) */
+    char why[256]; /* else why it cannot be tuned, in words ("the built-in engine has no such setting or weight") */
+    int index;     /* the built-in engine's: its option index (core/option.h); -1 otherwise */
+} PlayerParamInfo;
+
+/* What each of names[0..n-1] is for te.  A program is started (under the
+ * rule options o) to read its declarations, and ended, only when
+ * start_programs; else its parameters are not known yet.  TV_OK when each
+ * info says what is known; an error when a program cannot be started. */
+TvStatus player_params(const TournamentEngine *te, const Options *o, const char *const *names, int n,
+                       bool start_programs, PlayerParamInfo *info, TvError *err);
+
+/* Gives te's parameter `name` the value (its next games play with it): the
+ * built-in engine's setting or weight, a program's option.NAME. */
+TvStatus player_set_param(TournamentEngine *te, const char *name, long value, TvError *err);
+
+/* Writes te as it stands to path (atomically), for a tournament's [engine]
+ * section to take up again: the built-in engine as an engine INI (its
+ * name `name`, engine_write; a section takes it as `path = FILE`), a
+ * program as the option.NAME = VALUE lines of its given options (a
+ * section takes them as they are, after its command).  comment: a line
+ * saying what the file is. */
+TvStatus player_write(const TournamentEngine *te, const char *path, const char *name, const char *comment,
+                      TvError *err);
+
+/* Appends to out the lines of a tournament's [engine] section that make
+ * the player written by player_write to `written` (an absolute path):
+ * "path = FILE" for the built-in engine, the option lines for a program
+ * (whose command comes from the section's [each]). */
+TvStatus player_section(const TournamentEngine *te, const char *written, StrBuf *out, TvError *err);
 
 #endif

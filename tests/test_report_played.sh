@@ -65,16 +65,18 @@ if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 fi
 # each engine: kind, program or engine INI, build, options, limits, clock; the
 # build: the commit that played (--version's), a program's hash (of the file
-# its command runs, links followed) and id name (what `uci` answers)
+# its command runs, links followed), id name (what `uci` answers) and, for a
+# tavreli build, its bench signature
 commit=$("$tv" --version | sed -n 's/.*(commit \(.*\))$/\1/p')
 tv_sha=$(sha256sum "$(readlink -f "$tv")" | cut -c1-12)
 fake_sha=$(sha256sum "$(readlink -f "$fake")" | cut -c1-12)
 tv_id=$(printf 'uci\nquit\n' | "$tv" uci | sed -n 's/^id name //p')
+tv_bench=$("$tv" bench search 2>/dev/null | sed -n 's/^nodes //p') # its bench signature
 check "--version names a commit ($commit)" [ -n "$commit" ]
 check "the in-process engine, its INI, build and limits" \
   has "| inproc | in-process engine | $tmp/engines/default.ini | commit $commit | defaults | depth 1 | none | - |"
 check "tavreli uci: its command, build, option, limits and time control" \
-  has "| uci | separate program | $tmp/tavreli uci | commit $commit, sha256 $tv_sha, '$tv_id' | Hash=8 | depth 1 | 30+0.5 | 100 ms |"
+  has "| uci | separate program | $tmp/tavreli uci | commit $commit, sha256 $tv_sha, '$tv_id', bench $tv_bench | Hash=8 | depth 1 | 30+0.5 | 100 ms |"
 check "the late program: its command, hash, id name and time control" \
   has "| late | separate program | $tmp/fake --mode overtime --after 2 --seconds 1 | sha256 $fake_sha, 'fake' | none | depth 1 | 1+0.01 | 50 ms |"
 check "the openings" has "Openings: [openings] plies = 2, balance_depth = 1, balance_cp = 1000"

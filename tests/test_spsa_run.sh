@@ -78,7 +78,7 @@ if [ "$part" = planted ]; then
   echo "planted optimum 60, SPSA from 0 ends at $x"
   check "planted: SPSA ends within 10 of 60 (at '$x')" within "${x:-0}" 50 70
   check "planted: 1 and 2 threads give the same /spsa table and games" same_run "$tmp/one" "$tmp/two"
-  check "planted: the tuned options" grep -qx "option.Strength = $(printf '%.0f' "$x")" "$tmp/one/tuned.options"
+  check "planted: the tuned options" grep -qx "option.Strength = $(printf '%.0f' "$x")" "$tmp/one/tuned.ini"
   check "planted: the progress line names the iteration and theta" grep -q "iteration 50/50 .*Strength=" "$tmp/one.err"
 fi
 

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_proc.h"
-#include "option.h"
+#include "player.h"
 #include "rng.h"
 #include "strbuf.h"
 
@@ -301,6 +300,38 @@ static bool tournament_text(SpsaReader *r, const char *text, StrBuf *out, char *
     return true;
 }
 
+/* Each parameter as the player sees it (player_params): known to it, within
+ * its range, and no two naming one setting; a program is asked only when
+ * start_programs (it is started once).  Errors name the param line. */
+static TvStatus check_params(const SpsaConfig *c, bool start_programs, SpsaReader *r)
+{
+    const TournamentEngine *te = &c->t.engines[SPSA_PLUS];
+    const char *names[SPSA_MAX_PARAMS];
+    PlayerParamInfo info[SPSA_MAX_PARAMS];
+    for (int i = 0; i < c->nparams; i++)
+        names[i] = c->params[i].name;
+    TvStatus st = player_params(te, &c->t.rules, names, c->nparams, start_programs, info, r->err);
+    if (st != TV_OK)
+        return st;
+    for (int i = 0; i < c->nparams && !r->failed; i++) {
+        const SpsaParam *p = &c->params[i];
+        if (!info[i].known)
+            continue;
+        if (!info[i].ok)
+            failf(r, p->line, "param %s: %s", p->name, info[i].why);
+        else if (p->lo < (double)info[i].lo || p->hi > (double)info[i].hi)
+            failf(r, p->line,
+                  "param %s: [MIN, MAX] = [%g, %g], but engine '%s' declares the range [%ld, %ld]: keep the "
+                  "parameter within it",
+                  p->name, p->lo, p->hi, c->engine, info[i].lo, info[i].hi);
+        for (int j = 0; j < i && !r->failed; j++)
+            if (info[i].index >= 0 && info[j].index == info[i].index)
+                failf(r, p->line, "param %s is the same engine option as param %s (line %d): give it once", p->name,
+                      c->params[j].name, c->params[j].line);
+    }
+    return r->failed ? TV_ERR_PARSE : TV_OK;
+}
+
 TvStatus spsa_read(const char *path, SpsaConfig *c, TvError *err)
 {
     char *text;
@@ -368,41 +399,12 @@ TvStatus spsa_read_text(const char *path, char *text, size_t len, SpsaConfig *c,
                        "%s: [openings] per_game = yes is not for SPSA: a pair plays both colours of one opening",
                        path);
     }
-    const TournamentEngine *te = &c->t.engines[SPSA_PLUS];
-    for (int i = 0; i < c->nparams; i++) {
-        SpsaParam *p = &c->params[i];
-        if (te->kind == PLAYER_PROCESS) {
-            p->target = SPSA_TARGET_OPTION;
-            continue;
-        }
-        r.failed = false;
-        OptionInfo info;
-        p->target = SPSA_TARGET_ENGINE;
-        p->index = option_find(p->name);
-        if (te->kind != PLAYER_ENGINE) {
-            failf(&r, p->line, "param %s: the engine plays random moves, it has nothing to tune", p->name);
-        } else if (p->index < 0 || !option_info(p->index, &info)) {
-            failf(&r, p->line,
-                  "param %s: the built-in engine has no such setting or weight (see 'tavreli weights' and "
-                  "core/search.def; weight elements are written like top_value[1])",
-                  p->name);
-        } else if (info.type == OPTION_BOOL) {
-            failf(&r, p->line, "param %s is a yes/no setting, not tunable: set it in the engine file", p->name);
-        } else if (p->lo < info.lo || p->hi > info.hi) {
-            failf(&r, p->line, "param %s: [MIN, MAX] = [%g, %g] goes beyond the engine's bounds [%d, %d]", p->name,
-                  p->lo, p->hi, info.lo, info.hi);
-        } else {
-            for (int j = 0; j < i; j++)
-                if (c->params[j].index == p->index)
-                    failf(&r, p->line, "param %s is the same engine option as param %s (line %d): give it once",
-                          p->name, c->params[j].name, c->params[j].line);
-        }
-        if (r.failed) {
-            spsa_free(c);
-            return TV_ERR_PARSE;
-        }
-    }
+    /* what the player says of each parameter (a program's only once it is started: spsa_check_params) */
     snprintf(c->engine, sizeof c->engine, "%s", engine);
+    if (check_params(c, false, &r) != TV_OK) {
+        spsa_free(c);
+        return TV_ERR_PARSE;
+    }
     return TV_OK;
 }
 
@@ -432,44 +434,10 @@ void spsa_free(SpsaConfig *c)
     tournament_free(&c->t);
 }
 
-TvStatus spsa_check_program(const SpsaConfig *c, TvError *err)
+TvStatus spsa_check_params(const SpsaConfig *c, TvError *err)
 {
-    const TournamentEngine *te = &c->t.engines[SPSA_PLUS];
-    if (te->kind != PLAYER_PROCESS)
-        return TV_OK;
-    EngineProcSpec spec = {.label = te->engine.name,
-                           .command = te->command,
-                           .dir = te->dir,
-                           .stderr_path = "",
-                           .rules = &c->t.rules,
-                           .noptions = te->noptions,
-                           .option_names = (const char (*)[UCI_OPTION_NAME_MAX])te->option_names,
-                           .option_values = (const char (*)[UCI_OPTION_VALUE_MAX])te->option_values};
-    EngineProc *proc;
-    TvStatus st = engine_proc_start(&spec, &proc, err);
-    if (st != TV_OK)
-        return st;
     SpsaReader r = {.c = (SpsaConfig *)c, .err = err};
-    for (int i = 0; i < c->nparams && !r.failed; i++) {
-        const SpsaParam *p = &c->params[i];
-        const UciOption *found = NULL;
-        for (int k = 0; k < engine_proc_option_count(proc); k++)
-            if (!strcmp(engine_proc_option(proc, k)->name, p->name))
-                found = engine_proc_option(proc, k);
-        if (!found)
-            failf(&r, p->line, "param %s: engine '%s' declares no option %s (its 'uci' answer lists its options)",
-                  p->name, te->engine.name, p->name);
-        else if (found->type != UCI_OPT_SPIN)
-            failf(&r, p->line, "param %s: engine '%s' declares it as a %s option; only spin options are tunable",
-                  p->name, te->engine.name, uci_option_type_name(found->type));
-        else if (p->lo < (double)found->min || p->hi > (double)found->max)
-            failf(&r, p->line,
-                  "param %s: [MIN, MAX] = [%g, %g], but engine '%s' declares the range [%lld, %lld]: keep the "
-                  "parameter within it",
-                  p->name, p->lo, p->hi, te->engine.name, (long long)found->min, (long long)found->max);
-    }
-    engine_proc_close(proc);
-    return r.failed ? TV_ERR_PARSE : TV_OK;
+    return check_params(c, true, &r);
 }
 
 /* ---- the schedule -------------------------------------------------------------- */
@@ -517,32 +485,10 @@ long spsa_round(double v) { return lround(v); }
 
 TvStatus spsa_apply(const SpsaConfig *c, Tournament *t, int which, const double *values, TvError *err)
 {
-    TournamentEngine *te = &t->engines[which];
     for (int p = 0; p < c->nparams; p++) {
-        const SpsaParam *sp = &c->params[p];
-        long v = spsa_round(values[p]);
-        switch (sp->target) {
-        case SPSA_TARGET_ENGINE: {
-            TvStatus st = option_set(&te->engine, sp->index, (int)v, err);
-            if (st != TV_OK)
-                return st;
-            break;
-        }
-        case SPSA_TARGET_OPTION: {
-            int k = 0;
-            while (k < te->noptions && strcmp(te->option_names[k], sp->name) != 0)
-                k++;
-            if (k == te->noptions) {
-                if (k == TOURNAMENT_MAX_OPTIONS)
-                    return tv_fail(err, TV_ERR_LIMIT, "engine '%s': more than %d options with the parameters",
-                                   te->engine.name, TOURNAMENT_MAX_OPTIONS);
-                snprintf(te->option_names[k], sizeof te->option_names[k], "%s", sp->name);
-                te->noptions++;
-            }
-            snprintf(te->option_values[k], sizeof te->option_values[k], "%ld", v);
-            break;
-        }
-        }
+        TvStatus st = player_set_param(&t->engines[which], c->params[p].name, spsa_round(values[p]), err);
+        if (st != TV_OK)
+            return st;
     }
     return TV_OK;
 }

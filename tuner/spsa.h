@@ -29,17 +29,9 @@
 /* The engine indices of the two players in the SPSA tournament. */
 enum { SPSA_PLUS = 0, SPSA_MINUS = 1 };
 
-typedef enum {
-    SPSA_TARGET_ENGINE = 0, /* an option of the built-in engine (core/option.h: a search setting or a
-                               weight element) */
-    SPSA_TARGET_OPTION = 1  /* an option of a separate program, sent with setoption */
-} SpsaTarget;
-
 typedef struct {
     char name[64];
     double start, lo, hi, c_end, r_end;
-    SpsaTarget target;
-    int index;                 /* SPSA_TARGET_ENGINE: the option (option.h) */
     int line;                  /* the param line (for messages) */
 } SpsaParam;
 
@@ -71,7 +63,7 @@ typedef struct {
  * options of a tournament's engine), and [rules], [openings] and
  * [adjudication] as in a tournament.  Errors name FILE:LINE.  The names
  * of a separate program's parameters are checked against its declarations
- * by spsa_check_program. */
+ * by spsa_check_params. */
 TvStatus spsa_read(const char *path, SpsaConfig *c, TvError *err);
 
 /* spsa_read of text in memory (heap, taken by c also on error). */
@@ -85,10 +77,11 @@ void spsa_free(SpsaConfig *c);
  * engine with its limits and options), and `tail` appended (heap). */
 TvStatus spsa_tournament_text(const SpsaConfig *c, const char *tail, char **out, TvError *err);
 
-/* Starts the separate program of c (a command = engine) once and checks
- * that it declares each parameter as a spin option whose range holds the
- * parameter's [min, max]; TV_OK for the built-in engine. */
-TvStatus spsa_check_program(const SpsaConfig *c, TvError *err);
+/* Checks every parameter with the player (player_params): a separate
+ * program is started once and must declare each as a spin option whose
+ * range holds the parameter's [min, max] (spsa_read checked the built-in
+ * engine's already). */
+TvStatus spsa_check_params(const SpsaConfig *c, TvError *err);
 
 /* ---- the schedule ------------------------------------------------------------ */
 

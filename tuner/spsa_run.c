@@ -18,6 +18,7 @@
 #include "atomic_file.h"
 #include "distrib.h"
 #include "h5store.h"
+#include "player.h"
 #include "ratings.h"
 #include "rule_options.h"
 #include "rng.h"
@@ -127,30 +128,19 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* The tuned engine (theta rounded) or the start (theta = the params' start) as a file in dir. */
+/* The tuned engine (theta rounded) or the start (theta = the params' start)
+ * as a file in dir, as the player writes itself (player_write). */
 static TvStatus write_engine(const SpsaConfig *c, const double *theta, const char *path, const char *what,
                              TvError *err)
 {
-    const TournamentEngine *te = &c->t.engines[SPSA_PLUS];
     Tournament t = c->t; /* a copy to set the values on (its heap members are c's) */
     TvStatus st = spsa_apply(c, &t, SPSA_PLUS, theta, err);
     if (st != TV_OK)
         return st;
-    if (te->kind == PLAYER_PROCESS) {
-        TvAtomicFile a;
-        if ((st = tv_atomic_open(&a, path, what, err)) != TV_OK)
-            return st;
-        fprintf(a.f, "; written by tavreli spsa from %s: the %s of engine '%s' (command = %s)\n", c->source, what,
-                c->engine, te->command);
-        for (int p = 0; p < c->nparams; p++)
-            fprintf(a.f, "option.%s = %ld\n", c->params[p].name, spsa_round(theta[p]));
-        return tv_atomic_commit(&a, err);
-    }
-    EngineVersion e = t.engines[SPSA_PLUS].engine;
-    snprintf(e.name, sizeof e.name, "%.40s-%s", c->engine, strcmp(what, "tuned engine") ? "start" : "spsa");
-    char comment[600];
+    char name[64], comment[600];
+    snprintf(name, sizeof name, "%.40s-%s", c->engine, strcmp(what, "tuned engine") ? "start" : "spsa");
     snprintf(comment, sizeof comment, "The %s of tavreli spsa %s (%d parameters).", what, c->source, c->nparams);
-    return engine_write(path, &e, comment, err);
+    return player_write(&t.engines[SPSA_PLUS], path, name, comment, err);
 }
 
 /* ---- the verification SPRT ---------------------------------------------------------------- */
@@ -158,7 +148,6 @@ static TvStatus write_engine(const SpsaConfig *c, const double *theta, const cha
 static TvStatus verify(const SpsaRunOptions *o, const double *theta, SpsaOutcome *out, TvError *err)
 {
     const SpsaConfig *c = o->c;
-    const TournamentEngine *te = &c->t.engines[SPSA_PLUS];
     char dirabs[PATH_MAX], store[1100];
     if (!realpath(o->dir, dirabs))
         return tv_fail(err, TV_ERR_IO, "%s: cannot resolve the folder: %s", o->dir, strerror(errno));
@@ -168,20 +157,31 @@ static TvStatus verify(const SpsaRunOptions *o, const double *theta, SpsaOutcome
                 "[sprt]\nelo0 = %.17g\nelo1 = %.17g\n[engine %s-spsa]\n",
                 c->name, c->verify_pairs, (unsigned long long)tv_rng_mix(c->seed), o->threads > 0 ? o->threads : o->threads < 0 ? 0 : (int)c->threads,
                 c->verify_elo0, c->verify_elo1, c->engine);
-    if (te->kind == PLAYER_PROCESS) {
-        for (int p = 0; p < c->nparams; p++)
-            strbuf_addf(&b, "option.%s = %ld\n", c->params[p].name, spsa_round(theta[p]));
-        strbuf_addf(&b, "[engine %s-start]\n", c->engine);
-        for (int p = 0; p < c->nparams; p++)
-            strbuf_addf(&b, "option.%s = %ld\n", c->params[p].name, spsa_round(c->params[p].start));
-    } else {
-        strbuf_addf(&b, "path = %s/tuned.ini\n[engine %s-start]\npath = %s/start.ini\n", dirabs, c->engine, dirabs);
+    /* the tuned and the start engine, as the player writes and reads them */
+    Tournament pt = c->t; /* copies to set the values on (heap members are c's) */
+    double start_theta[SPSA_MAX_PARAMS];
+    for (int p = 0; p < c->nparams; p++)
+        start_theta[p] = c->params[p].start;
+    char tuned[PATH_MAX + 16], start[PATH_MAX + 16];
+    snprintf(tuned, sizeof tuned, "%s/tuned.ini", dirabs);
+    snprintf(start, sizeof start, "%s/start.ini", dirabs);
+    TvStatus st = spsa_apply(c, &pt, SPSA_PLUS, theta, err);
+    if (st == TV_OK)
+        st = spsa_apply(c, &pt, SPSA_MINUS, start_theta, err);
+    if (st == TV_OK)
+        st = player_section(&pt.engines[SPSA_PLUS], tuned, &b, err);
+    strbuf_addf(&b, "[engine %s-start]\n", c->engine);
+    if (st == TV_OK)
+        st = player_section(&pt.engines[SPSA_MINUS], start, &b, err);
+    if (st != TV_OK) {
+        strbuf_free(&b);
+        return st;
     }
     char *tail = strbuf_take(&b);
     if (!tail)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     char *text;
-    TvStatus st = spsa_tournament_text(c, tail, &text, err);
+    st = spsa_tournament_text(c, tail, &text, err);
     free(tail);
     if (st != TV_OK)
         return st;
@@ -354,7 +354,7 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         return st;
     path_in(store, sizeof store, o->dir, "spsa.h5");
     distrib_part_path(store, R.rank, part, sizeof part);
-    if ((st = all_ok(&R, spsa_check_program(c, err), err)) != TV_OK)
+    if ((st = all_ok(&R, spsa_check_params(c, err), err)) != TV_OK)
         return st;
     bool resume = o->resume && exists(store);
     if (!R.mpi && !resume && !o->force && exists(store))
@@ -552,9 +552,8 @@ done:
         st = spsa_table_write(store, &tb, err);
     if (st == TV_OK && R.rank == 0 && !out->interrupted && out->iterations_done == N) {
         char start[1100];
-        const bool process = c->t.engines[SPSA_PLUS].kind == PLAYER_PROCESS;
-        path_in(out->tuned, sizeof out->tuned, o->dir, process ? "tuned.options" : "tuned.ini");
-        path_in(start, sizeof start, o->dir, process ? "start.options" : "start.ini");
+        path_in(out->tuned, sizeof out->tuned, o->dir, "tuned.ini");
+        path_in(start, sizeof start, o->dir, "start.ini");
         st = write_engine(c, out->theta, out->tuned, "tuned engine", err);
         if (st == TV_OK)
             st = write_engine(c, start_theta, start, "start engine", err);

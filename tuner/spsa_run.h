@@ -8,8 +8,9 @@
  *              /engines rows hold the start values), and the group /spsa:
  *              theta after every iteration, c, Delta, the values played and
  *              the pair results (docs/store.md)
- *   tuned.ini  the final theta as an engine INI (path = engines), or
- *   tuned.options  option.NAME = VALUE lines (command = engines)
+ *   tuned.ini  the final theta, as the player writes itself (player_write:
+ *              an engine INI for the built-in engine, option.NAME = VALUE
+ *              lines for a program); start.ini the start the same way
  *   verify.h5  the verification SPRT of the tuned engine against the start
  *
  * The trajectory depends only on the SPSA file: the games are the plan's
