@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "build_cache.h"
 #include "cli.h"
+#include "h5store.h"
+#include "stats.h"
 #include "tournament.h"
 
 static const char COMPARE_HELP[] =
@@ -148,6 +151,32 @@ static bool write_ini(const char *path, const CompareArgs *a, const TimeControl 
     return true;
 }
 
+/* Seconds in words: "40 s", "12 min", "3.5 h". */
+static const char *duration(double s, char *buf, size_t n)
+{
+    if (s < 90)
+        snprintf(buf, n, "%.0f s", s);
+    else if (s < 5400)
+        snprintf(buf, n, "%.0f min", s / 60);
+    else
+        snprintf(buf, n, "%.1f h", s / 3600);
+    return buf;
+}
+
+/* The games a store holds (0 when there is none or it cannot be read). */
+static long long stored_games(const char *store)
+{
+    if (access(store, F_OK) != 0)
+        return 0;
+    StoreContents c;
+    TvError err;
+    if (h5store_read(store, false, false, &c, &err) != TV_OK)
+        return 0;
+    const long long n = c.ngames;
+    h5store_contents_free(&c);
+    return n;
+}
+
 /* Prints the report's headline: its first line in bold. */
 static void print_headline(const char *report_md)
 {
@@ -247,24 +276,42 @@ static int run_compare(const CliCommand *cmd, int argc, char **argv)
     const BuiltRev *builds[2] = {&new_b, &old_b};
     if (!write_ini(ini, &a, &tc, revs, builds, names))
         return CLI_FAIL;
+    /* before the first game: the SPRT's expected length (stats.h), and a game's
+     * length as earlier runs measured it here at this clock (the cache keeps
+     * it), else its longest; the progress line then gives the ETA measured
+     * from this run's games */
+    const long threads = a.threads > 0 ? a.threads : sysconf(_SC_NPROCESSORS_ONLN);
+    char what[64];
+    if (a.nodes > 0)
+        snprintf(what, sizeof what, "nodes %ld", a.nodes);
+    else
+        snprintf(what, sizeof what, "tc %s", a.tc);
     if (!a.quiet) {
-        /* before the first game: the plan and its longest time; the progress
-         * line then gives the ETA measured from the games played */
-        const long threads = a.threads > 0 ? a.threads : sysconf(_SC_NPROCESSORS_ONLN);
-        if (a.nodes > 0)
-            fprintf(stderr, "%s vs %s: at most %ld games at %ld nodes a move, SPRT [%g, %g] nElo, %ld threads\n",
-                    names[0], names[1], 2 * a.pairs, a.nodes, a.elo0, a.elo1, threads);
+        double at_bounds = sprt_expected_pairs(a.elo0, a.elo1, a.alpha, a.beta, a.elo1);
+        double middle = sprt_expected_pairs(a.elo0, a.elo1, a.alpha, a.beta, (a.elo0 + a.elo1) / 2);
+        if (at_bounds > a.pairs)
+            at_bounds = (double)a.pairs;
+        if (middle > a.pairs)
+            middle = (double)a.pairs;
+        double game_s;
+        long long measured = 0;
+        char eta[32], most[32];
+        char how[160];
+        if (build_cache_game_seconds(cache, what, &game_s, &measured))
+            snprintf(how, sizeof how, "%.1f s a game per thread, measured here over %lld games of earlier runs", game_s,
+                     measured);
         else {
-            /* a game's longest: both clocks spent, with the increments of
-             * the 60 moves a side a game lasts at most under the default
-             * adjudication (most end far sooner) */
-            const double game_s = 2 * (tc.base_ms + 60.0 * tc.inc_ms) / 1000;
-            fprintf(stderr,
-                    "%s vs %s: at most %ld games at %s, SPRT [%g, %g] nElo, %ld threads; a game lasts at most "
-                    "about %.0f s, the whole run at most %.1f h (an SPRT usually decides far sooner)\n",
-                    names[0], names[1], 2 * a.pairs, a.tc, a.elo0, a.elo1, threads, game_s,
-                    2 * a.pairs * game_s / threads / 3600);
+            /* no measurement yet: a game's longest, both clocks spent with the
+             * increments of 60 moves a side (a node limit: 0.5 s a move) */
+            game_s = a.nodes > 0 ? 60.0 : 2 * (tc.base_ms + 60.0 * tc.inc_ms) / 1000;
+            snprintf(how, sizeof how, "at most %.0f s a game (no earlier run measured it here)", game_s);
         }
+        fprintf(stderr,
+                "%s vs %s at %s, SPRT [%g, %g] nElo: about %.0f pairs when NEW is %g or %g nElo stronger, %.0f "
+                "between, at most %ld; %s; %ld thread%s: ETA %s (at most %s)\n",
+                names[0], names[1], what, a.elo0, a.elo1, at_bounds, a.elo0, a.elo1, middle, a.pairs, how, threads,
+                threads == 1 ? "" : "s", duration(2 * at_bounds * game_s / threads, eta, sizeof eta),
+                duration(2 * a.pairs * game_s / threads, most, sizeof most));
     }
     if (a.dry_run) {
         printf("%s written; nothing played (--dry-run)\n", ini);
@@ -280,7 +327,17 @@ static int run_compare(const CliCommand *cmd, int argc, char **argv)
     if (a.quiet)
         play[n++] = "--quiet";
     play[n] = NULL;
+    const long long before = a.force ? 0 : stored_games(store); /* --force starts the store anew */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = CLI_SELFPLAY.run(&CLI_SELFPLAY, n, play);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const long long played = stored_games(store) - (before > 0 ? before : 0);
+    if (played >= 2) /* this run's game length, for the next run's ETA */
+        build_cache_note_game_seconds(cache, what,
+                                      ((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9) *
+                                          (double)threads / (double)played,
+                                      played);
     if (rc != CLI_OK) {
         if (access(store, F_OK) == 0)
             fprintf(stderr, "note: 'tavreli compare %s %s --out %s --resume' continues the run\n", old_rev,

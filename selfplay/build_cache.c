@@ -17,6 +17,8 @@
 #include "engine_id.h"
 #include "run_command.h"
 
+static TvStatus make_dirs(const char *path, TvError *err);
+
 /* The compiler's last lines quoted in the error of a failed build. */
 #define BUILD_ERROR_LINES 12
 
@@ -103,6 +105,73 @@ TvStatus build_cache_resolve(const char *dir, const char *rev, BuildRev *out, Tv
     }
     strbuf_free(&body);
     return TV_OK;
+}
+
+/* CACHE/timing/WHAT.txt, WHAT's blanks as '-' */
+static void timing_path(const char *cache_dir, const char *what, char *buf, size_t n)
+{
+    char w[64];
+    snprintf(w, sizeof w, "%s", what);
+    for (char *c = w; *c; c++)
+        if (*c == ' ' || *c == '/')
+            *c = '-';
+    snprintf(buf, n, "%.900s/timing/%s.txt", cache_dir, w);
+}
+
+typedef struct {
+    double seconds;
+    long long games;
+} Timing;
+
+static int timing_key(void *user, const char *section, const char *name, const char *value)
+{
+    Timing *t = user;
+    (void)section;
+    if (!strcmp(name, "seconds_per_game"))
+        t->seconds = strtod(value, NULL);
+    else if (!strcmp(name, "games"))
+        t->games = strtoll(value, NULL, 10);
+    return 1;
+}
+
+bool build_cache_game_seconds(const char *cache_dir, const char *what, double *seconds, long long *games)
+{
+    char path[BUILD_PATH_MAX];
+    timing_path(cache_dir, what, path, sizeof path);
+    Timing t = {0, 0};
+    if (ini_parse(path, timing_key, &t) != 0 || t.games <= 0 || !(t.seconds > 0))
+        return false;
+    *seconds = t.seconds;
+    *games = t.games;
+    return true;
+}
+
+void build_cache_note_game_seconds(const char *cache_dir, const char *what, double seconds, long long games)
+{
+    if (games <= 0 || !(seconds > 0))
+        return;
+    double old_s;
+    long long old_n;
+    if (build_cache_game_seconds(cache_dir, what, &old_s, &old_n)) {
+        seconds = (old_s * (double)old_n + seconds * (double)games) / (double)(old_n + games);
+        games += old_n;
+    }
+    char dir[BUILD_PATH_MAX], path[BUILD_PATH_MAX], tmp[BUILD_PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%.900s/timing", cache_dir);
+    TvError e;
+    if (make_dirs(dir, &e) != TV_OK)
+        return;
+    timing_path(cache_dir, what, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f,
+            "# the wall seconds a game of tavreli compare took per game thread at %s, over its games\n"
+            "[timing]\nseconds_per_game = %.3f\ngames = %lld\n",
+            what, seconds, games);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        unlink(tmp);
 }
 
 void build_cache_default_dir(const char *repo, char *buf, size_t n)

@@ -66,6 +66,16 @@ typedef void (*BuildNote)(const char *text, void *user);
 TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, BuildNote note, void *user,
                          BuiltRev *out, TvError *err);
 
+/* How long a game lasts here, measured by earlier runs with this cache:
+ * the wall seconds a game took per game thread at the condition `what`
+ * ("tc 10+0.1", "nodes 20000"), the mean over their games, kept in
+ * CACHE/timing/WHAT.txt.  False when no run measured it. */
+bool build_cache_game_seconds(const char *cache_dir, const char *what, double *seconds, long long *games);
+
+/* Adds a run's measurement (games played, seconds each per thread) to that
+ * mean; a failure to write it is ignored (it is only an estimate). */
+void build_cache_note_game_seconds(const char *cache_dir, const char *what, double seconds, long long games);
+
 /* The default cache folder: $XDG_CACHE_HOME/tavreli/builds, else
  * $HOME/.cache/tavreli/builds, else .tavreli-builds in the repository. */
 void build_cache_default_dir(const char *repo, char *buf, size_t n);

@@ -299,6 +299,23 @@ double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
     return N * llr;
 }
 
+double sprt_expected_pairs(double nelo0, double nelo1, double alpha, double beta, double nelo)
+{
+    const double per_t = SQRT2 * LN10 / 800.0;
+    const double t0 = nelo0 * per_t, t1 = nelo1 * per_t, t = nelo * per_t;
+    double lower, upper;
+    sprt_bounds(alpha, beta, &lower, &upper);
+    const double var = (t1 - t0) * (t1 - t0);
+    const double mu = (t1 - t0) * (t - (t0 + t1) / 2);
+    if (var <= 0)
+        return NAN;
+    if (fabs(mu) < 1e-12 * var) /* no drift: the walk's exit time */
+        return -lower * upper / var;
+    const double th = 2 * mu / var;
+    const double p_upper = (1 - exp(-th * lower)) / (exp(-th * upper) - exp(-th * lower));
+    return (p_upper * upper + (1 - p_upper) * lower) / mu;
+}
+
 /* ---- Elo for people ----------------------------------------------------------- */
 
 double stats_perfect_score_bound(int64_t n)

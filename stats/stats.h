@@ -121,6 +121,16 @@ void sprt_bounds(double alpha, double beta, double *lower, double *upper);
  * 2.16294087. */
 double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1);
 
+/* The expected number of opening pairs before the SPRT of [nelo0, nelo1]
+ * with error rates alpha, beta decides, when the true difference is nelo
+ * (normalized Elo): Wald's approximation, the LLR a random walk whose step
+ * per pair has mean (t1 - t0)(t - (t0 + t1) / 2) and variance (t1 - t0)^2,
+ * t the per-pair t-value of each normalized Elo (as sprt_llr_pentanomial);
+ * without the truncation of a run's pair limit.  Largest between the
+ * bounds: for [0, 10], alpha = beta = 0.05, 5,230 pairs at 5 nElo and 3,200
+ * at 0 or 10. */
+double sprt_expected_pairs(double nelo0, double nelo1, double alpha, double beta, double nelo);
+
 typedef enum { SPRT_CONTINUE = 0, SPRT_ACCEPT_H0 = 1, SPRT_ACCEPT_H1 = 2 } SprtDecision;
 
 const char *sprt_decision_name(SprtDecision d);

@@ -94,6 +94,8 @@ check "... the report's first line the same" grep -q "^\*\*new-$b vs old-$a: " <
 check "... the report names both commits and bench signatures" \
   bash -c "grep -q '| new-$b | separate program | .*commit $b, .*bench 2000 |' '$tmp/r1/report/report.md' &&
            grep -q '| old-$a | separate program | .*commit $a, .*bench 1000 |' '$tmp/r1/report/report.md'"
+check "... an ETA before the first game, from the SPRT's expected length and a game's longest" \
+  grep -q "^new-$b vs old-$a at tc 2+0.05, SPRT \[0, 10\] nElo: about 2 pairs .*at most 2; at most 10 s a game (no earlier run measured it here); 1 thread: ETA 40 s (at most 40 s)" "$tmp/err"
 check "... only the tavreli target was built" [ ! -e "$tmp/cache/$a/build/unrelated" ]
 
 # ---- built once: the cache -------------------------------------------------------------
@@ -102,6 +104,7 @@ rc=$?
 check "again: ends with 0 ($rc)" [ $rc = 0 ]
 check "... nothing built" bash -c "! grep -q '^building' '$tmp/err'"
 check "... both from the cache" [ "$(grep -c '(built before), bench' "$tmp/err")" = 2 ]
+check "... its ETA from the game length the first run measured" grep -q "s a game per thread, measured here over 4 games of earlier runs" "$tmp/err"
 
 # ---- the working tree, with changes ------------------------------------------------------
 main 2000 "const char *volatile edited = \"an edit not yet committed\";"

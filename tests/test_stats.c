@@ -140,6 +140,22 @@ static void test_sprt_known_llr(void **state)
     assert_true(fabs(sprt_llr_pentanomial(none, 0, 5)) < 1e-2);
 }
 
+/* Wald's expected length: at the middle of the bounds -lower * upper /
+ * (t1 - t0)^2; at either bound the walk ends at the bound it should with
+ * probability 1 - alpha (or 1 - beta), so the mean is that mix of the bounds
+ * over the drift (t1 - t0)^2 / 2. */
+static void test_sprt_expected_pairs(void **state)
+{
+    (void)state;
+    const double dt = 10 * sqrt(2) * log(10) / 800, b = log(0.95 / 0.05);
+    assert_float_equal(sprt_expected_pairs(0, 10, 0.05, 0.05, 5), b * b / (dt * dt), 1e-6);
+    assert_float_equal(sprt_expected_pairs(0, 10, 0.05, 0.05, 10), (0.95 * b - 0.05 * b) / (dt * dt / 2), 1e-3);
+    assert_float_equal(sprt_expected_pairs(0, 10, 0.05, 0.05, 0), (0.95 * b - 0.05 * b) / (dt * dt / 2), 1e-3);
+    assert_true(fabs(sprt_expected_pairs(0, 10, 0.05, 0.05, 5) - 5230) < 5);
+    /* a larger difference decides sooner */
+    assert_true(sprt_expected_pairs(0, 10, 0.05, 0.05, 30) < sprt_expected_pairs(0, 10, 0.05, 0.05, 10) / 2);
+}
+
 static void test_sprt_bounds_and_decisions(void **state)
 {
     (void)state;
@@ -689,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_nelo_fishtest),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_sprt_settings_round_trip),
+        cmocka_unit_test(test_sprt_expected_pairs),
         cmocka_unit_test(test_speed_million_games),
     };
     static char names[NROWS][64];
