@@ -102,6 +102,13 @@ void cli_join_words(char **words, int n, char *buf, size_t size);
  * with how it was measured (cli_train.c; report prints it too). */
 void cli_print_ladder(const TrainRung *rungs, int n);
 
+/* The folder temporary files go to: $TMPDIR when set, else /tmp. */
+const char *cli_temp_root(void);
+
+/* Makes a fresh folder cli_temp_root()/tavreli-WHAT-XXXXXX (mkdtemp) into
+ * buf; false (errno set) when it cannot. */
+bool cli_temp_dir(const char *what, char *buf, size_t n);
+
 /* Prints "error: <msg>" on stderr, the message escaped (tv_escape: control
  * bytes and bytes that are not UTF-8, in a file name for example, as \xNN). */
 void cli_error(const char *fmt, ...)

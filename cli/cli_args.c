@@ -262,3 +262,18 @@ int cli_parse_or_exit(const CliCommand *cmd, int argc, char **argv, void *args, 
     }
     return CLI_USAGE;
 }
+
+const char *cli_temp_root(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
+bool cli_temp_dir(const char *what, char *buf, size_t n)
+{
+    if ((size_t)snprintf(buf, n, "%s/tavreli-%s-XXXXXX", cli_temp_root(), what) >= n) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    return mkdtemp(buf) != NULL;
+}

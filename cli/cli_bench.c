@@ -62,9 +62,9 @@ static int run_bench_selfplay(const CliCommand *cmd, int argc, char **argv)
     if (parsed >= 0)
         return parsed;
     const int depth = (int)a.depth, games = (int)a.games;
-    char dir[] = "/tmp/tavreli-bench-XXXXXX";
-    if (!mkdtemp(dir)) {
-        cli_error("bench selfplay: cannot make a temporary directory");
+    char dir[480];
+    if (!cli_temp_dir("bench", dir, sizeof dir)) {
+        cli_error("bench selfplay: cannot make a temporary directory in %s: %s", cli_temp_root(), strerror(errno));
         return CLI_FAIL;
     }
     Tournament t;
@@ -72,7 +72,7 @@ static int run_bench_selfplay(const CliCommand *cmd, int argc, char **argv)
     double rate[2] = {0, 0};
     int rc = CLI_OK;
     for (int th = 1; th <= 2; th++) {
-        char path[64];
+        char path[600];
         snprintf(path, sizeof path, "%s/bench%d.h5", dir, th);
         RunOptions ro;
         memset(&ro, 0, sizeof ro);
@@ -166,9 +166,9 @@ static int run_bench_protocol(const CliCommand *cmd, int argc, char **argv)
         return CLI_FAIL;
     }
     self[n] = 0;
-    char dir[] = "/tmp/tavreli-bench-XXXXXX";
-    if (!mkdtemp(dir)) {
-        cli_error("bench protocol: cannot make a temporary directory");
+    char dir[480];
+    if (!cli_temp_dir("bench", dir, sizeof dir)) {
+        cli_error("bench protocol: cannot make a temporary directory in %s: %s", cli_temp_root(), strerror(errno));
         return CLI_FAIL;
     }
     Tournament t[2]; /* in-process, over the protocol */
@@ -183,7 +183,7 @@ static int run_bench_protocol(const CliCommand *cmd, int argc, char **argv)
     double wall[2] = {0, 0};
     int64_t games = 0;
     int rc = CLI_OK;
-    char path[2][96];
+    char path[2][600];
     for (int r = 0; r < a.rounds && rc == CLI_OK; r++)
         for (int k = 0; k < 2; k++) {
             snprintf(path[k], sizeof path[k], "%s/%s.h5", dir, k ? "protocol" : "in-process");
@@ -314,9 +314,9 @@ static int run_bench_mpi(const CliCommand *cmd, int argc, char **argv)
         return CLI_FAIL;
     }
     self[n] = '\0';
-    char dir[] = "/tmp/tavreli-bench-mpi-XXXXXX";
-    if (!mkdtemp(dir)) {
-        cli_error("bench mpi: cannot make a temporary directory");
+    char dir[480];
+    if (!cli_temp_dir("bench-mpi", dir, sizeof dir)) {
+        cli_error("bench mpi: cannot make a temporary directory in %s: %s", cli_temp_root(), strerror(errno));
         return CLI_FAIL;
     }
     /* The tournament of bench selfplay, as files the ranks can read. */

@@ -1,5 +1,6 @@
 /* cli_spsa.c: `tavreli spsa CONFIG.ini` (tuner/spsa_run.h does the work). */
 #include <signal.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,12 +278,12 @@ static int run_bench_spsa(const CliCommand *cmd, int argc, char **argv)
         cli_error("bench spsa: --games %ld is less than one iteration of --batch %ld pairs", a.games, a.batch);
         return CLI_USAGE;
     }
-    char dir[] = "/tmp/tavreli-bench-spsa-XXXXXX";
-    if (!mkdtemp(dir)) {
-        cli_error("bench spsa: cannot make a temporary directory");
+    char dir[400];
+    if (!cli_temp_dir("bench-spsa", dir, sizeof dir)) {
+        cli_error("bench spsa: cannot make a temporary directory in %s: %s", cli_temp_root(), strerror(errno));
         return CLI_FAIL;
     }
-    char engine[128], ini[128], store[128], run[128];
+    char engine[450], ini[450], store[450], run[450];
     snprintf(engine, sizeof engine, "%s/default.ini", dir);
     snprintf(ini, sizeof ini, "%s/bench.ini", dir);
     snprintf(store, sizeof store, "%s/selfplay.h5", dir);
@@ -343,7 +344,7 @@ static int run_bench_spsa(const CliCommand *cmd, int argc, char **argv)
             rc = CLI_FAIL;
             break;
         }
-        char path[160], d1[160], d2[160];
+        char path[500], d1[500], d2[500];
         snprintf(path, sizeof path, "%s/spsa.h5", run);
         snprintf(d1, sizeof d1, "%s/selfplay.digest", dir);
         snprintf(d2, sizeof d2, "%s/spsa.digest", dir);
@@ -363,7 +364,7 @@ static int run_bench_spsa(const CliCommand *cmd, int argc, char **argv)
     }
     spsa_free(c);
     free(c);
-    char cmdline[256];
+    char cmdline[450];
     snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", dir);
     if (system(cmdline) != 0)
         cli_warning("bench spsa: could not remove %s", dir);

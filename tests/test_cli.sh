@@ -160,5 +160,13 @@ for c in perft moves replay bench analyse play weights strength selfplay export 
   check "tavreli --help shows the usage of $c ($missing)" [ -z "$missing" ]
 done
 
+# the benchmarks' scratch folders go under $TMPDIR (they were fixed under /tmp)
+TMPDIR=$tmp/no-such-dir run bench selfplay --games 2 --depth 1
+check "bench selfplay makes its scratch folder under \$TMPDIR ($rc)" [ "$rc" = 1 ]
+check "... and says where it could not" grep -q "cannot make a temporary directory in $tmp/no-such-dir" "$tmp/err"
+mkdir -p "$tmp/scratch"
+TMPDIR=$tmp/scratch run bench protocol --games 2 --nodes 200 --rounds 1
+check "bench protocol runs with \$TMPDIR elsewhere ($rc: $(tail -c 200 "$tmp/err"))" [ "$rc" = 0 ]
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
