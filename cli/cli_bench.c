@@ -320,7 +320,7 @@ static int run_bench_mpi(const CliCommand *cmd, int argc, char **argv)
         return CLI_FAIL;
     }
     /* The tournament of bench selfplay, as files the ranks can read. */
-    char eng[128], ini[128], log[128];
+    char eng[520], ini[520], log[520];
     snprintf(eng, sizeof eng, "%s/default.ini", dir);
     snprintf(ini, sizeof ini, "%s/bench.ini", dir);
     snprintf(log, sizeof log, "%s/run.log", dir);
@@ -344,7 +344,7 @@ static int run_bench_mpi(const CliCommand *cmd, int argc, char **argv)
     int64_t counts[2] = {0, 0};
     const int np[2] = {1, ranks};
     for (int k = 0; k < 2 && rc == CLI_OK; k++) {
-        char out[160], npstr[16];
+        char out[520], npstr[16];
         snprintf(out, sizeof out, "%s/r%d.h5", dir, np[k]);
         snprintf(npstr, sizeof npstr, "%d", np[k]);
         char *args[20];
