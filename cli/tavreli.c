@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "status.h"
-#include "tavreli_version.h" /* TAVRELI_VERSION: git describe of the build (CMakeLists.txt) */
+#include "engine_id.h"
 
 /* The overview `tavreli --help` prints: each command's synopsis is taken
  * from the usage lines of its own --help (so the two cannot disagree), with
@@ -147,7 +147,9 @@ static int run(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("tavreli %s (commit %s)\n", TAVRELI_VERSION, TAVRELI_COMMIT[0] ? TAVRELI_COMMIT : "unknown");
+        char line[256];
+        engine_id_version_line(line, sizeof line);
+        printf("%s\n", line);
         return CLI_OK;
     }
     int n;

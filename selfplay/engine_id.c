@@ -172,16 +172,10 @@ void engine_id_uci_name(const char *name, char *buf, size_t n)
         snprintf(buf, n, "tavreli %s %s", TAVRELI_RELEASE, name);
 }
 
-bool engine_id_commit_of_name(const char *id_name, char *buf, size_t n)
+/* A commit as this build writes it, 7 to 40 hex digits and "-dirty" for a
+ * modified tree, at c and closed by ')': into buf. */
+static bool commit_at(const char *c, char *buf, size_t n)
 {
-    if (n > 0)
-        buf[0] = '\0';
-    if (strncmp(id_name, "tavreli ", 8) != 0)
-        return false;
-    const char *open = strchr(id_name + 8, '(');
-    if (!open)
-        return false;
-    const char *c = open + 1;
     size_t len = strspn(c, "0123456789abcdef");
     if (len < 7 || len > 40)
         return false;
@@ -191,6 +185,29 @@ bool engine_id_commit_of_name(const char *id_name, char *buf, size_t n)
         return false;
     snprintf(buf, n, "%.*s", (int)len, c);
     return true;
+}
+
+bool engine_id_commit_of_name(const char *id_name, char *buf, size_t n)
+{
+    if (n > 0)
+        buf[0] = '\0';
+    if (strncmp(id_name, "tavreli ", 8) != 0)
+        return false;
+    const char *open = strchr(id_name + 8, '(');
+    return open && commit_at(open + 1, buf, n);
+}
+
+void engine_id_version_line(char *buf, size_t n)
+{
+    snprintf(buf, n, "tavreli %s (commit %s)", TAVRELI_VERSION, TAVRELI_COMMIT[0] ? TAVRELI_COMMIT : "unknown");
+}
+
+bool engine_id_commit_of_version(const char *text, char *buf, size_t n)
+{
+    if (n > 0)
+        buf[0] = '\0';
+    const char *at = strncmp(text, "tavreli ", 8) ? NULL : strstr(text, " (commit ");
+    return at && commit_at(at + 9, buf, n);
 }
 
 /* The program a command runs, as execvp finds it, into path (absolute,
@@ -329,6 +346,13 @@ TvStatus engine_id_bench(const char *command, const char *dir, int64_t *nodes, T
                      command, tail);
     strbuf_free(&r.out);
     return st;
+}
+
+TvStatus engine_id_tavreli_bench(const char *exe, int64_t *nodes, TvError *err)
+{
+    char command[PATH_MAX + 32];
+    snprintf(command, sizeof command, "'%s' bench search", exe);
+    return engine_id_bench(command, NULL, nodes, err);
 }
 
 /* ---- older stores in today's spelling ----------------------------------------------- */

@@ -79,6 +79,15 @@ void engine_id_this_build(StoredEngine *e);
  * program's name. */
 bool engine_id_commit_of_name(const char *id_name, char *buf, size_t n);
 
+/* The line `tavreli --version` prints: "tavreli VERSION (commit COMMIT)",
+ * COMMIT "unknown" outside a git checkout. */
+void engine_id_version_line(char *buf, size_t n);
+
+/* The commit a tavreli build's --version line names, into buf; false (buf
+ * "") for a line that names none ("unknown", a build older than the
+ * commit in --version, another program). */
+bool engine_id_commit_of_version(const char *text, char *buf, size_t n);
+
 /* The id name this tavreli build announces for the engine version `name`:
  * "tavreli VERSION (COMMIT) NAME" ("tavreli VERSION NAME" outside git). */
 void engine_id_uci_name(const char *name, char *buf, size_t n);
@@ -100,6 +109,11 @@ TvStatus engine_id_program(const char *command, StoredEngine *e, TvError *err);
  * does not end within ENGINE_ID_BENCH_TIMEOUT_MS, ends with a non-zero
  * status or prints no node count (each quoting its last lines). */
 TvStatus engine_id_bench(const char *command, const char *dir, int64_t *nodes, TvError *err);
+
+/* A tavreli build's own bench signature: engine_id_bench of
+ * "'EXE' bench search" (its `nodes N`, which changes only when the search
+ * or the evaluation change). */
+TvStatus engine_id_tavreli_bench(const char *exe, int64_t *nodes, TvError *err);
 
 /* The /engines rows of a store just read, of schema version `schema`:
  * every text ends within its field; a store older than the current schema

@@ -3,6 +3,7 @@
  * place that asks which kind a player is. */
 #include "player.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,16 +344,11 @@ TvStatus player_identify(const TournamentEngine *te, const Options *o, const cha
     if (st != TV_OK || !strcmp(te->bench, TOURNAMENT_BENCH_NONE))
         return st;
     /* its bench signature: the command given, else a tavreli build's own */
-    char own[sizeof se->exe_path + 32];
-    const char *bench = te->bench;
-    if (!*bench) {
-        if (strncmp(se->id_name, "tavreli ", 8))
-            return TV_OK;
-        snprintf(own, sizeof own, "'%s' bench search", se->exe_path);
-        bench = own;
-    }
+    if (!*te->bench && strncmp(se->id_name, "tavreli ", 8))
+        return TV_OK;
     TvError e;
-    if (engine_id_bench(bench, te->dir, &se->bench, &e) != TV_OK)
+    if ((*te->bench ? engine_id_bench(te->bench, te->dir, &se->bench, &e)
+                    : engine_id_tavreli_bench(se->exe_path, &se->bench, &e)) != TV_OK)
         return tv_fail(err, e.status, "engine '%s': %s%s", te->engine.name, e.msg,
                        *te->bench ? "" : " (bench = none in its section leaves the signature out)");
     return TV_OK;
@@ -379,10 +375,14 @@ int player_threads(const TournamentEngine *te)
 
 /* ---- a player's integer parameters ---------------------------------------------------- */
 
-static void param_no(PlayerParamInfo *info, const char *fmt, const char *a, const char *b)
+static void param_no(PlayerParamInfo *info, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void param_no(PlayerParamInfo *info, const char *fmt, ...)
 {
     info->ok = false;
-    snprintf(info->why, sizeof info->why, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(info->why, sizeof info->why, fmt, ap);
+    va_end(ap);
 }
 
 TvStatus player_params(const TournamentEngine *te, const Options *o, const char *const *names, int n,
@@ -394,7 +394,7 @@ TvStatus player_params(const TournamentEngine *te, const Options *o, const char 
         return TV_OK;
     if (te->kind == PLAYER_RANDOM) {
         for (int i = 0; i < n; i++)
-            param_no(&info[i], "the engine plays random moves, it has nothing to tune%s%s", "", "");
+            param_no(&info[i], "the engine plays random moves, it has nothing to tune");
         return TV_OK;
     }
     if (te->kind == PLAYER_ENGINE) {
@@ -404,10 +404,9 @@ TvStatus player_params(const TournamentEngine *te, const Options *o, const char 
             if (k < 0 || !option_info(k, &oi))
                 param_no(&info[i],
                          "the built-in engine has no such setting or weight (see 'tavreli weights' and "
-                         "core/search.def; weight elements are written like top_value[1])%s%s",
-                         "", "");
+                         "core/search.def; weight elements are written like top_value[1])");
             else if (oi.type == OPTION_BOOL)
-                param_no(&info[i], "a yes/no setting, not tunable: set it in the engine file%s%s", "", "");
+                param_no(&info[i], "a yes/no setting, not tunable: set it in the engine file");
             else
                 info[i] = (PlayerParamInfo){.known = true, .ok = true, .lo = oi.lo, .hi = oi.hi, .index = k};
         }
