@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "build_cache.h"
 #include "cli.h"
 #include "h5store.h"
@@ -124,11 +124,13 @@ static bool build_side(const char *side, const char *cache, const BuildRev *r, l
 static bool write_ini(const char *path, const CompareArgs *a, const TimeControl *tc, const BuildRev *rev[2],
                       const BuiltRev *built[2], char names[2][48])
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("compare: cannot write %s: %s", path, strerror(errno));
+    TvAtomicFile at;
+    TvError err;
+    if (tv_atomic_open(&at, path, "tournament INI", &err) != TV_OK) {
+        cli_error("compare: %s", err.msg);
         return false;
     }
+    FILE *f = at.f;
     fprintf(f, "# written by tavreli compare: %s against %s\n", rev[0]->label, rev[1]->label);
     fprintf(f, "[tournament]\nname = compare-%s-%s\npairs = %ld\nseed = %llu\nthreads = %ld\n", rev[1]->label,
             rev[0]->label, a->pairs, a->seed, a->threads);
@@ -143,9 +145,8 @@ static bool write_ini(const char *path, const CompareArgs *a, const TimeControl 
     for (int k = 0; k < 2; k++)
         fprintf(f, "[engine %s]\n# %.40s: %.120s\ncommand = '%s' uci\n", names[k],
                 rev[k]->given[0] ? rev[k]->given : "the working tree", rev[k]->subject, built[k]->exe);
-    const bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        cli_error("compare: cannot write %s", path);
+    if (tv_atomic_commit(&at, &err) != TV_OK) {
+        cli_error("compare: %s", err.msg);
         return false;
     }
     return true;
@@ -328,15 +329,13 @@ static int run_compare(const CliCommand *cmd, int argc, char **argv)
         play[n++] = "--quiet";
     play[n] = NULL;
     const long long before = a.force ? 0 : stored_games(store); /* --force starts the store anew */
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = tv_now_seconds();
     int rc = CLI_SELFPLAY.run(&CLI_SELFPLAY, n, play);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double wall = tv_now_seconds() - t0;
     const long long played = stored_games(store) - (before > 0 ? before : 0);
     if (played >= 2) /* this run's game length, for the next run's ETA */
         build_cache_note_game_seconds(cache, what,
-                                      ((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9) *
-                                          (double)threads / (double)played,
+                                      wall * (double)threads / (double)played,
                                       played);
     if (rc != CLI_OK) {
         if (access(store, F_OK) == 0)

@@ -146,3 +146,36 @@ TvStatus tv_publish(const char *tmp, const char *path, bool replace, int *why_er
         return tv_fail(err, TV_ERR_IO, "%s already exists (another run created it first)", path);
     return tv_fail(err, TV_ERR_IO, "%s: cannot create: %s", path, strerror(e));
 }
+
+TvStatus tv_make_dirs(const char *dir, const char *what, TvError *err)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        p[--n] = 0;
+    for (char *s = p + 1;; s++) {
+        bool end = *s == 0;
+        if (*s == '/' || end) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                free(p);
+                return tv_fail(err, TV_ERR_IO, "cannot create the %s %s: %s", what, dir, strerror(e));
+            }
+            *s = c;
+        }
+        if (end)
+            break;
+    }
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(p);
+        return tv_fail(err, TV_ERR_IO, "cannot create the %s %s: %s", what, dir,
+                       "it exists and is not a directory");
+    }
+    free(p);
+    return TV_OK;
+}

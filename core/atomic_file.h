@@ -65,4 +65,9 @@ TvStatus tv_temp_beside(const char *path, const char *what, char *tmp, size_t n,
  * remove.  On success tmp no longer exists. */
 TvStatus tv_publish(const char *tmp, const char *path, bool replace, int *why_errno, TvError *err);
 
+/* Creates dir and its parents (mkdir -p).  Errors: a part cannot be created
+ * or dir is not a directory (TV_ERR_IO: "cannot create the WHAT DIR:
+ * REASON", what e.g. "output directory"), out of memory (TV_ERR_LIMIT). */
+TvStatus tv_make_dirs(const char *dir, const char *what, TvError *err);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "report_doc.h"
 #include "report_plot.h"
 #include "stats.h"
@@ -19,7 +20,7 @@ TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, co
     /* the document and the plot */
     Doc D = {0};
     StrBuf md = {0}, html = {0};
-    TvStatus st = doc_make_dirs(outdir, err);
+    TvStatus st = tv_make_dirs(outdir, "output directory", err);
     if (st == TV_OK) {
         PlotSet p;
         plot_begin(&p, outdir);

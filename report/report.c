@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "atomic_file.h"
 #include "report_internal.h"
 #include "strbuf.h"
 
@@ -94,7 +95,7 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
     TvStatus st;
     if ((st = report_collect(&R, err)) != TV_OK || (st = report_compute(&R, err)) != TV_OK)
         goto done;
-    if ((st = doc_make_dirs(outdir, err)) != TV_OK || (st = report_plots(&R, outdir, err)) != TV_OK)
+    if ((st = tv_make_dirs(outdir, "output directory", err)) != TV_OK || (st = report_plots(&R, outdir, err)) != TV_OK)
         goto done;
     report_build_doc(&R, &D);
     if (D.oom) {

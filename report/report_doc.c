@@ -290,38 +290,6 @@ TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *e
 
 /* ---- files --------------------------------------------------------------------- */
 
-TvStatus doc_make_dirs(const char *dir, TvError *err)
-{
-    char *p = strdup(dir);
-    if (!p)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
-    size_t n = strlen(p);
-    while (n > 1 && p[n - 1] == '/')
-        p[--n] = 0;
-    for (char *s = p + 1;; s++) {
-        bool end = *s == 0;
-        if (*s == '/' || end) {
-            char c = *s;
-            *s = 0;
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                int e = errno;
-                free(p);
-                return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir, strerror(e));
-            }
-            *s = c;
-        }
-        if (end)
-            break;
-    }
-    struct stat st;
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        free(p);
-        return tv_fail(err, TV_ERR_IO, "cannot create the output directory %s: %s", dir,
-                       "it exists and is not a directory");
-    }
-    free(p);
-    return TV_OK;
-}
 
 char *doc_path(const char *dir, const char *name)
 {

@@ -76,9 +76,6 @@ TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *e
 
 /* ---- files in the output directory ---------------------------------------- */
 
-/* Creates dir and its parents (mkdir -p).  Errors: a part cannot be created
- * or dir is not a directory (TV_ERR_IO), out of memory (TV_ERR_LIMIT). */
-TvStatus doc_make_dirs(const char *dir, TvError *err);
 
 /* dir/name as a heap string (NULL when out of memory). */
 char *doc_path(const char *dir, const char *name);

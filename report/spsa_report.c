@@ -10,6 +10,7 @@
 
 #include "h5store.h"
 #include "report.h"
+#include "atomic_file.h"
 #include "report_doc.h"
 #include "report_plot.h"
 #include "spsa_run.h"
@@ -75,7 +76,7 @@ TvStatus spsa_report(const char *dir, const char *outdir, TvError *err)
                        "%s has no /spsa table (a run killed before its first one was written): run 'tavreli spsa "
                        "CONFIG --resume' to write it",
                        store);
-    if ((st = doc_make_dirs(outdir, err)) != TV_OK) {
+    if ((st = tv_make_dirs(outdir, "output directory", err)) != TV_OK) {
         spsa_table_free(&t);
         return st;
     }

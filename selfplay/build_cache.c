@@ -14,10 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "engine_id.h"
 #include "run_command.h"
-
-static TvStatus make_dirs(const char *path, TvError *err);
 
 /* The compiler's last lines quoted in the error of a failed build. */
 #define BUILD_ERROR_LINES 12
@@ -156,22 +155,20 @@ void build_cache_note_game_seconds(const char *cache_dir, const char *what, doub
         seconds = (old_s * (double)old_n + seconds * (double)games) / (double)(old_n + games);
         games += old_n;
     }
-    char dir[BUILD_PATH_MAX], path[BUILD_PATH_MAX], tmp[BUILD_PATH_MAX + 32];
+    char dir[BUILD_PATH_MAX], path[BUILD_PATH_MAX];
     snprintf(dir, sizeof dir, "%.900s/timing", cache_dir);
     TvError e;
-    if (make_dirs(dir, &e) != TV_OK)
+    if (tv_make_dirs(dir, "timing folder", &e) != TV_OK)
         return;
     timing_path(cache_dir, what, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    TvAtomicFile a;
+    if (tv_atomic_open(&a, path, "timing record", &e) != TV_OK)
         return;
-    fprintf(f,
+    fprintf(a.f,
             "# the wall seconds a game of tavreli compare took per game thread at %s, over its games\n"
             "[timing]\nseconds_per_game = %.3f\ngames = %lld\n",
             what, seconds, games);
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        unlink(tmp);
+    tv_atomic_commit(&a, &e);
 }
 
 void build_cache_default_dir(const char *repo, char *buf, size_t n)
@@ -183,24 +180,6 @@ void build_cache_default_dir(const char *repo, char *buf, size_t n)
         snprintf(buf, n, "%s/.cache/tavreli/builds", home);
     else
         snprintf(buf, n, "%s/.tavreli-builds", repo);
-}
-
-/* mkdir -p */
-static TvStatus make_dirs(const char *path, TvError *err)
-{
-    char p[BUILD_PATH_MAX];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1;; s++) {
-        if (*s == '/' || !*s) {
-            char c = *s;
-            *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST)
-                return tv_fail(err, TV_ERR_IO, "cannot make the folder %s: %s", p, strerror(errno));
-            *s = c;
-            if (!c)
-                return TV_OK;
-        }
-    }
 }
 
 /* The record of a built commit, CACHE/COMMIT/build.txt. */
@@ -225,23 +204,16 @@ static int record_key(void *user, const char *section, const char *name, const c
 static TvStatus record_write(const char *path, const BuildRev *r, const StoredEngine *id, const BuiltRev *b,
                              TvError *err)
 {
-    char tmp[BUILD_PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return tv_fail(err, TV_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    fprintf(f,
+    TvAtomicFile a;
+    TvStatus st = tv_atomic_open(&a, path, "build record", err);
+    if (st != TV_OK)
+        return st;
+    fprintf(a.f,
             "# the build of one commit by tavreli compare (selfplay/build_cache.c); a reuse checks the\n"
             "# executable's hash and bench signature against these lines\n"
             "[build]\ncommit = %s\nsubject = %s\nexe = %s\nexe_sha256 = %s\nbench = %lld\nseconds = %.1f\n",
             r->commit, r->subject, b->exe, id->exe_sha256, (long long)b->bench, b->seconds);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return tv_fail(err, TV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    }
-    return TV_OK;
+    return tv_atomic_commit(&a, err);
 }
 
 /* Builds the tavreli target of src in build: configure once, then build. */
@@ -284,33 +256,25 @@ static TvStatus cmake_build(const char *src, const char *build, int jobs, const 
     return st;
 }
 
-/* The commit a tavreli executable's --version names ("tavreli X (commit
- * C)"), "" when it names none. */
+/* The commit a tavreli executable's --version names
+ * (engine_id_commit_of_version), "" when it names none. */
 static TvStatus said_commit(const char *exe, char *buf, size_t n, TvError *err)
 {
     char *argv[] = {(char *)exe, "--version", NULL};
     StrBuf out = {0};
     buf[0] = '\0';
     TvStatus st = run_ok(argv, NULL, "tavreli --version", &out, err);
-    const char *at = st == TV_OK ? strstr(strbuf_str(&out), "(commit ") : NULL;
-    if (at)
-        snprintf(buf, n, "%.*s", (int)strcspn(at + 8, ")\n"), at + 8);
+    if (st == TV_OK)
+        engine_id_commit_of_version(strbuf_str(&out), buf, n);
     strbuf_free(&out);
     return st;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, BuildNote note, void *user,
                          BuiltRev *out, TvError *err)
 {
     memset(out, 0, sizeof *out);
-    TvStatus st = make_dirs(cache_dir, err);
+    TvStatus st = tv_make_dirs(cache_dir, "cache folder", err);
     if (st != TV_OK)
         return st;
     char real_cache[PATH_MAX];
@@ -320,13 +284,11 @@ TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, Bui
         return tv_fail(err, TV_ERR_LIMIT, "the cache folder %.100s... is too long (900 bytes at most)", real_cache);
     if (r->worktree && r->dirty) {
         /* one folder per checkout: a hash of its path */
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *c = r->repo; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        const uint64_t h = tv_hash_bytes(1469598103934665603ULL, r->repo, strlen(r->repo));
         snprintf(out->folder, sizeof out->folder, "%.900s/worktree-%016llx", real_cache, (unsigned long long)h);
     } else
         snprintf(out->folder, sizeof out->folder, "%.900s/%.12s", real_cache, r->commit); /* the record holds all 40 */
-    if ((st = make_dirs(out->folder, err)) != TV_OK)
+    if ((st = tv_make_dirs(out->folder, "build folder", err)) != TV_OK)
         return st;
     char lock_path[BUILD_PATH_MAX + 16], record[BUILD_PATH_MAX + 16], log[BUILD_PATH_MAX + 16],
         build[BUILD_PATH_MAX + 16], src[BUILD_PATH_MAX + 16], text[BUILD_PATH_MAX * 2 + 200];
@@ -363,7 +325,7 @@ TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, Bui
                          r->label, out->exe, id.exe_sha256, rec.exe_sha256, record, out->folder);
         out->reused = true;
     } else {
-        const double t0 = now_s();
+        const double t0 = tv_now_seconds();
         snprintf(text, sizeof text, "building %s (%.80s) in %s", r->label, r->subject, out->folder);
         if (note)
             note(text, user);
@@ -388,7 +350,7 @@ TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, Bui
                          out->exe, log);
         if (st == TV_OK)
             st = engine_id_program(out->exe, &id, err);
-        out->seconds = now_s() - t0;
+        out->seconds = tv_now_seconds() - t0;
     }
     /* what the build says it is, and its signature */
     if (st == TV_OK)
@@ -402,11 +364,8 @@ TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, Bui
                          "for; remove %s to build it again",
                          r->label, out->said_commit, out->folder);
     }
-    if (st == TV_OK) {
-        char bench[BUILD_PATH_MAX + 32];
-        snprintf(bench, sizeof bench, "'%s' bench search", out->exe);
-        st = engine_id_bench(bench, NULL, &out->bench, err);
-    }
+    if (st == TV_OK)
+        st = engine_id_tavreli_bench(out->exe, &out->bench, err);
     if (st == TV_OK && out->reused && rec.bench != out->bench)
         st = tv_fail(err, TV_ERR_ARG,
                      "the cached build of %s gives bench signature %lld, and %lld when it was built (%s): it is not "

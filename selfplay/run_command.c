@@ -9,15 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Appends n bytes, keeping only the last RUN_COMMAND_KEEP. */
 static void keep(CommandResult *r, const char *s, size_t n)
@@ -84,19 +76,19 @@ TvStatus run_command(char *const argv[], const char *dir, int timeout_ms, Comman
         return tv_fail(err, TV_ERR_IO, "cannot run %s%s%s: %s", argv[0], dir ? " in " : "", dir ? dir : "",
                        strerror(child_errno));
     }
-    const long long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+    const double deadline = timeout_ms > 0 ? tv_now_seconds() + timeout_ms / 1000.0 : 0; /* seconds */
     char buf[8192];
     for (;;) {
         int wait_ms = -1;
-        if (deadline) {
-            long long left = deadline - now_ms();
-            if (left <= 0) {
+        if (deadline > 0) {
+            const double left_ms = (deadline - tv_now_seconds()) * 1000;
+            if (left_ms <= 0) {
                 kill(-pid, SIGKILL);
                 kill(pid, SIGKILL);
                 r->timed_out = 1;
                 break;
             }
-            wait_ms = left > 1000 ? 1000 : (int)left;
+            wait_ms = left_ms > 1000 ? 1000 : (int)left_ms + 1;
         }
         struct pollfd p = {.fd = fds[0], .events = POLLIN};
         int k = poll(&p, 1, wait_ms);
