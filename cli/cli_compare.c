@@ -178,22 +178,6 @@ static long long stored_games(const char *store)
     return n;
 }
 
-/* Prints the report's headline: its first line in bold. */
-static void print_headline(const char *report_md)
-{
-    FILE *f = fopen(report_md, "r");
-    char line[2048];
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "**", 2)) {
-            line[strcspn(line, "\n")] = '\0';
-            size_t n = strlen(line);
-            printf("%.*s\n", (int)(n >= 4 ? n - 4 : n), n >= 4 ? line + 2 : line);
-            break;
-        }
-    if (f)
-        fclose(f);
-}
-
 static int run_compare(const CliCommand *cmd, int argc, char **argv)
 {
     CompareArgs a = {.tc = "10+0.1", .pairs = 2000, .plies = 8, .seed = 1, .elo0 = 0, .elo1 = 10, .alpha = 0.05,
@@ -248,7 +232,7 @@ static int run_compare(const CliCommand *cmd, int argc, char **argv)
         !build_side("new", cache, &new_, a.jobs, a.quiet, &new_b))
         return CLI_FAIL;
 
-    char dir[1024], ini[1100], store[1100], report[1100], report_md[1200];
+    char dir[1024], ini[1100], store[1100], report[1100];
     if (a.out)
         snprintf(dir, sizeof dir, "%s", a.out);
     else {
@@ -265,7 +249,6 @@ static int run_compare(const CliCommand *cmd, int argc, char **argv)
     snprintf(ini, sizeof ini, "%s/compare.ini", dir);
     snprintf(store, sizeof store, "%s/compare.h5", dir);
     snprintf(report, sizeof report, "%s/report", dir);
-    snprintf(report_md, sizeof report_md, "%s/report.md", report);
     if (!a.resume && !a.force && !a.dry_run && access(store, F_OK) == 0) {
         cli_error("compare: %s exists: --resume continues it, --force starts anew", store);
         return CLI_FAIL;
@@ -345,11 +328,7 @@ static int run_compare(const CliCommand *cmd, int argc, char **argv)
     }
     fflush(stdout);
     char *rep[] = {"report", store, "-o", report, NULL};
-    rc = CLI_REPORT.run(&CLI_REPORT, 4, rep);
-    if (rc != CLI_OK)
-        return rc;
-    print_headline(report_md);
-    return CLI_OK;
+    return CLI_REPORT.run(&CLI_REPORT, 4, rep); /* its last line: the report's headline */
 }
 
 const CliCommand CLI_COMPARE = {"compare", COMPARE_HELP, COMPARE_FLAGS, run_compare};

@@ -29,7 +29,8 @@ static const char REPORT_HELP[] =
     "decision and LLR path when the tournament ran one, and with --tuning-log the\n"
     "loss curve and the weights that moved most. --simulations N takes the rating\n"
     "intervals from N simulated replays of the same schedule instead of the\n"
-    "covariance.\n"
+    "covariance. Prints DIR/report.html, then the report's first line: the\n"
+    "baseline against the first engine it met (Elo, nElo, LOS, W/D/L, SPRT).\n"
     "\n"
     "The stores may hold different engine sets (v1-v2 in one, v2-v3 in another):\n"
     "engines are matched by name, and one name must be one version (the same\n"
@@ -136,6 +137,8 @@ static int run_report(const CliCommand *cmd, int argc, char **argv)
         cli_warning("%lld games held by more than one store are counted once", (long long)sum.duplicates);
     size_t len = strlen(outdir);
     printf("%.*s/report.html\n", (int)(len > 1 && outdir[len - 1] == '/' ? len - 1 : len), outdir);
+    if (sum.headline[0])
+        printf("%s\n", sum.headline);
 done:
     free(files);
     return rc;

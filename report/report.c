@@ -114,6 +114,11 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
         summary->torn_rows = 0;
         for (int f = 0; f < R.nfiles; f++)
             summary->torn_rows += R.c[f].torn_rows;
+        StrBuf lines = {0};
+        report_headlines(&R, &lines);
+        const char *first = lines.s ? lines.s : "";
+        snprintf(summary->headline, sizeof summary->headline, "%.*s", (int)strcspn(first, "\n"), first);
+        strbuf_free(&lines);
     }
 done:
     free(md.s);

@@ -47,6 +47,9 @@ typedef struct {
     int64_t games;      /* games rated, each once */
     int64_t duplicates; /* games held by more than one store, counted once */
     int64_t torn_rows;  /* /games rows of torn appends left out, over all stores */
+    char headline[1024]; /* the report's first line as plain text: the first engine against the first
+                            engine it met ("new vs old: +12 ± 20 Elo (nElo ...), LOS ..., W/D/L; SPRT
+                            [0, 10]: verdict"); "" when it met none */
 } ReportSummary;
 
 /* report_write with options; *summary (may be NULL) is filled on success. */

@@ -312,11 +312,7 @@ static PairingStats pairing_view(const Pairing *p, int first)
     return s;
 }
 
-/* The report's first lines answer "is the first engine stronger?", as
- * cutechess and fastchess print a match: the first engine (the baseline)
- * against each engine it met, from their games against each other, with
- * the verdict of an SPRT between them. */
-static void headline(const Report *R, Doc *D)
+void report_headlines(const Report *R, StrBuf *out)
 {
     const int first = R->baseline, n = R->r.n;
     for (int i = 0; i < R->npairings; i++) {
@@ -338,11 +334,25 @@ static void headline(const Report *R, Doc *D)
                                                         : sprt_decision_name(sprt_decide(si->llr, si->lower,
                                                                                          si->upper)));
         }
-        doc_para(D, "**%s vs %s: %s Elo (nElo %s), LOS %s, %lld games (+%lld =%lld -%lld)%s**",
-                 R->players[first].name, R->players[other].name, elo, nelo, los, (long long)p->games,
-                 (long long)s.wins, (long long)s.draws, (long long)s.losses, sprt.s ? sprt.s : "");
+        strbuf_addf(out, "%s vs %s: %s Elo (nElo %s), LOS %s, %lld games (+%lld =%lld -%lld)%s\n",
+                    R->players[first].name, R->players[other].name, elo, nelo, los, (long long)p->games,
+                    (long long)s.wins, (long long)s.draws, (long long)s.losses, sprt.s ? sprt.s : "");
         strbuf_free(&sprt);
     }
+}
+
+/* The report's first lines (report_headlines), in bold. */
+static void headline(const Report *R, Doc *D)
+{
+    StrBuf lines = {0};
+    report_headlines(R, &lines);
+    D->oom |= lines.failed;
+    for (const char *l = lines.s; l && *l;) {
+        const int len = (int)strcspn(l, "\n");
+        doc_para(D, "**%.*s**", len, l);
+        l += len + (l[len] == '\n');
+    }
+    strbuf_free(&lines);
 }
 
 /* Stage 4: the document. */

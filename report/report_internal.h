@@ -130,6 +130,14 @@ TvStatus report_plots(const Report *R, const char *outdir, TvError *err);
 /* Stage 4: the document (report_build.c). */
 void report_build_doc(const Report *R, Doc *D);
 
+/* The report's first lines, which answer "is the first engine stronger?"
+ * as cutechess and fastchess print a match: the first engine (the
+ * baseline) against each engine it met, from their games against each
+ * other, with the verdict of an SPRT between them; one line each ("A vs
+ * B: +X ± Y Elo (nElo ...), LOS ..., N games (+W =D -L); SPRT [e0, e1]:
+ * verdict\n"), appended to out. */
+void report_headlines(const Report *R, StrBuf *out);
+
 
 
 #endif

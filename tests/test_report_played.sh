@@ -54,6 +54,11 @@ rc=$?
 check "the report is written (exit 0)" [ $rc -eq 0 ] || cat "$tmp/report.err"
 md="$tmp/r/report.md"
 has() { grep -qF -- "$1" "$md" || { echo "  report.md lacks: $1"; return 1; }; }
+# report prints the report's first line, plain text (no ** nor HTML entities)
+head3=$(sed -n 3p "$md" | sed 's/^\*\*//; s/\*\*$//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g')
+check "report prints its headline as its last line ($head3)" \
+  bash -c "[ -n '$head3' ] && [ \"\$(tail -1 '$tmp/report.out')\" = '$head3' ]"
+check "... from the first engine's view (--baseline uci)" grep -q "^uci vs " <(tail -1 "$tmp/report.out")
 
 # the build: the version tavreli --version prints, the git describe of a commit of this checkout
 ver=$("$tv" --version | cut -d' ' -f2)
