@@ -152,16 +152,15 @@ static void warn_node_oversubscribed(const DistribInfo *info, void *user)
 #endif
 
 /* After distrib_run, once this rank has printed what it prints: the ranks
- * end together (distrib.h); the rank's exit status, given through. */
-static int end_ranks(bool distributed, int code)
+ * end together (distrib.h). */
+static void end_ranks(bool distributed)
 {
 #ifdef TAVRELI_WITH_MPI
     if (distributed)
-        distrib_end(code);
+        distrib_end();
 #else
     (void)distributed;
 #endif
-    return code;
 }
 
 static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
@@ -314,7 +313,8 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         fflush(stdout);
         run_stats_free(&stats);
         tournament_free(&t);
-        return end_ranks(distributed, interrupted_status());
+        end_ranks(distributed);
+        return interrupted_status();
     }
     int rc = CLI_OK;
     if (st != TV_OK) {
@@ -335,12 +335,14 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                     (long long)stats.played, tv_escape(out, shown, sizeof shown));
         run_stats_free(&stats);
         tournament_free(&t);
-        return end_ranks(distributed, g_signal ? interrupted_status() : CLI_FAIL);
+        end_ranks(distributed);
+        return g_signal ? interrupted_status() : CLI_FAIL;
     }
     if (info.rank != 0) { /* rank 0 speaks for the run */
         run_stats_free(&stats);
         tournament_free(&t);
-        return end_ranks(distributed, stats.interrupted ? interrupted_status() : CLI_OK);
+        end_ranks(distributed);
+        return stats.interrupted ? interrupted_status() : CLI_OK;
     }
     if (distributed && info.parts_left)
         printf("%d MPI rank%s x %d thread%s; stopped by a signal: not merged, this run's games are in the parts "
@@ -382,7 +384,8 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     fflush(stdout);
     run_stats_free(&stats);
     tournament_free(&t);
-    return end_ranks(distributed, rc);
+    end_ranks(distributed);
+    return rc;
 }
 
 const CliCommand CLI_SELFPLAY = {"selfplay", SELFPLAY_HELP, SELFPLAY_FLAGS, run_selfplay};

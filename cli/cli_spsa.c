@@ -92,16 +92,14 @@ static void print_progress(const SpsaProgress *p, void *user)
     fflush(stderr);
 }
 
-/* Under mpirun: once this rank has printed, waits for the others and
- * finalises MPI; the rank's exit status, given through. */
-static int end_ranks(bool mpi, int code)
+/* Under mpirun: once this rank has printed, waits for the others and finalises MPI. */
+static void end_ranks(bool mpi)
 {
 #ifdef TAVRELI_WITH_MPI
     if (mpi)
-        distrib_end(code);
+        distrib_end();
 #endif
     (void)mpi;
-    return code;
 }
 
 static void print_event(const char *text, void *user)
@@ -185,9 +183,9 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
             cli_error("%s", err.msg);
         spsa_free(c);
         free(c);
-        return end_ranks(mpi, st != TV_OK       ? CLI_FAIL
-                              : out.interrupted ? 128 + (g_spsa_signal ? (int)g_spsa_signal : SIGINT)
-                                                : CLI_OK);
+        end_ranks(mpi);
+        return st != TV_OK ? CLI_FAIL : out.interrupted ? 128 + (g_spsa_signal ? (int)g_spsa_signal : SIGINT)
+                                                          : CLI_OK;
     }
     printf("%ld of %ld iterations, %lld games played by this run in %.1f s; theta:", out.iterations_done,
            c->iterations, (long long)out.games_played, out.wall_seconds);
@@ -206,7 +204,8 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
     }
     spsa_free(c);
     free(c);
-    return end_ranks(mpi, code);
+    end_ranks(mpi);
+    return code;
 }
 
 const CliCommand CLI_SPSA = {"spsa", SPSA_HELP, SPSA_FLAGS, run_spsa};

@@ -3,8 +3,6 @@
 #include "distrib.h"
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <errno.h>
 #include <sched.h>
@@ -604,45 +602,7 @@ finalize:
     return st;
 }
 
-/* How long a rank that ends with a non-zero status leaves mpirun to read
- * its last lines (see distrib.h).  Open MPI 4.1 reads a rank's output from a
- * pty in its event loop and, once a rank has exited non-zero, aborts the
- * job: a summary still in the pty was lost on 2 of 2 CI runs of the Slurm
- * test (the rank-0 "interrupted: run 'mpirun ...'" line missing, the
- * script's own lines there).  Once the rank has closed its end, the data
- * stays readable to mpirun; a millisecond is enough on an idle machine,
- * 250 ms leaves room for a loaded one and costs only interrupted runs. */
-#define DISTRIB_END_DRAIN_MS 250
-
-/* Lets the reader of fd (stdout or stderr) take what this rank wrote: a
- * pipe is waited for until it is empty (at most DISTRIB_END_DRAIN_MS); a
- * terminal's end is closed (/dev/null in its place), since a pty does not
- * say what its reader has not read, and the wait is a fixed one. */
-static bool drain_output(int fd)
-{
-    struct stat sb;
-    if (fstat(fd, &sb) != 0)
-        return false;
-    if (S_ISFIFO(sb.st_mode)) {
-        for (int ms = 0; ms < DISTRIB_END_DRAIN_MS; ms += 5) {
-            int pending = 0;
-            if (ioctl(fd, FIONREAD, &pending) != 0 || pending == 0)
-                break;
-            nanosleep(&(struct timespec){0, 5000000}, NULL);
-        }
-        return false;
-    }
-    if (!isatty(fd))
-        return false; /* a file: nothing to wait for */
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-        dup2(null, fd);
-        close(null);
-    }
-    return true;
-}
-
-void distrib_end(int exit_status)
+void distrib_end(void)
 {
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
@@ -651,12 +611,5 @@ void distrib_end(int exit_status)
         return;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
-    fflush(stdout);
-    fflush(stderr);
-    if (exit_status != 0) {
-        const bool out_tty = drain_output(STDOUT_FILENO), err_tty = drain_output(STDERR_FILENO);
-        if (out_tty || err_tty)
-            nanosleep(&(struct timespec){0, DISTRIB_END_DRAIN_MS * 1000000L}, NULL);
-    }
 }
 #endif

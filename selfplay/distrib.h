@@ -90,12 +90,9 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
 /* Once every rank has said what it has to say about the run of distrib_run
  * (rank 0 speaks for the run): waits for all ranks and finalises MPI.  A
  * rank that exits with an error before rank 0 has printed its messages gets
- * rank 0 killed by mpirun mid-message, hence the wait.  A rank that will
- * exit with a non-zero exit_status then gives mpirun time to read its last
- * lines (mpirun ends the job on such an exit and may not read them
- * otherwise; distrib.c, DISTRIB_END_DRAIN_MS).  Nothing to do when MPI was
- * not initialised. */
-void distrib_end(int exit_status);
+ * rank 0 killed by mpirun mid-message, hence the wait.  Nothing to do when
+ * MPI was not initialised. */
+void distrib_end(void);
 #endif
 
 #endif
