@@ -151,6 +151,28 @@ static void warn_node_oversubscribed(const DistribInfo *info, void *user)
 }
 #endif
 
+/* The program to run again to continue an interrupted run, into buf: under
+ * mpirun, the command that runs this program again as this job did
+ * (unbound, so that each rank's threads use all its cores; as root, with the
+ * permission Open MPI asks for; this very executable); in one process,
+ * `tavreli`.  Every "interrupted: run '...'" line begins with it. */
+static const char *run_again(bool distributed, int ranks, char *buf, size_t size)
+{
+    if (!distributed) {
+        snprintf(buf, size, "tavreli");
+        return buf;
+    }
+    char self[1024];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0)
+        self[n] = '\0';
+    else
+        snprintf(self, sizeof self, "tavreli");
+    snprintf(buf, size, "mpirun %s--bind-to none -np %d %s", geteuid() == 0 ? "--allow-run-as-root " : "", ranks,
+             self);
+    return buf;
+}
+
 /* After distrib_run, once this rank has printed what it prints: the ranks
  * end together (distrib.h). */
 static void end_ranks(bool distributed)
@@ -306,10 +328,11 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         }
     }
     if (st == TV_OK && stats.stopped_reading) { /* one process, or every MPI rank (rank 0 speaks) */
+        char again[1200];
         if (info.rank == 0)
-            printf("interrupted: run 'tavreli selfplay %s --out %s --resume' to play the missing games (stopped "
+            printf("interrupted: run '%s selfplay %s --out %s --resume' to play the missing games (stopped "
                    "while reading the store: nothing was played or changed)\n",
-                   config, out);
+                   run_again(distributed, info.size, again, sizeof again), config, out);
         fflush(stdout);
         run_stats_free(&stats);
         tournament_free(&t);
@@ -363,21 +386,10 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     cli_print_standings(&t, stats.games, stats.ngames);
     cli_print_referee(&t, &stats.referee);
     if (stats.interrupted) {
-        /* Under mpirun: the command that runs this program again as this job
-         * did (unbound, so that each rank's threads use all its cores; as
-         * root, with the permission Open MPI asks for). */
-        char launcher[96] = "", self[1024] = "tavreli";
-        if (distributed) {
-            ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-            if (n > 0)
-                self[n] = '\0';
-            else
-                snprintf(self, sizeof self, "tavreli");
-            snprintf(launcher, sizeof launcher, "mpirun %s--bind-to none -np %d ",
-                     geteuid() == 0 ? "--allow-run-as-root " : "", info.size);
-        }
-        printf("interrupted: run '%s%s selfplay %s --out %s --resume' to %splay the %lld missing games\n", launcher,
-               self, config, out, info.parts_left ? "merge the parts and " : "",
+        char again[1200];
+        printf("interrupted: run '%s selfplay %s --out %s --resume' to %splay the %lld missing games\n",
+               run_again(distributed, info.size, again, sizeof again), config, out,
+               info.parts_left ? "merge the parts and " : "",
                (long long)(stats.planned - stats.already - stats.played));
         rc = interrupted_status();
     }

@@ -39,7 +39,16 @@ check "both ranks found (${p0:-none} ${p1:-none})" [ -n "$p0" -a -n "$p1" ]
 check "rank 0 is still reading" [ -e "$tmp/r.h5.lock" ]
 [ -n "$p0$p1" ] && kill -TERM $p0 $p1
 wait $job
-check "rank 0 says how to resume" grep -q "^interrupted: run 'tavreli selfplay .* --resume'" "$tmp/r.out"
+# the line to continue by is the one that runs this job again (as the line
+# of a run stopped in its games): mpirun, unbound, as root with Open MPI's
+# permission, this very program (a plain 'tavreli selfplay' line lost the
+# launcher; test_slurm's check of it failed on CI when its stop came before
+# the first game)
+launcher="mpirun "
+[ "$(id -u)" = 0 ] && launcher+="--allow-run-as-root "
+launcher+="--bind-to none -np 2 $(readlink -f "$tv")"
+check "rank 0 says how to resume: the job's own command ($(grep interrupted "$tmp/r.out"))" \
+  grep -qF "interrupted: run '$launcher selfplay $tmp/one.ini --out $tmp/r.h5 --resume'" "$tmp/r.out"
 check "... not an error" bash -c "! grep -q 'error:' '$tmp/r.out'"
 check "... the store unchanged" [ "$(md5sum <"$tmp/r.h5")" = "$sum" ]
 check "... no part left" bash -c "! ls '$tmp'/r.part-*.h5* 2>/dev/null | grep -q ."

@@ -365,7 +365,7 @@ if [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; then
   wait $job
   check "as root, stopped: the job exits 143" [ $? = 143 ]
   check "... and its rank ends" wait_gone "selfplay s.ini --out results/s.h5"
-  check "... rank 0 says how to continue: mpirun unbound, as root, this very program" \
+  check "... rank 0 says how to continue: mpirun unbound, as root, this very program ($(grep -F 'interrupted: run' "$tmp/rootstop.log"))" \
     grep -qF "interrupted: run 'mpirun --allow-run-as-root --bind-to none -np 1 $tv selfplay s.ini --out " \
     "$tmp/rootstop.log"
   check "... the script's line by hand gives Open MPI its permission" \
