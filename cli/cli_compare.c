@@ -21,13 +21,16 @@ static const char COMPARE_HELP[] =
     "usage: tavreli compare [OLD [NEW]] [--tc BASE+INC | --nodes N] [--elo0 E] [--elo1 E]\n"
     "                       [--alpha A] [--beta B] [--pairs N] [--plies N] [--seed S]\n"
     "                       [--threads N] [--jobs N] [--out DIR] [--cache DIR] [--repo DIR]\n"
+    "                       [--built EXE|none]\n"
     "                       [--resume | --force] [--dry-run] [--quiet]\n"
     "\n"
     "Is NEW stronger than OLD? OLD and NEW are git revisions of this checkout\n"
     "(default HEAD~1 and the working tree; '.' names the working tree). Each is\n"
     "built once, Release, only its tavreli target, into a cache of its own and\n"
     "reused when asked for again; a working tree with changes is built apart and\n"
-    "named COMMIT-dirty. The two builds then play as separate programs ('tavreli\n"
+    "named COMMIT-dirty. A revision this very tavreli is a build of (its --version:\n"
+    "the commit, built Release, from the files as they are now) is not built\n"
+    "again: this program plays it. The two builds then play as separate programs ('tavreli\n"
     "uci') on a clock, each opening twice with colours swapped, until an SPRT\n"
     "decides or the pairs run out; the games are a tournament store like any\n"
     "(DIR/compare.ini and DIR/compare.h5), with both commits and bench signatures\n"
@@ -50,6 +53,9 @@ static const char COMPARE_HELP[] =
     "  --cache DIR  the builds (default $XDG_CACHE_HOME/tavreli/builds, else\n"
     "               ~/.cache/tavreli/builds)\n"
     "  --repo DIR   the git checkout (default: the one holding the current folder)\n"
+    "  --built EXE  a tavreli already built, played for the revision it is a build\n"
+    "               of (as above) instead of building that one (default: this\n"
+    "               tavreli; 'none': build both)\n"
     "  --resume     continue the run in DIR (the same builds: a changed working\n"
     "               tree is refused); --force starts it anew\n"
     "  --dry-run    build both and write DIR/compare.ini; play nothing\n"
@@ -62,7 +68,7 @@ static const char COMPARE_HELP[] =
     "continues.\n";
 
 typedef struct {
-    const char *tc, *out, *cache, *repo;
+    const char *tc, *out, *cache, *repo, *built;
     long nodes, pairs, plies, threads, jobs;
     double elo0, elo1, alpha, beta;
     unsigned long long seed;
@@ -84,6 +90,7 @@ static const CliFlag COMPARE_FLAGS[] = {
     {"out", 0, CLI_STRING, offsetof(CompareArgs, out), 0, 0},
     {"cache", 0, CLI_STRING, offsetof(CompareArgs, cache), 0, 0},
     {"repo", 0, CLI_STRING, offsetof(CompareArgs, repo), 0, 0},
+    {"built", 0, CLI_STRING, offsetof(CompareArgs, built), 0, 0},
     {"resume", 0, CLI_BOOL, offsetof(CompareArgs, resume), 0, 0},
     {"force", 0, CLI_BOOL, offsetof(CompareArgs, force), 0, 0},
     {"dry-run", 0, CLI_BOOL, offsetof(CompareArgs, dry_run), 0, 0},
@@ -98,10 +105,11 @@ static void print_note(const char *text, void *user)
 }
 
 /* Builds one side; false after printing the error. */
-static bool build_side(const char *side, const char *cache, const BuildRev *r, long jobs, bool quiet, BuiltRev *b)
+static bool build_side(const char *side, const char *cache, const BuildRev *r, const char *prebuilt, long jobs,
+                       bool quiet, BuiltRev *b)
 {
     TvError err;
-    if (build_cache_get(cache, r, (int)jobs, print_note, &quiet, b, &err) != TV_OK) {
+    if (build_cache_get(cache, r, prebuilt, (int)jobs, print_note, &quiet, b, &err) != TV_OK) {
         /* the message's first line, then the compiler's lines as they were */
         const int first = (int)strcspn(err.msg, "\n");
         cli_error("compare: %s (%s): %.*s", side, r->label, first, err.msg);
@@ -110,8 +118,10 @@ static bool build_side(const char *side, const char *cache, const BuildRev *r, l
         return false;
     }
     if (!quiet) {
-        char how[48] = "built before";
-        if (!b->reused)
+        char how[BUILD_PATH_MAX + 64] = "built before";
+        if (b->prebuilt)
+            snprintf(how, sizeof how, "a copy of %s, already built from these files", prebuilt);
+        else if (!b->reused)
             snprintf(how, sizeof how, "built in %.0f s", b->seconds);
         fprintf(stderr, "%s %s: %s (%s), bench %lld%s\n", side, r->label, b->exe, how, (long long)b->bench,
                 b->said_commit[0] ? "" : " (a build older than 'tavreli --version' naming its commit)");
@@ -227,9 +237,21 @@ static int run_compare(const CliCommand *cmd, int argc, char **argv)
         snprintf(cache, sizeof cache, "%s", a.cache);
     else
         build_cache_default_dir(old.repo, cache, sizeof cache);
+    /* this tavreli, unless --built names another or none */
+    char self[BUILD_PATH_MAX] = "";
+    if (a.built && strcmp(a.built, "none"))
+        snprintf(self, sizeof self, "%s", a.built);
+    else if (!a.built) {
+        const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        self[len > 0 ? len : 0] = '\0';
+    }
+    if (a.built && self[0] && access(self, X_OK) != 0) {
+        cli_error("compare: --built %s: %s (give a tavreli executable, or 'none')", self, strerror(errno));
+        return CLI_USAGE;
+    }
     BuiltRev old_b, new_b;
-    if (!build_side("old", cache, &old, a.jobs, a.quiet, &old_b) ||
-        !build_side("new", cache, &new_, a.jobs, a.quiet, &new_b))
+    if (!build_side("old", cache, &old, self, a.jobs, a.quiet, &old_b) ||
+        !build_side("new", cache, &new_, self, a.jobs, a.quiet, &new_b))
         return CLI_FAIL;
 
     char dir[1024], ini[1100], store[1100], report[1100];

@@ -147,7 +147,7 @@ static int run(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        char line[256];
+        char line[512];
         engine_id_version_line(line, sizeof line);
         printf("%s\n", line);
         return CLI_OK;

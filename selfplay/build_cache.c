@@ -21,6 +21,11 @@
 /* The compiler's last lines quoted in the error of a failed build. */
 #define BUILD_ERROR_LINES 12
 
+/* The build type of every build here, and so the kind (`tavreli --version`'s
+ * "built as KIND") an executable already built must have to stand for one:
+ * a Debug or sanitized build plays slower, and its games would not compare. */
+#define BUILD_TYPE "Release"
+
 /* Runs argv; its output into out (the caller frees it), TV_OK only for
  * exit status 0; else an error "WHAT failed (status S): LAST LINES". */
 static TvStatus run_ok(char *const argv[], const char *dir, const char *what, StrBuf *out, TvError *err)
@@ -223,7 +228,7 @@ static TvStatus cmake_build(const char *src, const char *build, int jobs, const 
     snprintf(jobs_text, sizeof jobs_text, "%d", jobs > 0 ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
     char cache[BUILD_PATH_MAX + 32];
     snprintf(cache, sizeof cache, "%s/CMakeCache.txt", build);
-    char *configure[] = {"cmake", "-S", (char *)src, "-B", (char *)build, "-DCMAKE_BUILD_TYPE=Release", NULL};
+    char *configure[] = {"cmake", "-S", (char *)src, "-B", (char *)build, "-DCMAKE_BUILD_TYPE=" BUILD_TYPE, NULL};
     char *make[] = {"cmake", "--build", (char *)build, "--target", "tavreli", "-j", jobs_text, NULL};
     char *const *steps[2] = {configure, make};
     StrBuf whole = {0};
@@ -256,32 +261,186 @@ static TvStatus cmake_build(const char *src, const char *build, int jobs, const 
     return st;
 }
 
-/* The commit a tavreli executable's --version names
- * (engine_id_commit_of_version), "" when it names none. */
-static TvStatus said_commit(const char *exe, char *buf, size_t n, TvError *err)
+/* What a tavreli executable's --version says of itself: its commit
+ * (engine_id_commit_of_version; "" when it names none) and, when it says
+ * them, its kind and tree (engine_id_build_of_version; else ""). */
+typedef struct {
+    char commit[48], kind[64], tree[48];
+} SaidBuild;
+
+static TvStatus said_build(const char *exe, SaidBuild *said, TvError *err)
 {
     char *argv[] = {(char *)exe, "--version", NULL};
     StrBuf out = {0};
-    buf[0] = '\0';
+    memset(said, 0, sizeof *said);
     TvStatus st = run_ok(argv, NULL, "tavreli --version", &out, err);
-    if (st == TV_OK)
-        engine_id_commit_of_version(strbuf_str(&out), buf, n);
+    if (st == TV_OK) {
+        engine_id_commit_of_version(strbuf_str(&out), said->commit, sizeof said->commit);
+        engine_id_build_of_version(strbuf_str(&out), said->kind, sizeof said->kind, said->tree, sizeof said->tree);
+    }
     strbuf_free(&out);
     return st;
 }
 
-TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, BuildNote note, void *user,
-                         BuiltRev *out, TvError *err)
+/* The git tree r's build is made from: a commit's own tree; for a working
+ * tree with changes, the tree its tracked files make now, as its own
+ * cmake/tavreli_tree.cmake computes it (the one definition, which the build
+ * also records); "" when the checkout has no such script. */
+static TvStatus revision_tree(const BuildRev *r, char *buf, size_t n, TvError *err)
 {
-    memset(out, 0, sizeof *out);
+    buf[0] = '\0';
+    if (!r->dirty) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "%s^{tree}", r->commit);
+        return git(r->repo, "git rev-parse COMMIT^{tree}", buf, n, err, "rev-parse", "--verify", spec, NULL);
+    }
+    char script[BUILD_PATH_MAX + 32], src_def[BUILD_PATH_MAX + 8];
+    snprintf(script, sizeof script, "%s/cmake/tavreli_tree.cmake", r->repo);
+    if (access(script, R_OK) != 0)
+        return TV_OK;
+    snprintf(src_def, sizeof src_def, "-DSRC=%s", r->repo);
+    char *argv[] = {"cmake", src_def, "-P", script, NULL};
+    StrBuf out = {0};
+    TvStatus st = run_ok(argv, NULL, "cmake -P cmake/tavreli_tree.cmake", &out, err);
+    if (st == TV_OK && !strncmp(strbuf_str(&out), "tree ", 5)) {
+        snprintf(buf, n, "%s", strbuf_str(&out) + 5);
+        buf[strcspn(buf, "\n")] = '\0';
+    }
+    strbuf_free(&out);
+    return st;
+}
+
+/* Whether exe, a tavreli already built, is r's build as this cache would
+ * make it: its --version names r's commit ("-dirty" as r is), its kind is
+ * BUILD_TYPE and its tree is r's.  When it names r's commit but is not
+ * that build, why says so. */
+static TvStatus prebuilt_is(const char *exe, const BuildRev *r, bool *same, SaidBuild *said, char *why, size_t wn,
+                            TvError *err)
+{
+    *same = false;
+    why[0] = '\0';
+    TvStatus st = said_build(exe, said, err);
+    if (st != TV_OK || strcmp(said->commit, r->label))
+        return st;
+    char tree[64];
+    if ((st = revision_tree(r, tree, sizeof tree, err)) != TV_OK)
+        return st;
+    if (strcmp(said->kind, BUILD_TYPE))
+        snprintf(why, wn, "%s is a build of %s, but %s%s (the builds here are " BUILD_TYPE "): building it", exe,
+                 r->label, said->kind[0] ? "built as " : "older than 'tavreli --version' naming its kind",
+                 said->kind);
+    else if (!tree[0] || strcmp(said->tree, tree))
+        snprintf(why, wn, "%s is a build of %s, but of another state of its files (tree %.12s, now %.12s): building it",
+                 exe, r->label, said->tree[0] ? said->tree : "unknown", tree[0] ? tree : "unknown");
+    else
+        *same = true;
+    return TV_OK;
+}
+
+/* The checks of every build, made now, reused or given: it names the commit
+ * it was built for, and its bench signature agrees with its record
+ * (recorded >= 0) and its commit message's "Bench: N". */
+static TvStatus check_build(const BuildRev *r, const SaidBuild *said, long long recorded, const char *record,
+                            BuiltRev *out, TvError *err)
+{
+    snprintf(out->said_commit, sizeof out->said_commit, "%s", said->commit);
+    if (out->said_commit[0]) {
+        const size_t k = strcspn(out->said_commit, "-");
+        const bool says_dirty = strstr(out->said_commit, "-dirty") != NULL;
+        if (k < 7 || strncmp(out->said_commit, r->commit, k) || says_dirty != r->dirty)
+            return tv_fail(err, TV_ERR_ARG,
+                           "the build of %s says it is commit %s (its --version): it is not the commit it was built "
+                           "for; remove %s to build it again",
+                           r->label, out->said_commit, out->folder);
+    }
+    TvStatus st = engine_id_tavreli_bench(out->exe, &out->bench, err);
+    if (st != TV_OK)
+        return st;
+    if (recorded >= 0 && recorded != out->bench)
+        return tv_fail(err, TV_ERR_ARG,
+                       "the cached build of %s gives bench signature %lld, and %lld when it was built (%s): it is "
+                       "not the build of that commit; remove %s to build it again",
+                       r->label, (long long)out->bench, recorded, record, out->folder);
+    if (r->claimed_bench >= 0 && !r->dirty && r->claimed_bench != out->bench)
+        return tv_fail(err, TV_ERR_ARG,
+                       "the build of %s gives bench signature %lld, and the commit's message says 'Bench: %lld': the "
+                       "build is not the commit it claims, or the message is wrong",
+                       r->label, (long long)out->bench, (long long)r->claimed_bench);
+    return TV_OK;
+}
+
+/* cache_dir, made when missing, as an absolute path in real (PATH_MAX). */
+static TvStatus cache_folder(const char *cache_dir, char *real, TvError *err)
+{
     TvStatus st = tv_make_dirs(cache_dir, "cache folder", err);
     if (st != TV_OK)
         return st;
-    char real_cache[PATH_MAX];
-    if (!realpath(cache_dir, real_cache))
+    if (!realpath(cache_dir, real))
         return tv_fail(err, TV_ERR_IO, "cannot resolve the cache folder %s: %s", cache_dir, strerror(errno));
-    if (strlen(real_cache) > 900)
-        return tv_fail(err, TV_ERR_LIMIT, "the cache folder %.100s... is too long (900 bytes at most)", real_cache);
+    if (strlen(real) > 900)
+        return tv_fail(err, TV_ERR_LIMIT, "the cache folder %.100s... is too long (900 bytes at most)", real);
+    return TV_OK;
+}
+
+/* An executable already built, copied into the cache (folder/tavreli, in
+ * a folder named by its tree): the copy plays, so that rebuilding or
+ * removing the original during the run, or before its --resume, changes
+ * nothing.  A copy made before is kept (the same files, built the same
+ * way: the first copy stands, as a cached build does). */
+static TvStatus copy_prebuilt(const char *from, const char *folder, const char *exe, TvError *err)
+{
+    TvStatus st = tv_make_dirs(folder, "build folder", err);
+    if (st != TV_OK || access(exe, X_OK) == 0)
+        return st;
+    FILE *in = fopen(from, "rb");
+    if (!in)
+        return tv_fail(err, TV_ERR_IO, "cannot read %s: %s", from, strerror(errno));
+    TvAtomicFile a;
+    if ((st = tv_atomic_open(&a, exe, "copy of the build", err)) != TV_OK) {
+        fclose(in);
+        return st;
+    }
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, a.f) != n)
+            break;
+    const bool read_error = ferror(in) != 0;
+    fclose(in);
+    if (read_error || fchmod(fileno(a.f), 0755) != 0) {
+        tv_atomic_abort(&a);
+        return tv_fail(err, TV_ERR_IO, "cannot copy %s to %s: %s", from, exe, strerror(errno));
+    }
+    return tv_atomic_commit(&a, err);
+}
+
+TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, const char *prebuilt, int jobs, BuildNote note,
+                         void *user, BuiltRev *out, TvError *err)
+{
+    memset(out, 0, sizeof *out);
+    TvStatus st;
+    SaidBuild said;
+    char real_cache[PATH_MAX];
+    if (prebuilt && *prebuilt) {
+        bool same;
+        char why[BUILD_PATH_MAX + 200];
+        if ((st = prebuilt_is(prebuilt, r, &same, &said, why, sizeof why, err)) != TV_OK)
+            return st;
+        if (why[0] && note)
+            note(why, user);
+        if (same) {
+            if ((st = cache_folder(cache_dir, real_cache, err)) != TV_OK)
+                return st;
+            snprintf(out->folder, sizeof out->folder, "%.900s/tree-%.12s", real_cache, said.tree);
+            snprintf(out->exe, sizeof out->exe, "%.1000s/tavreli", out->folder);
+            if ((st = copy_prebuilt(prebuilt, out->folder, out->exe, err)) != TV_OK)
+                return st;
+            out->reused = out->prebuilt = true;
+            return check_build(r, &said, -1, NULL, out, err);
+        }
+    }
+    if ((st = cache_folder(cache_dir, real_cache, err)) != TV_OK)
+        return st;
     if (r->worktree && r->dirty) {
         /* one folder per checkout: a hash of its path */
         const uint64_t h = tv_hash_bytes(1469598103934665603ULL, r->repo, strlen(r->repo));
@@ -353,29 +512,8 @@ TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, Bui
         out->seconds = tv_now_seconds() - t0;
     }
     /* what the build says it is, and its signature */
-    if (st == TV_OK)
-        st = said_commit(out->exe, out->said_commit, sizeof out->said_commit, err);
-    if (st == TV_OK && out->said_commit[0]) {
-        const size_t k = strcspn(out->said_commit, "-");
-        const bool says_dirty = strstr(out->said_commit, "-dirty") != NULL;
-        if (k < 7 || strncmp(out->said_commit, r->commit, k) || says_dirty != r->dirty)
-            st = tv_fail(err, TV_ERR_ARG,
-                         "the build of %s says it is commit %s (its --version): it is not the commit it was built "
-                         "for; remove %s to build it again",
-                         r->label, out->said_commit, out->folder);
-    }
-    if (st == TV_OK)
-        st = engine_id_tavreli_bench(out->exe, &out->bench, err);
-    if (st == TV_OK && out->reused && rec.bench != out->bench)
-        st = tv_fail(err, TV_ERR_ARG,
-                     "the cached build of %s gives bench signature %lld, and %lld when it was built (%s): it is not "
-                     "the build of that commit; remove %s to build it again",
-                     r->label, (long long)out->bench, rec.bench, record, out->folder);
-    if (st == TV_OK && r->claimed_bench >= 0 && !r->dirty && r->claimed_bench != out->bench)
-        st = tv_fail(err, TV_ERR_ARG,
-                     "the build of %s gives bench signature %lld, and the commit's message says 'Bench: %lld': the "
-                     "build is not the commit it claims, or the message is wrong",
-                     r->label, (long long)out->bench, (long long)r->claimed_bench);
+    if (st == TV_OK && (st = said_build(out->exe, &said, err)) == TV_OK)
+        st = check_build(r, &said, out->reused ? rec.bench : -1, record, out, err);
     if (st == TV_OK && commit_build && !out->reused)
         st = record_write(record, r, &id, out, err);
     flock(lock, LOCK_UN);

@@ -48,7 +48,8 @@ typedef struct {
     char folder[BUILD_PATH_MAX]; /* its folder in the cache (build.log there) */
     int64_t bench;             /* its bench signature (`tavreli bench search`'s nodes) */
     char said_commit[48];      /* the commit its --version names ("" for a build older than that) */
-    bool reused;               /* taken from the cache, not built now */
+    bool reused;               /* taken from the cache or given, not built now */
+    bool prebuilt;             /* ... given: a copy of the executable already built that build_cache_get was offered */
     double seconds;            /* the time the build took (0 when reused) */
 } BuiltRev;
 
@@ -57,14 +58,20 @@ typedef struct {
 typedef void (*BuildNote)(const char *text, void *user);
 
 /* The build of r in cache_dir (made when missing), with jobs compiler
- * processes (0: as many as cores).  Waits while another process builds the
+ * processes (0: as many as cores).  prebuilt (NULL: none) is a tavreli
+ * executable already built, the running one say: when its --version says it
+ * is r's build as the cache makes it (r's commit, "-dirty" as r is, built
+ * Release, from r's git tree: cmake/tavreli_tree.cmake), it is r's build:
+ * nothing is built, a copy of it in the cache (CACHE/tree-TREE/tavreli)
+ * plays; when it names r's commit but is not, note says why it is built
+ * anyway.  Waits while another process builds the
  * same revision.  Errors: git or cmake cannot be run; the build fails (the
  * compiler's last lines quoted, the whole log named); a build from the
  * cache whose executable or bench signature is not what its record says;
  * a build whose --version names another commit; a bench signature that
  * differs from the commit message's "Bench: N". */
-TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, int jobs, BuildNote note, void *user,
-                         BuiltRev *out, TvError *err);
+TvStatus build_cache_get(const char *cache_dir, const BuildRev *r, const char *prebuilt, int jobs, BuildNote note,
+                         void *user, BuiltRev *out, TvError *err);
 
 /* How long a game lasts here, measured by earlier runs with this cache:
  * the wall seconds a game took per game thread at the condition `what`

@@ -199,7 +199,31 @@ bool engine_id_commit_of_name(const char *id_name, char *buf, size_t n)
 
 void engine_id_version_line(char *buf, size_t n)
 {
-    snprintf(buf, n, "tavreli %s (commit %s)", TAVRELI_VERSION, TAVRELI_COMMIT[0] ? TAVRELI_COMMIT : "unknown");
+    snprintf(buf, n, "tavreli %s (commit %s)\nbuilt as %s from tree %s", TAVRELI_VERSION,
+             TAVRELI_COMMIT[0] ? TAVRELI_COMMIT : "unknown", TAVRELI_BUILD_KIND[0] ? TAVRELI_BUILD_KIND : "unknown",
+             TAVRELI_TREE[0] ? TAVRELI_TREE : "unknown");
+}
+
+bool engine_id_build_of_version(const char *text, char *kind, size_t kn, char *tree, size_t tn)
+{
+    if (kn > 0)
+        kind[0] = '\0';
+    if (tn > 0)
+        tree[0] = '\0';
+    const char *at = strstr(text, "\nbuilt as ");
+    if (!at)
+        return false;
+    at += 10;
+    const size_t klen = strcspn(at, " \n");
+    if (strncmp(at + klen, " from tree ", 11) != 0)
+        return false;
+    const char *t = at + klen + 11;
+    const size_t tlen = strspn(t, "0123456789abcdef");
+    if (klen == 0 || klen >= kn || tlen < 40 || tlen >= tn || (t[tlen] != '\0' && t[tlen] != '\n'))
+        return false;
+    snprintf(kind, kn, "%.*s", (int)klen, at);
+    snprintf(tree, tn, "%.*s", (int)tlen, t);
+    return true;
 }
 
 bool engine_id_commit_of_version(const char *text, char *buf, size_t n)

@@ -79,9 +79,17 @@ void engine_id_this_build(StoredEngine *e);
  * program's name. */
 bool engine_id_commit_of_name(const char *id_name, char *buf, size_t n);
 
-/* The line `tavreli --version` prints: "tavreli VERSION (commit COMMIT)",
- * COMMIT "unknown" outside a git checkout. */
+/* What `tavreli --version` prints, two lines: "tavreli VERSION (commit
+ * COMMIT)" and "built as KIND from tree TREE", KIND the build type and what
+ * changes its speed ("Release", "RelWithDebInfo+sanitize"), TREE the git
+ * tree of the tracked files it was built from (cmake/tavreli_tree.cmake);
+ * each "unknown" outside a git checkout. */
 void engine_id_version_line(char *buf, size_t n);
+
+/* The kind and tree of a tavreli build's --version text, into kind and
+ * tree; false (both "") for a text without them (an older build, "unknown",
+ * another program). */
+bool engine_id_build_of_version(const char *text, char *kind, size_t kn, char *tree, size_t tn);
 
 /* The commit a tavreli build's --version line names, into buf; false (buf
  * "") for a line that names none ("unknown", a build older than the

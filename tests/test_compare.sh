@@ -11,9 +11,14 @@
 # a commit; a failed build quoting the compiler; a cached build whose bench
 # signature is not its record's; a commit whose 'Bench: N' line the build
 # does not give; OLD and NEW the same build.
-# usage: test_compare.sh TAVRELI FAKE_ENGINE
+# A build already made (--built; tavreli compare's default is itself) is
+# played for the revision its --version says it is a build of (commit,
+# Release, the tree of its files: cmake/tavreli_tree.cmake, copied into the
+# stand-in) instead of building it, as a copy in the cache; after one more
+# edit, or as a Debug build, it is built anyway, saying why.
+# usage: test_compare.sh TAVRELI FAKE_ENGINE TAVRELI_TREE_CMAKE
 set -u
-tv=$(readlink -f "$1") fake=$(readlink -f "$2")
+tv=$(readlink -f "$1") fake=$(readlink -f "$2") tree_cmake=$(readlink -f "$3")
 tmp=$(mktemp -d)
 trap 'pkill -KILL -f "$tmp" 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 passes=0 fails=0
@@ -37,10 +42,14 @@ if(dirty)
   set(commit "${commit}-dirty")
 endif()
 add_executable(tavreli main.c)
-target_compile_definitions(tavreli PRIVATE COMMIT="${commit}")
+# the tree and kind, as the real project's second --version line gives them
+include(${CMAKE_SOURCE_DIR}/cmake/tavreli_tree.cmake)
+tavreli_tree(${CMAKE_SOURCE_DIR} tree)
+target_compile_definitions(tavreli PRIVATE COMMIT="${commit}" TREE="${tree}" KIND="${CMAKE_BUILD_TYPE}")
 add_executable(unrelated unrelated.c) # not built: compare builds only the tavreli target
 EOI
 echo 'this is not C' >"$repo/unrelated.c"
+mkdir -p "$repo/cmake" && cp "$tree_cmake" "$repo/cmake/"
 main() { # BENCH [EXTRA LINE]
   cat >"$repo/main.c" <<EOI
 #include <stdio.h>
@@ -51,7 +60,7 @@ ${2:-}
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--version")) {
-        printf("tavreli 0.0.1 (commit %s)\n", COMMIT);
+        printf("tavreli 0.0.1 (commit %s)\nbuilt as %s from tree %s\n", COMMIT, KIND, TREE);
         return 0;
     }
     if (argc > 2 && !strcmp(argv[1], "bench") && !strcmp(argv[2], "search")) {
@@ -120,6 +129,47 @@ cmp r3 "$A" --resume
 rc=$?
 check "--resume after the working tree changed again is refused ($rc)" [ $rc != 0 ]
 check "... saying the program is another one" grep -q "is not the version the store holds: another executable" "$tmp/err"
+g checkout -q main.c
+
+# ---- a build already made ------------------------------------------------------------
+prebuild() { # DIR TYPE: builds the working tree as it is now into DIR
+  cmake -S "$repo" -B "$1" -DCMAKE_BUILD_TYPE="$2" >/dev/null && cmake --build "$1" --target tavreli >/dev/null
+}
+prebuild "$tmp/wb" Release
+check "the stand-in's --version: 'built as Release from tree $(g rev-parse HEAD^{tree})'" \
+  grep -qx "built as Release from tree $(g rev-parse 'HEAD^{tree}')" <("$tmp/wb/tavreli" --version)
+cmp r8 "$A" --built "$tmp/wb/tavreli"
+rc=$?
+check "compare A with NEW (clean, $b) already built ends with 0 ($rc: $(tail -2 "$tmp/err"))" [ $rc = 0 ]
+check "... NEW not built: a copy of that build plays" \
+  grep -q "^new $b: $tmp/cache/tree-.*/tavreli (a copy of $tmp/wb/tavreli, already built from these files), bench 2000" \
+  "$tmp/err"
+check "... nothing built" bash -c "! grep -q '^building' '$tmp/err'"
+main 2000 "const char *volatile edited = \"a third edit\";"
+prebuild "$tmp/wb" Release
+cmp r9 "$A" --built "$tmp/wb/tavreli"
+rc=$?
+check "the same for a dirty working tree ($rc)" [ $rc = 0 ]
+check "... NEW not built: a copy, $b-dirty" \
+  grep -q "^new $b-dirty: $tmp/cache/tree-.*/tavreli (a copy of $tmp/wb/tavreli, already built from these files)" \
+  "$tmp/err"
+check "... the copy named by the tree" [ -x "$tmp/cache/tree-$(git -C "$repo" stash create | xargs -I{} git -C "$repo" rev-parse '{}^{tree}' | cut -c1-12)/tavreli" ]
+main 2000 "const char *volatile edited = \"a fourth edit, not built\";"
+cmp r10 "$A" --built "$tmp/wb/tavreli"
+rc=$?
+check "after one more edit not built ($rc)" [ $rc = 0 ]
+check "... built, saying why" \
+  grep -q "$tmp/wb/tavreli is a build of $b-dirty, but of another state of its files (tree .*, now .*): building it" \
+  "$tmp/err"
+check "... building $b-dirty" grep -q "^building $b-dirty " "$tmp/err"
+prebuild "$tmp/wd" Debug
+cmp r11 "$A" --built "$tmp/wd/tavreli"
+check "a Debug build of the same files ($?)" [ $? = 0 ]
+check "... built anyway, saying why" \
+  grep -q "$tmp/wd/tavreli is a build of $b-dirty, but built as Debug (the builds here are Release): building it" "$tmp/err"
+cmp r12 "$A" --built "$tmp/no-such-tavreli"
+check "--built naming no executable is refused ($?)" [ $? = 2 ]
+check "... saying so" grep -q "compare: --built $tmp/no-such-tavreli: No such file or directory" "$tmp/err"
 g checkout -q main.c
 
 # ---- what is refused ----------------------------------------------------------------

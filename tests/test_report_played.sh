@@ -61,7 +61,7 @@ check "report prints its headline as its last line ($head3)" \
 check "... from the first engine's view (--baseline uci)" grep -q "^uci vs " <(tail -1 "$tmp/report.out")
 
 # the build: the version tavreli --version prints, the git describe of a commit of this checkout
-ver=$("$tv" --version | cut -d' ' -f2)
+ver=$("$tv" --version | head -1 | cut -d' ' -f2)
 check "the report names the build ($ver)" has "made by tavreli $ver;"
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
   commit=$(sed -n 's/.*-g\([0-9a-f]\{7,\}\).*/\1/p' <<<"$ver")
@@ -78,6 +78,8 @@ fake_sha=$(sha256sum "$(readlink -f "$fake")" | cut -c1-12)
 tv_id=$(printf 'uci\nquit\n' | "$tv" uci | sed -n 's/^id name //p')
 tv_bench=$("$tv" bench search 2>/dev/null | sed -n 's/^nodes //p') # its bench signature
 check "--version names a commit ($commit)" [ -n "$commit" ]
+check "... and, second, how and from which tree of files it was built ($("$tv" --version | sed -n 2p))" \
+  grep -Eqx "built as [A-Za-z]+(\+sanitize)?(\+generic)? from tree ([0-9a-f]{40}|unknown)" <("$tv" --version | sed -n 2p)
 check "the in-process engine, its INI, build and limits" \
   has "| inproc | in-process engine | $tmp/engines/default.ini | commit $commit | defaults | depth 1 | none | - |"
 check "tavreli uci: its command, build, option, limits and time control" \
