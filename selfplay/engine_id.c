@@ -17,6 +17,7 @@
 #include "engine_proc.h"
 #include "run_command.h"
 #include "strbuf.h"
+#include "tournament.h" /* TournamentEngine: what an entry of a tournament INI gives */
 #include "tavreli_version.h" /* TAVRELI_VERSION, TAVRELI_RELEASE, TAVRELI_COMMIT (CMakeLists.txt) */
 
 static const char *const KIND_NAMES[PLAYER_NKINDS] = {"in-process engine", "random mover", "separate program"};
@@ -143,7 +144,9 @@ void engine_id_tag(const StoredEngine *e, char *buf, size_t n)
         buf[0] = '\0';
 }
 
-void engine_id_settings_text(const SearchSettings *s, char *buf, size_t n)
+/* The built-in engine's search settings as stored: "name=value ..." in
+ * search.def order, booleans as yes/no (as an engine INI spells them). */
+static void settings_text(const SearchSettings *s, char *buf, size_t n)
 {
     size_t o = 0;
     if (n > 0)
@@ -158,7 +161,9 @@ void engine_id_settings_text(const SearchSettings *s, char *buf, size_t n)
     }
 }
 
-void engine_id_this_build(StoredEngine *e)
+/* Fills e's version and commit with this tavreli build's (its git describe
+ * and commit, "-dirty" for a modified tree; "" outside a git checkout). */
+static void this_build(StoredEngine *e)
 {
     snprintf(e->version, sizeof e->version, "%s", TAVRELI_VERSION);
     snprintf(e->commit, sizeof e->commit, "%s", TAVRELI_COMMIT);
@@ -507,4 +512,35 @@ void engine_id_upgrade(StoredEngine *engines, int nengines, int schema, const ch
     }
     strbuf_free(&lines.each);
     free(lines.own);
+}
+
+void engine_id_of_entry(const TournamentEngine *te, StoredEngine *se)
+{
+    const EngineVersion *e = &te->engine;
+    memset(se, 0, sizeof *se);
+    se->exe_size = -1;
+    se->bench = -1;
+    snprintf(se->name, sizeof se->name, "%s", e->name);
+    snprintf(se->path, sizeof se->path, "%.*s", (int)sizeof se->path - 1, te->path);
+    se->depth = e->limits.depth;
+    se->nodes = (int64_t)e->limits.nodes;
+    se->movetime_ms = e->limits.movetime_ms;
+    se->kind = (int8_t)te->kind;
+    time_control_format(&te->tc, se->tc, sizeof se->tc);
+    se->timemargin_ms = te->timemargin_ms;
+    if (te->kind == PLAYER_ENGINE) { /* a program's weights and settings are its own: 0 and "" */
+        memcpy(se->weights, e->params.w, sizeof se->weights);
+        settings_text(&e->settings, se->settings, sizeof se->settings);
+        this_build(se);
+    }
+    if (te->kind == PLAYER_PROCESS) {
+        snprintf(se->command, sizeof se->command, "%.*s", (int)sizeof se->command - 1, te->command);
+        char words[TOURNAMENT_MAX_OPTIONS][sizeof te->option_names[0] + sizeof te->option_values[0] + 1];
+        char *sorted[TOURNAMENT_MAX_OPTIONS];
+        for (int k = 0; k < te->noptions; k++) {
+            snprintf(words[k], sizeof words[k], "%s=%s", te->option_names[k], te->option_values[k]);
+            sorted[k] = words[k];
+        }
+        engine_id_join_sorted(sorted, te->noptions, se->options, sizeof se->options);
+    }
 }

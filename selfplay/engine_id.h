@@ -7,7 +7,7 @@
  * command runs (resolved path, SHA-256 and size), the `id name` and
  * `id author` it announced, the options it was given and, for a tavreli
  * build, the commit its `id name` names.  The tournament fills the parts
- * its INI gives (tournament_engine_identity), the player the parts only a
+ * its INI gives (engine_id_of_entry), the player the parts only a
  * running program can give (player_identify); docs/store.md lists the
  * fields.
  *
@@ -62,22 +62,22 @@ bool engine_id_reproducible(const StoredEngine *e);
  * digits of its executable's hash, else "" (nothing that names a build). */
 void engine_id_tag(const StoredEngine *e, char *buf, size_t n);
 
-/* The built-in engine's search settings as stored: "name=value ..." in
- * search.def order, booleans as yes/no (as an engine INI spells them). */
-void engine_id_settings_text(const SearchSettings *s, char *buf, size_t n);
-
 /* Sorts the n words and writes them into buf, one blank apart (the form of
  * the options fields). */
 void engine_id_join_sorted(char **words, int n, char *buf, size_t size);
-
-/* Fills e's version and commit with this tavreli build's (its git describe
- * and commit, "-dirty" for a modified tree; "" outside a git checkout). */
-void engine_id_this_build(StoredEngine *e);
 
 /* The commit a tavreli build names in its id name ("tavreli 0.1.0
  * (1a2b3c4d5e6f-dirty) default"), into buf; false (buf "") for another
  * program's name. */
 bool engine_id_commit_of_name(const char *id_name, char *buf, size_t n);
+
+/* The identity of an entry of a tournament (tournament.h) that its
+ * configuration gives: name, path, kind, limits, clock; the built-in
+ * engine's weights, settings and this build; a program's command and
+ * options (sorted).  What only a running program says (its executable, id
+ * name) is the player's (player_identify). */
+struct TournamentEngine;
+void engine_id_of_entry(const struct TournamentEngine *te, StoredEngine *se);
 
 /* What `tavreli --version` prints, two lines: "tavreli VERSION (commit
  * COMMIT)" and "built as KIND from tree TREE", KIND the build type and what

@@ -147,7 +147,7 @@ static void process_drop(Player *p)
 static TvStatus program_identity(const TournamentEngine *te, const EngineProc *proc, StoredEngine *se,
                                  TvError *err)
 {
-    tournament_engine_identity(te, se);
+    engine_id_of_entry(te, se);
     TvError e;
     if (engine_id_program(te->command, se, &e) != TV_OK)
         return tv_fail(err, e.status, "engine '%s': %s", te->engine.name, e.msg);
@@ -331,7 +331,7 @@ TvStatus player_identify(const TournamentEngine *te, const Options *o, const cha
                          TvError *err)
 {
     if (te->kind != PLAYER_PROCESS) {
-        tournament_engine_identity(te, se);
+        engine_id_of_entry(te, se);
         return TV_OK;
     }
     char errpath[TOURNAMENT_PATH_MAX + 128];
@@ -436,6 +436,17 @@ TvStatus player_params(const TournamentEngine *te, const Options *o, const char 
                                         .index = -1};
     }
     engine_proc_close(proc);
+    return TV_OK;
+}
+
+TvStatus player_take_options(TournamentEngine *te, int *bad, TvError *err)
+{
+    *bad = -1;
+    for (int k = 0; te->kind != PLAYER_PROCESS && k < te->noptions; k++)
+        if (option_set_text(&te->engine, te->option_names[k], te->option_values[k], err) != TV_OK) {
+            *bad = k;
+            return err->status;
+        }
     return TV_OK;
 }
 

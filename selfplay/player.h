@@ -52,7 +52,7 @@ const TournamentEngine *player_config(const Player *p);
  * signature measured (the engine's bench command, else for a tavreli build
  * `EXECUTABLE bench search`; engine_id_bench).  The other kinds
  * always can play; their identity is their configuration's
- * (tournament_engine_identity).  A program that is started again during a
+ * (engine_id_of_entry).  A program that is started again during a
  * run (after a crash or a stall) must be the same program (executable and
  * id name) or the run ends with an error. */
 TvStatus player_identify(const TournamentEngine *te, const Options *o, const char *store_path, StoredEngine *se,
@@ -133,6 +133,12 @@ typedef struct {
  * info says what is known; an error when a program cannot be started. */
 TvStatus player_params(const TournamentEngine *te, const Options *o, const char *const *names, int n,
                        bool start_programs, PlayerParamInfo *info, TvError *err);
+
+/* Makes te's option.NAME lines take effect as far as they can before it
+ * plays, in order: the built-in engine's are applied to its version now
+ * (core/option.h: a name it has not or a bad value is an error, *bad the
+ * line's index); a program's are sent when it starts (nothing to do now). */
+TvStatus player_take_options(TournamentEngine *te, int *bad, TvError *err);
 
 /* Gives te's parameter `name` the value (its next games play with it): the
  * built-in engine's setting or weight, a program's option.NAME. */

@@ -89,37 +89,6 @@ void tournament_pairing(const Tournament *t, int p, int *first, int *second)
 
 /* ---- which engine versions play ------------------------------------------------- */
 
-void tournament_engine_identity(const TournamentEngine *te, StoredEngine *se)
-{
-    const EngineVersion *e = &te->engine;
-    memset(se, 0, sizeof *se);
-    se->exe_size = -1;
-    se->bench = -1;
-    snprintf(se->name, sizeof se->name, "%s", e->name);
-    snprintf(se->path, sizeof se->path, "%.*s", (int)sizeof se->path - 1, te->path);
-    se->depth = e->limits.depth;
-    se->nodes = (int64_t)e->limits.nodes;
-    se->movetime_ms = e->limits.movetime_ms;
-    se->kind = (int8_t)te->kind;
-    time_control_format(&te->tc, se->tc, sizeof se->tc);
-    se->timemargin_ms = te->timemargin_ms;
-    if (te->kind == PLAYER_ENGINE) { /* a program's weights and settings are its own: 0 and "" */
-        memcpy(se->weights, e->params.w, sizeof se->weights);
-        engine_id_settings_text(&e->settings, se->settings, sizeof se->settings);
-        engine_id_this_build(se);
-    }
-    if (te->kind == PLAYER_PROCESS) {
-        snprintf(se->command, sizeof se->command, "%.*s", (int)sizeof se->command - 1, te->command);
-        char words[TOURNAMENT_MAX_OPTIONS][sizeof te->option_names[0] + sizeof te->option_values[0] + 1];
-        char *sorted[TOURNAMENT_MAX_OPTIONS];
-        for (int k = 0; k < te->noptions; k++) {
-            snprintf(words[k], sizeof words[k], "%s=%s", te->option_names[k], te->option_values[k]);
-            sorted[k] = words[k];
-        }
-        engine_id_join_sorted(sorted, te->noptions, se->options, sizeof se->options);
-    }
-}
-
 bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n)
 {
     const Tournament *a = stored, *b = now;
@@ -150,8 +119,8 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
     for (int i = 0; i < a->nengines; i++) {
         const TournamentEngine *x = &a->engines[i], *y = &b->engines[i];
         StoredEngine ex, ey;
-        tournament_engine_identity(x, &ex);
-        tournament_engine_identity(y, &ey);
+        engine_id_of_entry(x, &ex);
+        engine_id_of_entry(y, &ey);
         char d[400];
         DIFFERS(engine_id_difference(&ex, "then", &ey, "now", d, sizeof d), "engine %d ('%s'): %s", i + 1,
                 x->engine.name, d);
@@ -228,8 +197,8 @@ void tournament_text_difference(const char *a, const char *b, char *buf, size_t 
 bool tournament_engines_identical(const Tournament *t, int a, int b)
 {
     StoredEngine x, y;
-    tournament_engine_identity(&t->engines[a], &x);
-    tournament_engine_identity(&t->engines[b], &y);
+    engine_id_of_entry(&t->engines[a], &x);
+    engine_id_of_entry(&t->engines[b], &y);
     snprintf(y.name, sizeof y.name, "%s", x.name); /* two names, one version */
     return engine_id_identical(&x, &y) && !strcmp(t->engines[a].dir, t->engines[b].dir);
 }
@@ -238,7 +207,7 @@ bool tournament_reproducible(const Tournament *t)
 {
     for (int i = 0; i < t->nengines; i++) {
         StoredEngine e;
-        tournament_engine_identity(&t->engines[i], &e);
+        engine_id_of_entry(&t->engines[i], &e);
         if (!engine_id_reproducible(&e))
             return false;
     }

@@ -54,7 +54,7 @@ void time_control_format(const TimeControl *tc, char *buf, size_t n);
 /* bench = none: no bench signature, even for a tavreli build. */
 #define TOURNAMENT_BENCH_NONE "none"
 
-typedef struct {
+typedef struct TournamentEngine { /* the tag: engine_id.h declares it */
     PlayerKind kind;
     char path[512];        /* the engine INI as given (resolved relative to the tournament file) */
     EngineVersion engine;  /* read from it; its limits may be overridden in the tournament; for
@@ -202,13 +202,6 @@ int tournament_pairings(const Tournament *t);
 
 /* The two engines of pairing p (first = the first-named engine). */
 void tournament_pairing(const Tournament *t, int p, int *first, int *second);
-
-/* The identity of te that its configuration gives (engine_id.h): name,
- * path, kind, limits, clock; the built-in engine's weights, settings and
- * this build; a program's command and options (sorted).  What only a
- * running program says (its executable, id name) is the player's
- * (player_identify). */
-void tournament_engine_identity(const TournamentEngine *te, StoredEngine *se);
 
 /* True when engines a and b play alike (engine_id_identical: one version
  * under two names, no clock).  Both games of each opening pair between them are

@@ -27,7 +27,7 @@
 
 #include "engine_proc.h"
 #include "match.h"
-#include "option.h"
+#include "player.h"
 #include "record.h"
 #include "rule_options.h"
 #include "search.h"
@@ -635,7 +635,7 @@ static void apply_each(Reader *r, bool complete)
             engine_key(r, i, name, r->each[k].value);
             memcpy(es->section, keep, sizeof keep);
         }
-        if (complete && program_key >= 0 && r->t->engines[i].kind != PLAYER_PROCESS)
+        if (complete && program_key >= 0 && !es->command_line)
             failf(r, r->each[program_key].line, TV_ERR_PARSE,
                   "[each] %s is for a command (a separate program), and engine '%s' is the built-in engine: give "
                   "it in the sections of the programs",
@@ -785,25 +785,23 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
                   es->section);
             break;
         }
-        if (te->kind == PLAYER_PROCESS && !te->dir[0])
+        const bool program = es->command_line != 0; /* a section with a command: a separate program */
+        if (program && !te->dir[0])
             copy_str(te->dir, sizeof te->dir, r->dir[0] ? r->dir : ".");
-        if (te->kind != PLAYER_PROCESS && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->bench[0])) {
+        if (!program && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->bench[0])) {
             failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log and bench are for a command (a separate program); the "
                   "built-in engine takes its settings from its path and option.NAME", es->section);
             break;
         }
-        /* option.NAME on the built-in engine: applied to the version its path
-         * gave, from the table of engine options (core/option.h), in file order */
-        for (int k = 0; te->kind != PLAYER_PROCESS && k < te->noptions && !r->failed; k++) {
-            TvError e;
-            tv_error_clear(&e);
-            if (option_set_text(&te->engine, te->option_names[k], te->option_values[k], &e) != TV_OK)
-                failf(r, es->option_line[k], TV_ERR_PARSE, "[%s] option.%s = %s: %s", es->section,
-                      te->option_names[k], te->option_values[k], e.msg);
-        }
-        if (r->failed)
+        /* option.NAME, in file order: the player takes what it can now */
+        TvError e;
+        int bad = -1;
+        if (player_take_options(te, &bad, &e) != TV_OK) {
+            failf(r, bad >= 0 ? es->option_line[bad] : es->line, TV_ERR_PARSE, "[%s] option.%s = %s: %s", es->section,
+                  bad >= 0 ? te->option_names[bad] : "?", bad >= 0 ? te->option_values[bad] : "?", e.msg);
             break;
-        if (te->kind == PLAYER_PROCESS) /* its settings are its own; only the limits below are ours */
+        }
+        if (program) /* no engine INI: its settings are its own; only the limits below are ours */
             te->engine.limits = (SearchLimits){0, 0, 0};
         if (es->has_limit[0] || es->has_limit[1] || es->has_limit[2] || es->has_tc) {
             /* the tournament's limits (a tc among them) replace the engine file's */

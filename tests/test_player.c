@@ -237,8 +237,8 @@ static void test_stored_engine_rows(void **state)
     snprintf(t->engines[1].option_names[1], sizeof t->engines[1].option_names[1], "Hash");
     snprintf(t->engines[1].option_values[1], sizeof t->engines[1].option_values[1], "8");
     StoredEngine a, b;
-    tournament_engine_identity(&t->engines[0], &a);
-    tournament_engine_identity(&t->engines[1], &b);
+    engine_id_of_entry(&t->engines[0], &a);
+    engine_id_of_entry(&t->engines[1], &b);
     assert_memory_equal(a.weights, t->engines[0].engine.params.w, sizeof a.weights);
     assert_true(strstr(a.settings, "qsearch=yes") != NULL); /* booleans as an engine INI spells them */
     assert_true(a.version[0] != '\0'); /* the build that plays it */
