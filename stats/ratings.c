@@ -42,7 +42,7 @@
 
 #define ELO_PER_NAT (400.0 / M_LN10) /* 173.717... */
 #define MAX_PLAYERS 1024
-/* A GSL failure: what failed, then GSL's text (tuner_gsl_fail). */
+/* A GSL failure: what failed, then GSL's text (stats_gsl_fail). */
 #define RATINGS_GSL_MSG "ratings: %s failed (GSL: %s)"
 
 /* The weak prior, used only when the plain maximum-likelihood solution may
@@ -394,7 +394,7 @@ static TvStatus fit_counts(const Counts *c, const double *x0, double *r, double 
     gsl_multimin_function_fdf fdf = { fit_f, fit_df, fit_fdf, dim, &ctx };
     int gs = gsl_multimin_fdfminimizer_set(s, &fdf, x, 0.1, 0.1);
     if (gs) {
-        st = tuner_gsl_fail(err, gs, RATINGS_GSL_MSG, "minimiser set-up");
+        st = stats_gsl_fail(err, gs, RATINGS_GSL_MSG, "minimiser set-up");
         goto done;
     }
     int iter = 0, status = GSL_CONTINUE, failure = GSL_SUCCESS;
@@ -423,7 +423,7 @@ static TvStatus fit_counts(const Counts *c, const double *x0, double *r, double 
         for (int k = 1; k < n; k++)
             gmax = fmax(gmax, fabs(grad[k]));
         if (!(gmax < 1e-8)) {
-            st = tuner_gsl_fail(err, failure ? failure : GSL_ENOPROG,
+            st = stats_gsl_fail(err, failure ? failure : GSL_ENOPROG,
                                 "ratings: the BFGS fit did not converge (gradient %g; GSL: %s)", gmax);
             goto done;
         }
@@ -464,7 +464,7 @@ static TvStatus covariance(const Counts *c, const double *r, double theta, doubl
     if (!gs)
         gs = gsl_linalg_cholesky_invert(h);
     if (gs) {
-        st = tuner_gsl_fail(err, gs, RATINGS_GSL_MSG, "inverting the Hessian");
+        st = stats_gsl_fail(err, gs, RATINGS_GSL_MSG, "inverting the Hessian");
         goto done;
     }
     /* Covariance of (r_0 = 0, r_1, ..., r_{n-1}). */
@@ -607,7 +607,7 @@ TvStatus ratings_fit(const RatedGame *games, int64_t ngames, int nplayers, int s
         return tv_fail(err, TV_ERR_ARG, "ratings: negative number of simulations (%d)", simulations);
     /* GSL must not abort the process: its errors come back as status codes
      * and are reported in err (gsl_util.h). */
-    tuner_gsl_errors_off();
+    stats_gsl_errors_off();
 
     int n = nplayers;
     size_t m = (size_t)n;

@@ -181,7 +181,7 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
 
 TvStatus tune_bench(int64_t n, int base, uint64_t seed, TuneBench *out, TvError *err)
 {
-    tuner_gsl_errors_off();
+    stats_gsl_errors_off();
     memset(out, 0, sizeof *out);
     if (n < 1 || base < 1)
         return tv_fail(err, TV_ERR_ARG, "bench tune: positive sizes needed");

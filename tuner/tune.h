@@ -18,7 +18,7 @@
  * comment); this header adds the whole command and the benchmark.
  *
  * No global mutable state, except that tune_fit switches GSL's error handler
- * off (tuner_gsl_errors_off in gsl_util.h: the handler is process-wide in
+ * off (stats_gsl_errors_off in gsl_util.h: the handler is process-wide in
  * GSL) so that GSL failures come back as TvErrors with GSL's text. */
 #ifndef TAVRELI_TUNE_H
 #define TAVRELI_TUNE_H

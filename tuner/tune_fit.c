@@ -276,7 +276,7 @@ static TvStatus newton_phase(const FitCtx *c, double *w, double tol, int max_ite
             if (v)
                 gsl_vector_free(v);
             if (st)
-                return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "factoring the Newton matrix");
+                return stats_gsl_fail(err, st, TUNE_GSL_MSG, "factoring the Newton matrix");
             if (lambda > tol)
                 out->stop = "iteration limit";
             return TV_OK;
@@ -524,7 +524,7 @@ done:
 TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *start, const TuneOptions *opt,
                   TuneResult *out, TvError *err)
 {
-    tuner_gsl_errors_off();
+    stats_gsl_errors_off();
     memset(out, 0, sizeof *out);
     double t0 = omp_get_wtime();
     if (!fit || fit->n == 0)

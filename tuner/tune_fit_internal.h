@@ -12,7 +12,7 @@
 #define NW EVAL_NWEIGHTS
 #define LOSS_CHUNKS 128 /* fixed: the sums do not depend on the thread count */
 #define GN_CHUNKS 16
-/* A GSL failure: what failed, then GSL's text (tuner_gsl_fail). */
+/* A GSL failure: what failed, then GSL's text (stats_gsl_fail). */
 #define TUNE_GSL_MSG "tune: %s: GSL error: %s"
 
 /* Gauss-Newton sums over the free weights F (fidx[0..p-1]):

@@ -197,7 +197,7 @@ static double k_loss(double lk, void *user)
 
 TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err)
 {
-    tuner_gsl_errors_off();
+    stats_gsl_errors_off();
     if (s->n == 0)
         return tv_fail(err, TV_ERR_ARG, "tune: no positions to fit K on");
     KCtx c = {s, w};
@@ -232,7 +232,7 @@ TvStatus tune_fit_k(const TuneSet *s, const double *w, double *K, TvError *err)
     double x = gsl_min_fminimizer_x_minimum(m);
     gsl_min_fminimizer_free(m);
     if (st)
-        return tuner_gsl_fail(err, st, TUNE_GSL_MSG, "fitting K");
+        return stats_gsl_fail(err, st, TUNE_GSL_MSG, "fitting K");
     *K = exp(x);
     return TV_OK;
 }

@@ -190,7 +190,7 @@ TvStatus tune_covariance(const TuneSet *s, const double *w, double K, double l2,
                                (M[(size_t)u * up + (size_t)v] + (u == v ? shift : 0)) / (d[u] * d[v]));
         int st = gsl_eigen_symmv(C, ev, V, ws);
         if (st) {
-            ts = tuner_gsl_fail(err, st, TUNE_GSL_MSG, "the covariance's eigen-decomposition");
+            ts = stats_gsl_fail(err, st, TUNE_GSL_MSG, "the covariance's eigen-decomposition");
             break;
         }
         double emax = gsl_vector_max(ev), cut = 1e-10 * (emax > 0 ? emax : 1);
