@@ -19,14 +19,12 @@ void engine_default(EngineVersion *e)
     e->limits.depth = 4;
 }
 
-#define ENGINE_MAX_KEYS 128
-
 typedef struct {
     EngineVersion *e;
     char msg[TV_ERROR_MSG_LEN];
     bool failed;
-    int nseen;
-    char seen[ENGINE_MAX_KEYS][96]; /* "section/key" of the keys read so far */
+    TvIniLines in;  /* the line reader: in.line is the line being parsed */
+    TvIniKeys keys; /* the keys read so far: one given twice would silently take the later value */
 } Reader;
 
 static int fail(Reader *r, const char *fmt, const char *a, const char *b)
@@ -76,27 +74,14 @@ static int read_weight(Reader *r, const WeightInfo *w, const char *value)
     return 1;
 }
 
-/* A key given twice would silently take the later value: refused, as the
- * tournament reader refuses it. */
-static bool seen_before(Reader *r, const char *section, const char *name)
-{
-    char key[96];
-    snprintf(key, sizeof key, "%.30s/%.60s", section, name);
-    for (int i = 0; i < r->nseen; i++)
-        if (!strcmp(r->seen[i], key))
-            return true;
-    if (r->nseen < ENGINE_MAX_KEYS)
-        snprintf(r->seen[r->nseen++], sizeof r->seen[0], "%s", key);
-    return false;
-}
-
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     Reader *r = user;
     if (r->failed)
         return 0;
-    if (seen_before(r, section, name))
-        return fail(r, "key '%s' given twice in [%s]", name, section);
+    char twice[TV_ERROR_MSG_LEN];
+    if (tv_ini_key_once(&r->keys, section, name, r->in.line, twice, sizeof twice) != 1)
+        return fail(r, "%s%s", twice, "");
     if (!strcmp(section, "engine")) {
         if (!strcmp(name, "name")) {
             if (!*value || strlen(value) >= sizeof r->e->name)
@@ -187,11 +172,14 @@ TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e
     TvStatus st = tv_ini_check(text, strlen(text), name, err);
     if (st != TV_OK)
         return st;
-    Reader r = {e, "", false, 0, {{0}}};
+    Reader r = {.e = e};
     int rc = tv_ini_check_sections(text, ENGINE_SECTIONS, r.msg, sizeof r.msg);
     r.failed = rc != 0;
-    if (rc == 0)
-        rc = ini_parse_string(text, handler, &r);
+    if (rc == 0) {
+        tv_ini_lines_init(&r.in, text);
+        rc = ini_parse_stream(tv_ini_line_reader, &r.in, handler, &r);
+        tv_ini_keys_free(&r.keys);
+    }
     return finish(rc, &r, name, err);
 }
 

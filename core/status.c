@@ -1,5 +1,7 @@
 #include "status.h"
 
+#include "grow.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -346,4 +348,47 @@ char *tv_escape(const char *s, char *buf, size_t n)
         p += u > 0 ? (size_t)u : 1;
     }
     return buf;
+}
+
+/* ---- keys given twice ------------------------------------------------------------- */
+
+struct TvIniKey {
+    char *section, *name;
+    int line;
+};
+
+int tv_ini_key_line(const TvIniKeys *k, const char *section, const char *name)
+{
+    for (int64_t i = 0; i < k->n; i++)
+        if (!strcmp(k->keys[i].name, name) && !strcmp(k->keys[i].section, section))
+            return k->keys[i].line;
+    return 0;
+}
+
+int tv_ini_key_once(TvIniKeys *k, const char *section, const char *name, int line, char *why, size_t n)
+{
+    const int first = tv_ini_key_line(k, section, name);
+    if (first > 0) {
+        snprintf(why, n, "[%s] %s is given twice (first at line %d): give it once", section, name, first);
+        return 0;
+    }
+    char *s = strdup(section), *nm = strdup(name);
+    if (!s || !nm || !tv_grow((void **)&k->keys, &k->cap, k->n + 1, sizeof *k->keys)) {
+        free(s);
+        free(nm);
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
+    k->keys[k->n++] = (struct TvIniKey){s, nm, line};
+    return 1;
+}
+
+void tv_ini_keys_free(TvIniKeys *k)
+{
+    for (int64_t i = 0; i < k->n; i++) {
+        free(k->keys[i].section);
+        free(k->keys[i].name);
+    }
+    free(k->keys);
+    *k = (TvIniKeys){0};
 }

@@ -128,6 +128,24 @@ long tv_ini_header(const char *line, size_t len, const char **name);
 
 int tv_ini_check_sections(const char *text, const char *const *known, char *why, size_t n);
 
+/* The keys an INI reader has been given, so that a key given twice is
+ * refused (inih hands both, and the later would silently win) in the one
+ * wording of every reader.  Start from {0}; free with tv_ini_keys_free. */
+typedef struct {
+    struct TvIniKey *keys; /* [section] name and the line of each key, in file order */
+    int64_t n, cap;
+} TvIniKeys;
+
+/* Records key `name` of [section], given at line.  1 when it is new; 0
+ * when it was given before, with "[SECTION] NAME is given twice (first at
+ * line N): give it once" in why; -1 when out of memory ("out of memory"). */
+int tv_ini_key_once(TvIniKeys *k, const char *section, const char *name, int line, char *why, size_t n);
+
+/* The line at which [section] name was given, 0 when it was not. */
+int tv_ini_key_line(const TvIniKeys *k, const char *section, const char *name);
+
+void tv_ini_keys_free(TvIniKeys *k);
+
 /* Clears an error record. */
 void tv_error_clear(TvError *err);
 

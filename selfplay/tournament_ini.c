@@ -38,9 +38,6 @@
 #define LINE_MAX_CHARS 198
 /* [each] keys kept until the file is read: every engine key, 64 option.NAME lines and some */
 #define MAX_EACH_KEYS (32 + TOURNAMENT_MAX_OPTIONS)
-/* Every key of a file without duplicates fits (the fixed sections, [each], and per engine its options and
- * its other keys with room to spare), so that [each] knows every key an engine gives itself. */
-#define MAX_SEEN_KEYS (64 + MAX_EACH_KEYS + TOURNAMENT_MAX_ENGINES * (TOURNAMENT_MAX_OPTIONS + 32))
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -155,10 +152,7 @@ typedef struct {
     /* collected in pass 1 */
     int nsections;
     EngineSection eng[TOURNAMENT_MAX_ENGINES];
-    /* keys seen ("section\nkey") for duplicate detection */
-    int nseen;
-    char seen[MAX_SEEN_KEYS][80];
-    int seen_line[MAX_SEEN_KEYS];
+    TvIniKeys keys; /* every key given: for duplicates, and for [each] to know what an engine gives itself */
     int file_line;    /* line of [openings] file */
     int per_game_line; /* line of [openings] per_game */
     int cycle_line, order_line, start_line; /* lines of [openings] cycle, order, start */
@@ -286,19 +280,11 @@ static void check_headers(const char *text, Reader *r)
 /* Duplicate keys: the later one would silently win, so it is an error. */
 static bool check_duplicate(Reader *r, const char *section, const char *name)
 {
-    char key[80];
-    snprintf(key, sizeof key, "%.40s\n%.38s", section, name);
-    for (int i = 0; i < r->nseen; i++)
-        if (!strcmp(r->seen[i], key)) {
-            failf(r, r->in.line, TV_ERR_PARSE, "duplicate key '%s' in [%s] (first at line %d)", name, section,
-                  r->seen_line[i]);
-            return false;
-        }
-    if (r->nseen < MAX_SEEN_KEYS) {
-        snprintf(r->seen[r->nseen], sizeof r->seen[0], "%s", key);
-        r->seen_line[r->nseen++] = r->in.line;
-    }
-    return true;
+    char why[256];
+    const int once = tv_ini_key_once(&r->keys, section, name, r->in.line, why, sizeof why);
+    if (once != 1)
+        failf(r, r->in.line, once < 0 ? TV_ERR_LIMIT : TV_ERR_PARSE, "%s", why);
+    return once == 1;
 }
 
 /* An int key in [lo, hi]; the message names the section, key and range. */
@@ -602,12 +588,7 @@ static int each_key(Reader *r, const char *name, const char *value)
 /* Whether [section] gave key `name` (check_duplicate has seen every key). */
 static bool section_has(const Reader *r, const char *section, const char *name)
 {
-    char key[80];
-    snprintf(key, sizeof key, "%.40s\n%.38s", section, name);
-    for (int i = 0; i < r->nseen; i++)
-        if (!strcmp(r->seen[i], key))
-            return true;
-    return false;
+    return tv_ini_key_line(&r->keys, section, name) > 0;
 }
 
 /* Gives every [each] key to every engine that has not its own: path and
@@ -842,6 +823,7 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
     } else if (t->openings.file[0]) {
         st = tournament_load_openings(t, r->file_line, r->start_line, r->stored, err);
     }
+    tv_ini_keys_free(&r->keys);
     free(r);
     if (st != TV_OK)
         tournament_free(t);

@@ -362,7 +362,7 @@ static void test_engine_ini_errors(void **state)
         {"[search]\ndepth = -1\n", 2, "search depth '-1'"},
         {"[search]\nqsearch = maybe\n", 2, "search qsearch 'maybe' must be yes or no"},
         {"[engine]\nname\n", 2, "malformed line"},
-        {"[weights]\ntempo = 5\ntempo = 7\n", 3, "key 'tempo' given twice in [weights]"},
+        {"[weights]\ntempo = 5\ntempo = 7\n", 3, "[weights] tempo is given twice (first at line 2): give it once"},
         {"[weights]\ncentre = 1, 2,\n", 2, "weight 'centre': an empty element (a comma too many?)"},
         {"[weights]\ncentre = 1,,2\n", 2, "weight 'centre': an empty element"},
         {"[engine] x\nname = y\n", 1, "text after the section header: 'x'"},

@@ -27,6 +27,10 @@ check "an unknown key is refused with its line" grep -q "bad2.ini:3: unknown key
 printf '[train]\nengine = %s\nelo0 = 5\nelo1 = 5\n' "$src/configs/engines/default.ini" >"$tmp/bad3.ini"
 "$tv" train "$tmp/bad3.ini" --out "$tmp/b" >/dev/null 2>"$tmp/e"
 check "elo0 >= elo1 is refused" grep -q "needs elo0 < elo1" "$tmp/e"
+printf '[train]\nengine = %s\ngames = 10\ngames = 12\n' "$src/configs/engines/default.ini" >"$tmp/bad5.ini"
+"$tv" train "$tmp/bad5.ini" --out "$tmp/b" >/dev/null 2>"$tmp/e"
+check "a key given twice is refused with both lines" \
+  grep -q "bad5.ini:4: \[train\] games is given twice (first at line 3): give it once" "$tmp/e"
 printf '[train]\nengine = nowhere.ini\n' >"$tmp/bad4.ini"
 "$tv" train "$tmp/bad4.ini" --out "$tmp/b" >/dev/null 2>"$tmp/e"
 check "a missing engine file is refused" grep -q "nowhere.ini" "$tmp/e"

@@ -23,9 +23,7 @@ typedef struct {
     bool in_spsa;     /* the last header seen was [spsa] */
     bool failed;
     TvError *err;
-    char seen[24][24]; /* [spsa] keys given, for duplicates */
-    int seen_line[24];
-    int nseen;
+    TvIniKeys keys; /* [spsa] keys given, for duplicates */
 } SpsaReader;
 
 static bool failf(SpsaReader *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -155,13 +153,9 @@ static int handler(void *user, const char *section, const char *name, const char
     SpsaConfig *c = r->c;
     if (!strncmp(name, "param", 5) && (name[5] == ' ' || name[5] == '\t'))
         return param_line(r, name + 5, value);
-    for (int i = 0; i < r->nseen; i++)
-        if (!strcmp(r->seen[i], name))
-            return failf(r, r->in.line, "[spsa] %s is given twice (first at line %d)", name, r->seen_line[i]);
-    if (r->nseen < (int)(sizeof r->seen / sizeof r->seen[0])) {
-        snprintf(r->seen[r->nseen], sizeof r->seen[0], "%s", name);
-        r->seen_line[r->nseen++] = r->in.line;
-    }
+    char twice[200];
+    if (tv_ini_key_once(&r->keys, section, name, r->in.line, twice, sizeof twice) != 1)
+        return failf(r, r->in.line, "%s", twice);
     if (!strcmp(name, "name")) {
         size_t n = strlen(value);
         bool ok = n > 0 && n < sizeof c->name;
@@ -364,6 +358,7 @@ TvStatus spsa_read_text(const char *path, char *text, size_t len, SpsaConfig *c,
         return TV_ERR_PARSE;
     }
     int rc = ini_parse_stream(tv_ini_line_reader, &r.in, handler, &r);
+    tv_ini_keys_free(&r.keys);
     if (!r.failed && rc > 0)
         failf(&r, rc, "malformed line (expected [section] or key = value)");
     if (!r.failed && c->nparams == 0)

@@ -69,7 +69,8 @@ typedef struct {
     TrainConfig *c;
     char dir[512];
     char msg[256];
-    bool seen[NKEYS];
+    TvIniLines in;  /* the line reader: in.line is the line being parsed */
+    TvIniKeys keys; /* the keys given, for duplicates */
 } TrainReader;
 
 static bool name_ok(const char *s)
@@ -95,11 +96,8 @@ static int train_handler(void *user, const char *section, const char *name, cons
         const TrainKey *key = &TRAIN_KEYS[k];
         if (strcmp(name, key->name) != 0)
             continue;
-        if (r->seen[k]) {
-            snprintf(r->msg, sizeof r->msg, "[train] %s is given twice", name);
+        if (tv_ini_key_once(&r->keys, section, name, r->in.line, r->msg, sizeof r->msg) != 1)
             return 0;
-        }
-        r->seen[k] = true;
         char *at = (char *)r->c + key->offset, *end;
         errno = 0;
         switch (key->kind) {
@@ -211,8 +209,11 @@ TvStatus train_read_config(const char *path, TrainConfig *c, bool check_engine, 
         snprintf(r.dir, sizeof r.dir, "%.*s", (int)(slash - path + 1), path);
     static const char *const sections[] = {"train", NULL};
     int rc = tv_ini_check_sections(text, sections, r.msg, sizeof r.msg);
-    if (rc == 0)
-        rc = ini_parse_string(text, train_handler, &r);
+    if (rc == 0) {
+        tv_ini_lines_init(&r.in, text);
+        rc = ini_parse_stream(tv_ini_line_reader, &r.in, train_handler, &r);
+        tv_ini_keys_free(&r.keys);
+    }
     free(text);
     if (rc != 0)
         return tv_fail_at(err, TV_ERR_PARSE, path, rc > 0 ? rc : 0, "%s", r.msg[0] ? r.msg : "malformed line");
