@@ -154,7 +154,7 @@ static bool store_value(const CliCommand *cmd, const CliFlag *f, const char *v, 
         memcpy(name, v, (size_t)(eq - v));
         name[eq - v] = 0;
         TvError err;
-        if (options_set((Options *)dst, name, eq + 1, &err) != TV_OK) {
+        if (rule_options_set((Options *)dst, name, eq + 1, &err) != TV_OK) {
             cli_error("%s: --%s '%s': %s", cmd->name, f->name, shown, err.msg);
             return false;
         }

@@ -263,7 +263,7 @@ static TvStatus tgn_read_tag(TgnReader *r, const char *text, size_t *i, int *lin
         else
             snprintf(g->start_tfen, sizeof g->start_tfen, "%s", v);
     } else if (strcmp(key, "Options") == 0) {
-        if (options_parse(v, &g->options, &sub) != TV_OK)
+        if (rule_options_parse(v, &g->options, &sub) != TV_OK)
             st = tv_fail_at(err, TV_ERR_PARSE, r->name, at, "tag Options: %s", sub.msg);
     } else if (strcmp(key, "Variant") == 0) {
         if (strcmp(v, "tavreli") != 0 && strcmp(v, "Tavreli") != 0)
@@ -764,7 +764,7 @@ char *record_write_tgn(const Position *start, const Options *o, const Move *move
     }
     tgn_write_tag(&b, "Result", result);
     tgn_write_tag(&b, "Variant", "tavreli");
-    tgn_write_tag(&b, "Options", options_to_str(o, buf, sizeof buf));
+    tgn_write_tag(&b, "Options", rule_options_to_str(o, buf, sizeof buf));
     tfen_write(start, buf, sizeof buf);
     if (strcmp(buf, TV_START_TFEN) != 0) {
         tgn_write_tag(&b, "SetUp", "1");

@@ -6,8 +6,8 @@
 
 #include "strbuf.h"
 
-/* The rule options, declared once: options_set, options_parse,
- * options_to_str, the command line, a tournament's [rules] and the engine
+/* The rule options, declared once: rule_options_set, rule_options_parse,
+ * rule_options_to_str, the command line, a tournament's [rules] and the engine
  * protocol (which declares them to engines) all read this table.
  * values[0] is the default; the Options field holds the index of the
  * value. */
@@ -68,7 +68,7 @@ int rule_option_value_find(int i, const char *text)
     return -1;
 }
 
-TvStatus options_set(Options *o, const char *name, const char *value, TvError *err)
+TvStatus rule_options_set(Options *o, const char *name, const char *value, TvError *err)
 {
     int i = rule_option_find(name);
     if (i < 0) {
@@ -96,7 +96,7 @@ TvStatus options_set(Options *o, const char *name, const char *value, TvError *e
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
-TvStatus options_parse(const char *text, Options *o, TvError *err)
+TvStatus rule_options_parse(const char *text, Options *o, TvError *err)
 {
     bool seen[TV_NRULE_OPTIONS] = {false};
     memset(o, 0, sizeof *o);
@@ -117,7 +117,7 @@ TvStatus options_parse(const char *text, Options *o, TvError *err)
         if (!eq)
             return tv_fail(err, TV_ERR_ARG, "option '%s' has no value (write name=value)", pair);
         *eq = '\0';
-        TvStatus st = options_set(o, pair, eq + 1, err);
+        TvStatus st = rule_options_set(o, pair, eq + 1, err);
         if (st != TV_OK)
             return st;
         int j = rule_option_find(pair);
@@ -127,7 +127,7 @@ TvStatus options_parse(const char *text, Options *o, TvError *err)
     }
 }
 
-char *options_to_str(const Options *o, char *buf, size_t n)
+char *rule_options_to_str(const Options *o, char *buf, size_t n)
 {
     size_t used = 0;
     if (n)

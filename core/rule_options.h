@@ -39,11 +39,11 @@ int rule_option_value_find(int i, const char *text);
  * any order) into o, starting from the defaults.  Also used by the command
  * line's --option name=value and a tournament's [rules] (one pair per
  * call).  Errors (TV_ERR_ARG) name the option and the values it takes. */
-TvStatus options_parse(const char *text, Options *o, TvError *err);
-TvStatus options_set(Options *o, const char *name, const char *value, TvError *err);
+TvStatus rule_options_parse(const char *text, Options *o, TvError *err);
+TvStatus rule_options_set(Options *o, const char *name, const char *value, TvError *err);
 
 /* Writes options as "slide_over_own=no enpassant=combatant ending=checkmate"
  * (booleans as yes/no). */
-char *options_to_str(const Options *o, char *buf, size_t n);
+char *rule_options_to_str(const Options *o, char *buf, size_t n);
 
 #endif

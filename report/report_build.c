@@ -239,7 +239,7 @@ static void build_played(const Report *R, Doc *D)
     for (size_t i = 0; i < sizeof eh / sizeof eh[0]; i++)
         doc_cell(D, "%s", eh[i]);
     for (int p = 0; p < R->nplayers; p++) {
-        const Player *pl = &R->players[p];
+        const ReportPlayer *pl = &R->players[p];
         const StoredEngine *e = pl->eng;
         StrBuf opt = {0};
         char lim[96];
@@ -390,7 +390,7 @@ void report_build_doc(const Report *R, Doc *D)
 
     /* The table under the headline: the first engine against every other one. */
     {
-        const Player *base = &R->players[R->baseline];
+        const ReportPlayer *base = &R->players[R->baseline];
         const int rb = base->rated, n = R->r.n;
         doc_h2(D, "%s against each engine", base->name);
         doc_para(D,
@@ -410,7 +410,7 @@ void report_build_doc(const Report *R, Doc *D)
             int ri = R->order[i];
             if (ri == rb)
                 continue;
-            const Player *p = &R->players[R->rated_player[ri]];
+            const ReportPlayer *p = &R->players[R->rated_player[ri]];
             double v = R->r.cov[ri * n + ri] + R->r.cov[rb * n + rb] - 2 * R->r.cov[ri * n + rb];
             int64_t h2h = 0;
             for (int k = 0; k < R->npairings; k++) {
@@ -448,7 +448,7 @@ void report_build_doc(const Report *R, Doc *D)
     doc_cell(D, "score");
     for (int i = 0; i < R->nrated; i++) {
         int ri = R->order[i];
-        const Player *p = &R->players[R->rated_player[ri]];
+        const ReportPlayer *p = &R->players[R->rated_player[ri]];
         doc_cell(D, "%d", i + 1);
         doc_cell(D, "%s", p->name);
         stats_fmt_elo(R->r.elo[ri], a, sizeof a);
@@ -472,7 +472,7 @@ void report_build_doc(const Report *R, Doc *D)
     if (R->nself > 0)
         doc_para(D, "%lld games of an engine against itself are not rated (they count below).", (long long)R->nself);
     for (int i = 0; i < R->nrated; i++) {
-        const Player *p = &R->players[R->rated_player[R->order[i]]];
+        const ReportPlayer *p = &R->players[R->rated_player[R->order[i]]];
         int64_t lost = 0;
         StrBuf why = {0};
         for (int k = 0; k < NREFEREE; k++)
@@ -622,7 +622,7 @@ void report_build_doc(const Report *R, Doc *D)
                     for (int p = 0, u = R->nrated; p < R->nplayers; p++)
                         if (R->players[p].rated < 0 && u++ == i)
                             pi = p;
-                const Player *p = &R->players[pi];
+                const ReportPlayer *p = &R->players[pi];
                 int64_t lost = 0;
                 doc_cell(D, "%s", p->name);
                 doc_cell(D, "%lld", (long long)p->games);

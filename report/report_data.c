@@ -101,7 +101,7 @@ static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
 /* The name of p, the k-th version seen of its name: NAME@TAG with tag
  * (engine_id_tag: its commit or program hash), or NAME@vK when tag is ""
  * or another player has that name already. */
-static void player_version_name(Player *p, int k, const char *tag, const Report *R)
+static void player_version_name(ReportPlayer *p, int k, const char *tag, const Report *R)
 {
     char name[sizeof p->name];
     snprintf(name, sizeof name, "%.40s@%.22s", p->eng->name, tag);
@@ -188,7 +188,7 @@ TvStatus report_collect(Report *R, TvError *err)
             }
             if (map[e] >= 0)
                 continue;
-            Player *p = &R->players[R->nplayers];
+            ReportPlayer *p = &R->players[R->nplayers];
             p->eng = here;
             p->file = f;
             p->rated = -1;

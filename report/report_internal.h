@@ -65,7 +65,7 @@ typedef struct {
     double points;
     int64_t referee_lost[NREFEREE]; /* games it lost by each referee termination */
     int rated; /* index in the ratings (-1: no games against another player) */
-} Player;
+} ReportPlayer;
 
 typedef struct {
     int a, b; /* players, a < b */
@@ -81,7 +81,7 @@ typedef struct {
     int nfiles;
     StoreContents *c; /* nfiles */
     int nplayers;
-    Player *players;
+    ReportPlayer *players;
     int64_t ngames;       /* all games, each once */
     const StoredGame **kept; /* ngames: the games counted (a game two stores hold, once) */
     int *kept_white, *kept_black; /* ngames: their players */

@@ -130,7 +130,7 @@ static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc
 {
     Options o;
     TvError e;
-    if (options_parse(sc->options, &o, &e) != TV_OK)
+    if (rule_options_parse(sc->options, &o, &e) != TV_OK)
         return tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s", ro->out_path, sc->options, e.msg);
     int32_t longest = 0;
     for (int64_t i = 0; i < sc->ngames; i++)

@@ -489,7 +489,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
 
     /* Every rank starts its own part. */
     char options_str[128];
-    options_to_str(&t->rules, options_str, sizeof options_str);
+    rule_options_to_str(&t->rules, options_str, sizeof options_str);
     st = h5store_create(part_path, true, ids, t->nengines, t->text, options_str, &part, err);
     st = name_rank(st, err, rank);
     if (rank == 0 && st == TV_OK)

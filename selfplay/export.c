@@ -76,7 +76,7 @@ TvStatus export_check_moves(const StoreContents *c, const char *source, TvError 
                        "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
                        (long long)fp.game, fp.what, source);
     }
-    if (options_parse(c->options ? c->options : "", &o, &e) != TV_OK)
+    if (rule_options_parse(c->options ? c->options : "", &o, &e) != TV_OK)
         return tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s", source, c->options, e.msg);
     int32_t longest = 0;
     for (int64_t i = 0; i < c->ngames; i++)
@@ -209,7 +209,7 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     char(*comments)[48] = NULL;
     const char **comment_ptrs = NULL;
     Options o = {0};
-    options_parse(c->options ? c->options : "", &o, NULL);
+    rule_options_parse(c->options ? c->options : "", &o, NULL);
     char event[128];
     /* without a name key the run was named after its INI file, and its
      * default output after the run: the store's own name is the best guess */

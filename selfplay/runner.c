@@ -460,7 +460,7 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
             goto cleanup;
     } else {
         char options_str[128];
-        options_to_str(&t->rules, options_str, sizeof options_str);
+        rule_options_to_str(&t->rules, options_str, sizeof options_str);
         st = h5store_create(ro->out_path, ro->force, ids, t->nengines, t->text, options_str, &store, err);
         created = st == TV_OK;
     }

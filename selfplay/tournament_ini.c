@@ -345,7 +345,7 @@ static int rules_key(Reader *r, const char *name, const char *value)
     }
     TvError e;
     tv_error_clear(&e);
-    if (options_set(&r->t->rules, name, value, &e) != TV_OK)
+    if (rule_options_set(&r->t->rules, name, value, &e) != TV_OK)
         return failf(r, r->in.line, TV_ERR_PARSE, "[rules] %s", e.msg);
     return 1;
 }

@@ -177,7 +177,7 @@ TvStatus verify_store_games(const StoreContents *c, VerifyProblemFn fn, void *us
     memset(out, 0, sizeof *out);
     Options o;
     TvError e;
-    if (options_parse(c->options ? c->options : "", &o, &e) != TV_OK)
+    if (rule_options_parse(c->options ? c->options : "", &o, &e) != TV_OK)
         return tv_fail(err, TV_ERR_PARSE, "the store's rule options '%s': %s", c->options ? c->options : "", e.msg);
     int32_t longest = 0;
     for (int64_t i = 0; i < c->ngames; i++)

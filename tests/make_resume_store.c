@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         return 1;
     }
     char options[128];
-    options_to_str(&t.rules, options, sizeof options);
+    rule_options_to_str(&t.rules, options, sizeof options);
     H5Store *s = NULL;
     if (!games || !moves || !positions || !se ||
         h5store_create(argv[3], true, se, t.nengines, t.text, options, &s, &err) != TV_OK) {

@@ -304,7 +304,7 @@ static void test_uci_setoption(void **state)
 typedef struct {
     const char *name, *value;
     bool ok;
-    const char *str; /* options_to_str afterwards */
+    const char *str; /* rule_options_to_str afterwards */
 } RuleRow;
 
 static const RuleRow RULE_ROWS[] = {
@@ -325,13 +325,13 @@ static void test_rule_row(void **state)
     const RuleRow *row = *state;
     Options o;
     TvError err;
-    assert_int_equal(options_parse(NULL, &o, &err), TV_OK);
-    TvStatus st = options_set(&o, row->name, row->value, &err);
+    assert_int_equal(rule_options_parse(NULL, &o, &err), TV_OK);
+    TvStatus st = rule_options_set(&o, row->name, row->value, &err);
     if (row->ok) {
         if (st != TV_OK)
             fail_msg("%s=%s refused: %s", row->name, row->value, err.msg);
         char buf[128];
-        assert_string_equal(options_to_str(&o, buf, sizeof buf), row->str);
+        assert_string_equal(rule_options_to_str(&o, buf, sizeof buf), row->str);
     } else {
         assert_int_equal(st, TV_ERR_ARG);
         if (!strstr(err.msg, row->str))

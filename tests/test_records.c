@@ -385,36 +385,36 @@ static void test_options(void **state)
     TvError err;
     char buf[128];
     tv_error_clear(&err);
-    assert_int_equal(options_parse("", &o, &err), TV_OK);
+    assert_int_equal(rule_options_parse("", &o, &err), TV_OK);
     assert_false(o.slide_over_own);
     assert_int_equal(o.enpassant, TV_EP_COMBATANT);
     assert_int_equal(o.ending, TV_ENDING_CHECKMATE);
-    assert_string_equal(options_to_str(&o, buf, sizeof buf),
+    assert_string_equal(rule_options_to_str(&o, buf, sizeof buf),
                         "slide_over_own=no enpassant=combatant ending=checkmate");
-    assert_int_equal(options_parse("ending=capture  slide_over_own=yes\tenpassant=any", &o, &err), TV_OK);
+    assert_int_equal(rule_options_parse("ending=capture  slide_over_own=yes\tenpassant=any", &o, &err), TV_OK);
     assert_true(o.slide_over_own);
     assert_int_equal(o.enpassant, TV_EP_ANY);
     assert_int_equal(o.ending, TV_ENDING_CAPTURE);
-    assert_string_equal(options_to_str(&o, buf, sizeof buf), "slide_over_own=yes enpassant=any ending=capture");
+    assert_string_equal(rule_options_to_str(&o, buf, sizeof buf), "slide_over_own=yes enpassant=any ending=capture");
     Options back;
-    assert_int_equal(options_parse(buf, &back, &err), TV_OK);
+    assert_int_equal(rule_options_parse(buf, &back, &err), TV_OK);
     assert_memory_equal(&o, &back, sizeof o);
 
-    assert_int_equal(options_parse("castling=yes", &o, &err), TV_ERR_ARG);
+    assert_int_equal(rule_options_parse("castling=yes", &o, &err), TV_ERR_ARG);
     assert_string_equal(err.msg, "unknown option 'castling' (known: slide_over_own, enpassant, ending)");
-    assert_int_equal(options_parse("slide_over_own=maybe", &o, &err), TV_ERR_ARG);
+    assert_int_equal(rule_options_parse("slide_over_own=maybe", &o, &err), TV_ERR_ARG);
     assert_string_equal(err.msg, "bad value 'maybe' for option slide_over_own (no or yes; also true/false, on/off, 1/0)");
-    assert_int_equal(options_parse("enpassant=all", &o, &err), TV_ERR_ARG);
+    assert_int_equal(rule_options_parse("enpassant=all", &o, &err), TV_ERR_ARG);
     assert_string_equal(err.msg, "bad value 'all' for option enpassant (combatant or any)");
-    assert_int_equal(options_parse("ending", &o, &err), TV_ERR_ARG);
+    assert_int_equal(rule_options_parse("ending", &o, &err), TV_ERR_ARG);
     assert_string_equal(err.msg, "option 'ending' has no value (write name=value)");
-    assert_int_equal(options_parse("ending=capture ending=checkmate", &o, &err), TV_ERR_ARG);
+    assert_int_equal(rule_options_parse("ending=capture ending=checkmate", &o, &err), TV_ERR_ARG);
     assert_string_equal(err.msg, "option ending given twice");
 
     o = (Options){0};
-    assert_int_equal(options_set(&o, "enpassant", "any", &err), TV_OK);
+    assert_int_equal(rule_options_set(&o, "enpassant", "any", &err), TV_OK);
     assert_int_equal(o.enpassant, TV_EP_ANY);
-    assert_int_equal(options_set(&o, "ending", "", &err), TV_ERR_ARG);
+    assert_int_equal(rule_options_set(&o, "ending", "", &err), TV_ERR_ARG);
 }
 
 int main(void)

@@ -5,7 +5,7 @@
  * A case is a block of `key: value` lines starting with `rule:`; lines
  * starting with '#' are comments.  Keys:
  *   rule:    name of the case (required, starts a new case)
- *   options: variant options as options_parse reads them (default: defaults)
+ *   options: variant options as rule_options_parse reads them (default: defaults)
  *   tfen:    the position (required)
  *   play:    moves replayed from the position with replay_movetext (strict);
  *            the checks below then apply to the position reached
@@ -279,7 +279,7 @@ static void run_case(void **state)
     TvError err;
     tv_error_clear(&err);
     memset(&o, 0, sizeof o);
-    if (c->options && options_parse(c->options, &o, &err) != TV_OK) {
+    if (c->options && rule_options_parse(c->options, &o, &err) != TV_OK) {
         print_error("  [%s] options '%s': %s\n", c->rule, c->options, err.msg);
         fail();
     }

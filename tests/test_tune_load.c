@@ -100,7 +100,7 @@ static void reference(const Fixture *f, int copies, TuneSet *out, TuneLoadCounts
     StoreContents c;
     assert_int_equal(h5store_read(f->store, false, true, &c, &err), TV_OK);
     Options rules;
-    assert_int_equal(options_parse(c.options ? c.options : "", &rules, &err), TV_OK);
+    assert_int_equal(rule_options_parse(c.options ? c.options : "", &rules, &err), TV_OK);
     Position *pos = malloc(sizeof *pos * (size_t)c.npositions);
     double *res = malloc(sizeof *res * (size_t)c.npositions);
     int32_t *gm = malloc(sizeof *gm * (size_t)c.npositions);

@@ -441,7 +441,7 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         st = h5store_open_append(store, c->t.text, &h5, err);
     } else if (st == TV_OK) {
         char options_str[128];
-        options_to_str(&t.rules, options_str, sizeof options_str);
+        rule_options_to_str(&t.rules, options_str, sizeof options_str);
         st = h5store_create(R.mpi ? part : store, o->force || R.mpi, ids, 2, t.text, options_str, &h5, err);
     }
     if ((st = all_ok(&R, st, err)) != TV_OK)

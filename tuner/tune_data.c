@@ -470,7 +470,7 @@ TvStatus tune_load_stoppable(const char *const *files, int nfiles, const EngineV
         }
         Options rules;
         TvError oe;
-        if (options_parse(c.options ? c.options : "", &rules, &oe) != TV_OK) {
+        if (rule_options_parse(c.options ? c.options : "", &rules, &oe) != TV_OK) {
             st = tv_fail(err, TV_ERR_PARSE, "%s: bad rule options '%s': %s", files[f], c.options ? c.options : "",
                          oe.msg);
             h5store_contents_free(&c);
