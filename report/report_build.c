@@ -355,10 +355,9 @@ static void headline(const Report *R, Doc *D)
     strbuf_free(&lines);
 }
 
-/* Stage 4: the document. */
-void report_build_doc(const Report *R, Doc *D)
+/* The title, the headline, the stores. */
+static void doc_intro(const Report *R, Doc *D)
 {
-    char a[64], b[64];
     doc_h1(D, "Strength report");
     headline(R, D);
     doc_para(D, "%lld games from %d store%s; %d engine versions.", (long long)R->ngames, R->nfiles,
@@ -387,8 +386,12 @@ void report_build_doc(const Report *R, Doc *D)
         doc_cell(D, "%s", e.s ? e.s : "");
         free(e.s);
     }
+}
 
-    /* The table under the headline: the first engine against every other one. */
+/* The table under the headline: the first engine against every other one. */
+static void doc_against_baseline(const Report *R, Doc *D)
+{
+    char a[64];
     {
         const ReportPlayer *base = &R->players[R->baseline];
         const int rb = base->rated, n = R->r.n;
@@ -428,10 +431,12 @@ void report_build_doc(const Report *R, Doc *D)
             doc_cell(D, "%lld", (long long)h2h);
         }
     }
+}
 
-    build_played(R, D);
-
-    /* Ratings. */
+/* Ratings: the table, the unrated, referee notes, the plot, pairing notes. */
+static void doc_ratings(const Report *R, Doc *D)
+{
+    char a[64], b[64];
     doc_h2(D, "Ratings");
     doc_para(D,
              "Elo by maximum likelihood (Bradley-Terry with a draw parameter, as BayesElo; colours are balanced by "
@@ -507,8 +512,12 @@ void report_build_doc(const Report *R, Doc *D)
                      "say nothing about strength.",
                      R->players[p->a].name, R->players[p->b].name);
     }
+}
 
-    /* LOS. */
+/* Likelihood of superiority: every rated engine against every other. */
+static void doc_los(const Report *R, Doc *D)
+{
+    char a[64];
     doc_h2(D, "Likelihood of superiority");
     doc_para(D, "The probability that the row's engine is stronger than the column's, from the fitted ratings.");
     {
@@ -534,8 +543,12 @@ void report_build_doc(const Report *R, Doc *D)
             }
         }
     }
+}
 
-    /* Pairings. */
+/* Pairings: each pair of engines, its games and its Elo. */
+static void doc_pairings(const Report *R, Doc *D)
+{
+    char a[64];
     doc_h2(D, "Pairings");
     doc_para(D,
              "Results from the first engine's view. Pentanomial: opening pairs (both colours) scoring 0, 1/2, 1, "
@@ -573,8 +586,12 @@ void report_build_doc(const Report *R, Doc *D)
         doc_cell(D, "%s", a);
     }
     doc_img(D, PLOT_PAIRINGS_PNG, "Elo of each pairing as its games accumulate, with its 95% band");
+}
 
-    /* Terminations. */
+/* How games ended. */
+static void doc_terminations(const Report *R, Doc *D)
+{
+    char a[64];
     doc_h2(D, "How games ended");
     doc_table(D, "llrrrrr");
     const char *th[] = {"termination", "meaning", "games", "share", "White won", "drawn", "Black won"};
@@ -635,8 +652,11 @@ void report_build_doc(const Report *R, Doc *D)
             }
         }
     }
+}
 
-    /* Lengths. */
+/* Game length. */
+static void doc_lengths(const Report *R, Doc *D)
+{
     doc_h2(D, "Game length");
     {
         double sum = 0;
@@ -648,8 +668,11 @@ void report_build_doc(const Report *R, Doc *D)
                  sum / (double)R->ngames, R->plies[R->ngames - 1]);
     }
     doc_img(D, PLOT_LENGTHS_PNG, "histogram of game lengths in plies, decisive and drawn games");
+}
 
-    /* SPRT. */
+/* Each store's SPRT. */
+static void doc_sprt(const Report *R, Doc *D)
+{
     for (int i = 0; i < R->nsprt; i++) {
         const SprtInfo *s = &R->sprt[i];
         const StoreContents *c = &R->c[s->file];
@@ -676,8 +699,11 @@ void report_build_doc(const Report *R, Doc *D)
         doc_cell(D, "%s", s->result && s->result[0] ? s->result : "none");
         doc_img(D, png, "SPRT log-likelihood ratio after each complete pair, with the bounds");
     }
+}
 
-    /* Tuning. */
+/* The tuning log, when there is one. */
+static void doc_tuning(const Report *R, Doc *D)
+{
     if (R->have_tl) {
         const TuneLog *t = &R->tl;
         doc_h2(D, "Tuning");
@@ -760,4 +786,19 @@ void report_build_doc(const Report *R, Doc *D)
             }
         }
     }
+}
+
+/* Stage 4: the document, section by section. */
+void report_build_doc(const Report *R, Doc *D)
+{
+    doc_intro(R, D);
+    doc_against_baseline(R, D);
+    build_played(R, D);
+    doc_ratings(R, D);
+    doc_los(R, D);
+    doc_pairings(R, D);
+    doc_terminations(R, D);
+    doc_lengths(R, D);
+    doc_sprt(R, D);
+    doc_tuning(R, D);
 }
