@@ -307,24 +307,35 @@ check "... the report is written" sh -c "grep -q 'report: results/m/' '$log' && 
 # ---- scancel during play: SIGTERM to the shell, mpirun and the ranks at once ----
 write_test_configs "$sub" "$src" # t.ini: 32 games; s.ini: 200 of them, a few seconds
 sed 's/pairs = 16/pairs = 100/' "$sub/t.ini" >"$sub/s.ini"
+# in_play LOG: waits until rank 0's progress in LOG shows a finished game, so
+# that a stop comes during the games.  A stop at a fixed time after the parts
+# appeared could come before them (rank 0 still making the plan: the
+# parts go, nothing played) or after them (the final merge): CI's quiet
+# machine failed these checks so (no rank-0 line to continue; the parts gone).
+in_play() {
+  local i
+  for i in $(seq 1 6000); do
+    grep -q "^games [1-9]" "$1" 2>/dev/null && return 0
+    sleep 0.01
+  done
+  return 1
+}
 (cd "$sub" && "$ref" selfplay t.ini --out tref.h5 --threads 2 --quiet >/dev/null 2>&1)
 digest "$sub/tref.h5" "$tmp/tref.dig"
 (cd "$sub" && "$ref" selfplay s.ini --out sref.h5 --threads 2 --quiet >/dev/null 2>&1)
 digest "$sub/sref.h5" "$tmp/sref.dig"
 log2=$sub/results/scancel.log
 job 0 "$log2" s.ini results/s.h5
-for i in $(seq 1 600); do
-  [ -e "$sub/results/s.part-1.h5" ] && break
-  sleep 0.05
-done
-sleep 1
+check "scancel: the games have begun" in_play "$log2"
 kill -TERM $job $(pgrep -f -- "selfplay s.ini --out results/s.h5") 2>/dev/null
 wait $job
 check "scancel: the job exits 143" [ $? = 143 ]
 check "... and its ranks end" wait_gone "selfplay s.ini --out results/s.h5"
 check "... the log says so and how to continue" \
   sh -c "grep -q 'received SIGTERM' '$log2' && grep -q 'to continue: cd $sub && sbatch' '$log2'"
-check "... no s.h5.tmp, and the parts stay" \
+check "... rank 0 stopped during the games: not merged ($(grep -E 'stopped by a signal|merged [0-9]+ games' "$log2" | tail -1))" \
+  grep -q "stopped by a signal: not merged" "$log2"
+check "... no s.h5.tmp, and the parts stay ($(cd "$sub/results" && echo s.h5* s.part-*))" \
   sh -c "[ ! -e '$sub/results/s.h5.tmp' ] && ls '$sub'/results/s.part-*.h5 >/dev/null 2>&1"
 job 1 "$log2" s.ini results/s.h5
 wait $job
@@ -356,14 +367,12 @@ if [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; then
     TAVRELI_STOP_GRACE=60 "${as_root[@]}" bash "$tmp/spool/job4444/slurm_script" s.ini results/s.h5 \
     >"$tmp/rootstop.log" 2>&1 &
   job=$!
-  for i in $(seq 1 600); do
-    [ -e "$sub/results/s.part-0.h5" ] && break
-    sleep 0.05
-  done
-  sleep 1
+  check "as root: the games have begun" in_play "$tmp/rootstop.log"
   kill -TERM $job
   wait $job
   check "as root, stopped: the job exits 143" [ $? = 143 ]
+  check "... rank 0 stopped during the games: not merged ($(grep -E 'stopped by a signal|merged [0-9]+ games' "$tmp/rootstop.log" | tail -1))" \
+    grep -q "stopped by a signal: not merged" "$tmp/rootstop.log"
   check "... and its rank ends" wait_gone "selfplay s.ini --out results/s.h5"
   check "... rank 0 says how to continue: mpirun unbound, as root, this very program ($(grep -F 'interrupted: run' "$tmp/rootstop.log"))" \
     grep -qF "interrupted: run 'mpirun --allow-run-as-root --bind-to none -np 1 $tv selfplay s.ini --out " \
