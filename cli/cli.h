@@ -98,6 +98,12 @@ const char *cli_one_arg(const CliCommand *cmd, char **pos, int npos, const char 
  * words); stops at the last word that fits. */
 void cli_join_words(char **words, int n, char *buf, size_t size);
 
+/* s padded with blanks to width columns of a terminal, on the left (right
+ * aligned, right = true) or on the right, into buf: a table's cell.  A
+ * UTF-8 character is one column ('±' is two bytes: printf's %16s counts
+ * bytes and shifted the cells after it by one). */
+const char *cli_cell(const char *s, int width, bool right, char *buf, size_t n);
+
 /* Prints a training ladder (train_ladder) as a table on stdout, each rung
  * with how it was measured (cli_train.c; report prints it too). */
 void cli_print_ladder(const TrainRung *rungs, int n);

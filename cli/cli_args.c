@@ -57,6 +57,16 @@ void cli_join_words(char **words, int n, char *buf, size_t size)
     }
 }
 
+const char *cli_cell(const char *s, int width, bool right, char *buf, size_t n)
+{
+    int cols = 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        cols += (*c & 0xC0) != 0x80; /* a character's first byte */
+    const int pad = width > cols ? width - cols : 0;
+    snprintf(buf, n, "%*s%s%*s", right ? pad : 0, "", s, right ? 0 : pad, "");
+    return buf;
+}
+
 bool cli_load_engine(const char *path, EngineVersion *e)
 {
     if (!path) {

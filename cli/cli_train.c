@@ -74,10 +74,13 @@ void cli_print_ladder(const TrainRung *rungs, int n)
     printf("generation  Elo vs gen-0  95%% interval    games  step over the previous best  measured by\n");
     for (int i = 0; i < n; i++) {
         char m[128], d[64], e[STATS_ELO_TEXT], lo[STATS_ELO_TEXT], hi[STATS_ELO_TEXT];
-        printf("gen-%-7d %8s      [%5s, %5s]  %6lld  %-27s  %s\n", rungs[i].generation,
-               stats_fmt_elo(rungs[i].elo, e, sizeof e), stats_fmt_elo(rungs[i].lo, lo, sizeof lo),
-               stats_fmt_elo(rungs[i].hi, hi, sizeof hi), (long long)rungs[i].games,
-               train_rung_step(&rungs[i], d, sizeof d), train_rung_method(&rungs[i], m, sizeof m));
+        char c[4][160];
+        printf("gen-%-7d %s      [%s, %s]  %6lld  %s  %s\n", rungs[i].generation,
+               cli_cell(stats_fmt_elo(rungs[i].elo, e, sizeof e), 8, true, c[0], sizeof c[0]),
+               cli_cell(stats_fmt_elo(rungs[i].lo, lo, sizeof lo), 5, true, c[1], sizeof c[1]),
+               cli_cell(stats_fmt_elo(rungs[i].hi, hi, sizeof hi), 5, true, c[2], sizeof c[2]), (long long)rungs[i].games,
+               cli_cell(train_rung_step(&rungs[i], d, sizeof d), 27, false, c[3], sizeof c[3]),
+               train_rung_method(&rungs[i], m, sizeof m));
     }
 }
 

@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "ratings.h"
 
 /* Seconds between the per-pairing tables: often enough to follow a long
@@ -241,7 +242,9 @@ void cli_print_standings(const Tournament *t, const RatedGame *games, int64_t ng
         char score[16] = "-";
         if (n)
             snprintf(score, sizeof score, "%.1f%%", 100 * pts / (double)n);
-        printf("%-4d %-32s %16s %7lld %7s\n", k + 1, t->engines[i].engine.name, elo, (long long)n, score);
+        char cell[STATS_ELO_TEXT + 32];
+        printf("%-4d %-32s %s %7lld %7s\n", k + 1, t->engines[i].engine.name,
+               cli_cell(elo, 16, true, cell, sizeof cell), (long long)n, score);
     }
     if (two)
         printf("(two engines: Elo is each one's difference from the other, as on the progress line)\n");

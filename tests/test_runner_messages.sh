@@ -136,6 +136,10 @@ line_elo=$(grep '^games 20/20' "$tmp/two.err" | tail -1 | sed -n 's/.*| a-b +[0-
 table_elo=$(sed -n 's/^[0-9]  *a  *\(.*[^ ]\)  *[0-9][0-9]*  *[0-9.]*%$/\1/p' "$tmp/two.out")
 check "two engines: the standings give the progress line's difference ('$line_elo' and '$table_elo')" \
   same_text "$line_elo" "$table_elo"
+# the standings' lines are one width in characters: '±' is two bytes, and a
+# cell padded by bytes shifted the columns after it (failed before)
+widths=$(grep -A2 '^rank engine' "$tmp/two.out" | LC_ALL=C.UTF-8 bash -c 'while IFS= read -r l; do echo ${#l}; done' | sort -u)
+check "... its columns line up ('±' is one column; widths: $(echo $widths))" [ "$(echo "$widths" | wc -l)" = 1 ]
 
 # ---- referee terminations: a line each, counted on the progress line and in the summary ----
 tournament "$tmp/over.ini" 2 "command = $fake --mode ok --name good
