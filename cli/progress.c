@@ -139,7 +139,7 @@ void cli_progress_line(const RunProgress *p, void *user)
     double rate = p->elapsed > 0 ? (double)p->done / p->elapsed * 60.0 : 0; /* games per minute */
     char eta[32];
     if (p->final)
-        snprintf(eta, sizeof eta, "done");
+        snprintf(eta, sizeof eta, "%s", p->stopped ? "stopped" : "done");
     else
         cli_format_duration(rate > 0 ? (double)(p->todo - p->done) / rate * 60.0 : INFINITY, eta, sizeof eta);
     len += (size_t)snprintf(line + len, sizeof line - len, "games %lld/%lld", (long long)p->finished,

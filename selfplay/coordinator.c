@@ -84,8 +84,21 @@ static void report_progress(const RunOptions *ro, const Finished *f, const Sprt 
 {
     if (!ro->progress)
         return;
-    const RunProgress p = {ro->t,       total,   f->n,      done,      todo,  elapsed,     f->games, f->n,
-                           ro->t->sprt, sp->llr, sp->lower, sp->upper, final, &f->referee};
+    const RunProgress p = {.t = ro->t,
+                           .total = total,
+                           .finished = f->n,
+                           .done = done,
+                           .todo = todo,
+                           .elapsed = elapsed,
+                           .games = f->games,
+                           .ngames = f->n,
+                           .sprt = ro->t->sprt,
+                           .llr = sp->llr,
+                           .lower = sp->lower,
+                           .upper = sp->upper,
+                           .final = final,
+                           .stopped = final && ro->stop && *ro->stop,
+                           .referee = &f->referee};
     ro->progress(&p, ro->progress_user);
 }
 

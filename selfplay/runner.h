@@ -50,7 +50,8 @@ typedef struct {
     int64_t ngames;
     bool sprt;              /* the tournament runs an SPRT: */
     double llr, lower, upper; /* ... its LLR over the pairs completed in plan order, and its bounds */
-    bool final;             /* the last report of the run */
+    bool final;             /* the last report of the run ... */
+    bool stopped;           /* ... of a run stopped before it ended (a signal, or a failure) */
     const RefereeCounts *referee; /* the referee's terminations among the finished games, per loser */
 } RunProgress;
 
