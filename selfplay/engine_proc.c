@@ -688,9 +688,25 @@ bool engine_proc_alive(const EngineProc *p) { return p && !p->dead; }
 
 TvStatus engine_proc_new_game(EngineProc *p, TvError *err)
 {
-    if (!send_line(p, "ucinewgame") || !send_line(p, "isready"))
-        return fail_engine(p, err, "it closed its input before a new game");
-    return await(p, "readyok", "ucinewgame' and 'isready", err);
+    if (send_line(p, "ucinewgame") && send_line(p, "isready")) {
+        const int r = await_line(p, "readyok", NULL);
+        if (r == 0)
+            return TV_OK;
+        if (r == -1) {
+            char what[200];
+            snprintf(what, sizeof what, "no 'readyok' within %d s of 'ucinewgame' and 'isready' (the limit of a "
+                                        "handshake)", ENGINE_PROC_HANDSHAKE_MS / 1000);
+            return fail_engine(p, err, what);
+        }
+    }
+    /* Its input closed as 'ucinewgame' was written, or its output before the
+     * 'readyok': one event (which comes first is a race), said one way, with
+     * the cause the process gives. */
+    char what[200];
+    const char *exit_text = engine_proc_exit_text(p);
+    snprintf(what, sizeof what, "it %s at a new game, before its 'readyok' ('ucinewgame', 'isready'): %s",
+             strcmp(exit_text, "still running") ? "ended" : "closed its input", exit_text);
+    return fail_engine(p, err, what);
 }
 
 /* ---- moves ------------------------------------------------------------------- */

@@ -43,6 +43,12 @@ check "... every one of the 29 finished games is stored" [ "$stored" -eq 29 ]
 check "... the message counts what the store holds ($said said, $stored stored)" [ "${said:-x}" = "$stored" ]
 check "... and the store verifies" grep -q "29 games replayed, 0 with problems" <("$tv" verify "$tmp/crash.h5" 2>&1)
 [ "$stored" -eq 29 ] && [ "${said:-x}" = "$stored" ] || cat "$tmp/crash.err"
+# one wording whichever comes first, its input closing or its output (it
+# said 'closed its input before a new game' or 'ended before answering ...
+# (killed by signal 6 ...)' by a race): the cause the process gives
+check "... the cause named one way: the signal that ended it" \
+  grep -q "engine 'b' (.*): it ended at a new game, before its 'readyok' ('ucinewgame', 'isready'): killed by signal 6 (Aborted)" \
+  "$tmp/crash.err"
 
 # ---- a write failure: the message counts what the store holds ----
 # a small tmpfs fills up during the run (root only; skipped elsewhere)
