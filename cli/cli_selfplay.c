@@ -276,6 +276,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     CliProgress progress = {isatty(STDERR_FILENO), 0};
     ro.progress = quiet ? NULL : cli_progress_line;
     ro.referee = quiet ? NULL : cli_progress_referee;
+    ro.note = cli_progress_note;
     ro.progress_user = &progress;
     ro.progress_every = progress.tty ? 0.5 : 10;
     RunStats stats;

@@ -109,6 +109,15 @@ void cli_progress_referee(const RefereeEnd *e, void *user)
     fflush(stderr);
 }
 
+void cli_progress_note(const char *text, void *user)
+{
+    const CliProgress *cp = user;
+    if (cp && cp->tty) /* above the progress line, which the next report redraws */
+        fputs("\r\033[K", stderr);
+    fprintf(stderr, "warning: %s\n", text);
+    fflush(stderr);
+}
+
 void cli_print_referee(const Tournament *t, const RefereeCounts *rc)
 {
     for (int e = 0; e < t->nengines; e++) {

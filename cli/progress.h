@@ -24,6 +24,10 @@ void cli_progress_line(const RunProgress *p, void *user);
  * old)"), above the progress line.  user is a CliProgress. */
 void cli_progress_referee(const RefereeEnd *e, void *user);
 
+/* RunOptions.note: the line on stderr as a warning (printed also with
+ * --quiet: a program that failed as a game began). */
+void cli_progress_note(const char *text, void *user);
+
 /* After a run, on stdout: per engine that lost games by the referee, how many
  * and by which termination (nothing when none did). */
 void cli_print_referee(const Tournament *t, const RefereeCounts *rc);

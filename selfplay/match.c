@@ -91,9 +91,10 @@ MatchEnd match_play(const Position *start, const Options *o, Player *white, Play
     for (int side = 0; side < 2; side++) {
         const TimeControl *tc = &player_config(players[side])->tc;
         clocks[side] = (SideClock){tc->base_ms > 0, tc->base_ms, 0};
+        bool again = false;
         if ((side == 0 || black != white) && end == MATCH_FINISHED &&
-            player_new_game(players[side], seed, err) != TV_OK)
-            end = MATCH_FAILED;
+            player_new_game(players[side], seed, &again, err) != TV_OK)
+            end = again ? MATCH_AGAIN : MATCH_FAILED;
     }
     for (int ply = 0; end == MATCH_FINISHED; ply++) {
         /* The end of the game by the rules comes first, on every move:

@@ -20,9 +20,12 @@
 typedef enum {
     MATCH_FINISHED = 0,  /* out holds the outcome */
     MATCH_ABANDONED = 1, /* a stop flag was set: the game is not to be stored */
-    MATCH_FAILED = 2     /* a player could not begin the game (a program did not start or did not
-                            answer a new game's isready):
-                            err says which and why; the tournament cannot go on */
+    MATCH_FAILED = 2,    /* a player could not begin the game (a program that never started, or one
+                            started again as another program): err says which and why; the
+                            tournament cannot go on */
+    MATCH_AGAIN = 3      /* a program ended or did not answer as the game began (ucinewgame), or
+                            could not be started again: nothing was played, err says how; the
+                            next match_play starts a fresh process and begins the game again */
 } MatchEnd;
 
 /* How long the harness waits by default (the engine's `timeout`) for the

@@ -18,7 +18,7 @@
 #include "rng.h"
 
 typedef struct {
-    TvStatus (*new_game)(Player *p, uint64_t seed, TvError *err);
+    TvStatus (*new_game)(Player *p, uint64_t seed, bool *again, TvError *err);
     PlayerAnswer (*go)(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
                        PlayerMove *out);
     void (*close)(Player *p);
@@ -45,9 +45,10 @@ static void move_text(const Player *p, const Position *pos, Move m, PlayerMove *
 
 /* ---- the built-in engine ------------------------------------------------------ */
 
-static TvStatus engine_new_game(Player *p, uint64_t seed, TvError *err)
+static TvStatus engine_new_game(Player *p, uint64_t seed, bool *again, TvError *err)
 {
     (void)seed;
+    (void)again;
     (void)err;
     search_clear(p->ctx);
     return TV_OK;
@@ -81,8 +82,9 @@ static const PlayerOps ENGINE_OPS = {engine_new_game, engine_go, engine_close};
 
 /* ---- a mover at random --------------------------------------------------------- */
 
-static TvStatus random_new_game(Player *p, uint64_t seed, TvError *err)
+static TvStatus random_new_game(Player *p, uint64_t seed, bool *again, TvError *err)
 {
+    (void)again;
     (void)err;
     p->rng = seed;
     return TV_OK;
@@ -180,7 +182,7 @@ static TvStatus program_identity(const TournamentEngine *te, const EngineProc *p
     return TV_OK;
 }
 
-static TvStatus process_new_game(Player *p, uint64_t seed, TvError *err)
+static TvStatus process_new_game(Player *p, uint64_t seed, bool *again, TvError *err)
 {
     (void)seed;
     if (p->proc && !engine_proc_alive(p->proc))
@@ -188,8 +190,10 @@ static TvStatus process_new_game(Player *p, uint64_t seed, TvError *err)
     if (!p->proc) {
         char errpath[TOURNAMENT_PATH_MAX + 128];
         EngineProcSpec spec = process_spec(p->te, p->rules, p->store_path, errpath, sizeof errpath);
-        if (engine_proc_start(&spec, &p->proc, err) != TV_OK)
+        if (engine_proc_start(&spec, &p->proc, err) != TV_OK) {
+            *again = p->started; /* it played before: a restart that failed may succeed later */
             return err ? err->status : TV_ERR_IO;
+        }
         /* a restart must start the program this player began with: one name, one version */
         StoredEngine now;
         TvStatus st = program_identity(p->te, p->proc, &now, err);
@@ -210,7 +214,12 @@ static TvStatus process_new_game(Player *p, uint64_t seed, TvError *err)
             p->started = true;
         }
     }
-    return engine_proc_new_game(p->proc, err);
+    TvStatus st = engine_proc_new_game(p->proc, err);
+    if (st != TV_OK) { /* it ended or did not answer: a fresh one for the next attempt */
+        process_drop(p);
+        *again = true;
+    }
+    return st;
 }
 
 static PlayerAnswer process_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
@@ -354,7 +363,11 @@ TvStatus player_identify(const TournamentEngine *te, const Options *o, const cha
     return TV_OK;
 }
 
-TvStatus player_new_game(Player *p, uint64_t seed, TvError *err) { return p->ops->new_game(p, seed, err); }
+TvStatus player_new_game(Player *p, uint64_t seed, bool *again, TvError *err)
+{
+    *again = false;
+    return p->ops->new_game(p, seed, again, err);
+}
 
 PlayerAnswer player_go(Player *p, const PlayerGame *g, const PlayerClocks *c, const StopFlags *stop,
                        PlayerMove *out)

@@ -61,9 +61,12 @@ TvStatus player_identify(const TournamentEngine *te, const Options *o, const cha
 /* A game begins: the built-in engine forgets what it learnt (the game then
  * depends only on its inputs), a random mover draws from seed from now on,
  * and a separate program is started (or restarted) and told `ucinewgame`.
- * Errors (the program could not start or did not answer isready) end the
- * tournament. */
-TvStatus player_new_game(Player *p, uint64_t seed, TvError *err);
+ * Errors: a program that ended or did not answer as the game began, or
+ * that could not be started again after it had played (*again set: the
+ * process is gone, the next call starts a fresh one, the game may be begun
+ * again); a program started again as another program, or one that never
+ * started (*again false: the tournament cannot go on). */
+TvStatus player_new_game(Player *p, uint64_t seed, bool *again, TvError *err);
 
 /* The game so far, as the referee gives it with each request. */
 typedef struct {

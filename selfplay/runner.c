@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "grow.h"
 #include "match.h"
@@ -319,8 +320,40 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             TvError game_err;
             tv_error_clear(&game_err);
             int over_ms = 0;
-            MatchEnd end = play_one(t, &g, openings ? &openings[g.opening] : &opening, players, rec, &stop, &one,
-                                    &over_ms, &game_err);
+            MatchEnd end;
+            /* A program that fails as the game begins has played nothing:
+             * the game is begun again with a fresh process, after a wait
+             * that grows (1 s, 2 s, ...), game_attempts times at most. */
+            for (int attempt = 1;; attempt++) {
+                end = play_one(t, &g, openings ? &openings[g.opening] : &opening, players, rec, &stop, &one,
+                               &over_ms, &game_err);
+                if (end != MATCH_AGAIN)
+                    break;
+                if (attempt >= t->game_attempts) {
+                    char why[sizeof game_err.msg];
+                    snprintf(why, sizeof why, "%s", game_err.msg);
+                    tv_fail(&game_err, game_err.status ? game_err.status : TV_ERR_IO,
+                            "%s; game %lld was begun %d time%s and failed so each time: the run stops "
+                            "([tournament] game_attempts = %d)",
+                            why, (long long)g.index, attempt, attempt > 1 ? "s" : "", t->game_attempts);
+                    end = MATCH_FAILED;
+                    break;
+                }
+                if (ro->note) {
+                    char text[sizeof game_err.msg + 160];
+                    snprintf(text, sizeof text, "%s; game %lld is begun again with a fresh process in %d s (attempt %d "
+                             "of %d)", game_err.msg, (long long)g.index, attempt, attempt + 1, t->game_attempts);
+#pragma omp critical(store)
+                    ro->note(text, ro->progress_user);
+                }
+                for (int ms = 0; ms < 1000 * attempt && !stop_flags_set(&stop); ms += 20)
+                    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+                if (stop_flags_set(&stop)) {
+                    end = MATCH_ABANDONED;
+                    break;
+                }
+                tv_error_clear(&game_err);
+            }
             if (end == MATCH_FAILED) {
 #pragma omp critical(store)
                 keep_first_error(&write_status, &write_err, &game_err, TV_ERR_IO);

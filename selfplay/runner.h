@@ -75,6 +75,9 @@ typedef struct {
     double progress_every;     /* seconds between progress reports (default 10); the first and the
                                   last are always made */
     RunRefereeFn referee;      /* may be NULL: each game the referee ended (uses progress_user) */
+    void (*note)(const char *text, void *user); /* may be NULL: a line on the run, a game begun again
+                                                   after a program failed as it began (uses
+                                                   progress_user; calls never overlap each other) */
 } RunOptions;
 
 typedef struct {

@@ -25,6 +25,7 @@ void tournament_defaults(Tournament *t, const char *name)
     sprt_settings_default(&t->sprt_settings);
     t->seed = 1;
     t->threads = 0;
+    t->game_attempts = TOURNAMENT_GAME_ATTEMPTS;
     t->openings.plies = 6;
     t->openings.balance_depth = 2;
     t->openings.balance_cp = 150;

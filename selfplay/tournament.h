@@ -52,6 +52,10 @@ void time_control_format(const TimeControl *tc, char *buf, size_t n);
 #define TOURNAMENT_MAX_OPTIONS 64
 
 /* bench = none: no bench signature, even for a tavreli build. */
+/* The default of [tournament] game_attempts: a crash at a new game is
+ * rare (a restart then usually plays), one at every new game is a broken
+ * program, seen after three. */
+#define TOURNAMENT_GAME_ATTEMPTS 3
 #define TOURNAMENT_BENCH_NONE "none"
 
 typedef struct TournamentEngine { /* the tag: engine_id.h declares it */
@@ -115,6 +119,9 @@ typedef struct {
     int pairs;             /* opening pairs per pairing (2 games each) */
     uint64_t seed;
     int threads;           /* 0 = all cores */
+    int game_attempts;     /* a game is begun at most this many times in a row when a program ends, does
+                              not answer or cannot be started again as it begins (ucinewgame); then the
+                              run stops; default TOURNAMENT_GAME_ATTEMPTS */
     Options rules;
     OpeningSettings openings;
     Adjudication adjudication;

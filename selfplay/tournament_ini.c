@@ -330,8 +330,11 @@ static int tournament_key(Reader *r, const char *name, const char *value)
     }
     if (!strcmp(name, "threads"))
         return int_key(r, "tournament", name, value, 0, 1024, " (0 = all cores)", &t->threads);
+    if (!strcmp(name, "game_attempts"))
+        return int_key(r, "tournament", name, value, 1, 100,
+                       " (times a game is begun when a program fails as it begins)", &t->game_attempts);
     return failf(r, r->in.line, TV_ERR_PARSE,
-                 "unknown key '%s' in [tournament] (known: name, format, pairs, seed, threads)", name);
+                 "unknown key '%s' in [tournament] (known: name, format, pairs, seed, threads, game_attempts)", name);
 }
 
 static int rules_key(Reader *r, const char *name, const char *value)

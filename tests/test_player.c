@@ -82,6 +82,7 @@ static void test_program_answers_as_built_in(void **state)
     snprintf(program->command, sizeof program->command, "%s uci", TAVRELI_EXE);
     snprintf(program->stderr_path, sizeof program->stderr_path, "%s", TOURNAMENT_STDERR_DISCARD);
     TvError err;
+    bool again;
     StoredEngine id;
     assert_int_equal(player_identify(program, &o, NULL, &id, &err), TV_OK);
     /* what the program is: the executable its command runs, hashed, and what it said */
@@ -98,8 +99,8 @@ static void test_program_answers_as_built_in(void **state)
     assert_int_equal(player_open(built_in, &o, NULL, &a, &err), TV_OK);
     assert_int_equal(player_open(program, &o, NULL, &b, &err), TV_OK);
     assert_ptr_equal(player_config(b), program);
-    assert_int_equal(player_new_game(a, 1, &err), TV_OK);
-    assert_int_equal(player_new_game(b, 1, &err), TV_OK);
+    assert_int_equal(player_new_game(a, 1, &again, &err), TV_OK);
+    assert_int_equal(player_new_game(b, 1, &again, &err), TV_OK);
     Position p;
     assert_int_equal(tfen_read(TV_START_TFEN, &p, NULL), TV_OK);
     PlayerAnswer ra, rb;
@@ -125,13 +126,14 @@ static void test_random_mover_follows_the_seed(void **state)
     t->engines[0].kind = PLAYER_RANDOM;
     Player *r;
     TvError err;
+    bool again;
     assert_int_equal(player_open(&t->engines[0], &o, NULL, &r, &err), TV_OK);
     Position p;
     assert_int_equal(tfen_read(TV_START_TFEN, &p, NULL), TV_OK);
     char first[8][64];
     bool differs = false;
     for (uint64_t seed = 5; seed <= 6; seed++) {
-        assert_int_equal(player_new_game(r, seed, &err), TV_OK);
+        assert_int_equal(player_new_game(r, seed, &again, &err), TV_OK);
         for (int i = 0; i < 8; i++) {
             PlayerAnswer a;
             PlayerMove m = go_once(r, &p, NULL, &a);
@@ -146,7 +148,7 @@ static void test_random_mover_follows_the_seed(void **state)
         }
     }
     assert_true(differs); /* another seed, other moves */
-    assert_int_equal(player_new_game(r, 5, &err), TV_OK);
+    assert_int_equal(player_new_game(r, 5, &again, &err), TV_OK);
     for (int i = 0; i < 8; i++) { /* the same seed, the same moves */
         PlayerAnswer a;
         PlayerMove m = go_once(r, &p, NULL, &a);
@@ -205,8 +207,9 @@ static void test_run_flag_stops_waiting_for_a_program(void **state)
     snprintf(te->stderr_path, sizeof te->stderr_path, "%s", TOURNAMENT_STDERR_DISCARD);
     Player *p;
     TvError err;
+    bool again;
     assert_int_equal(player_open(te, &o, NULL, &p, &err), TV_OK);
-    assert_int_equal(player_new_game(p, 1, &err), TV_OK);
+    assert_int_equal(player_new_game(p, 1, &again, &err), TV_OK);
     Position start;
     assert_int_equal(tfen_read(TV_START_TFEN, &start, NULL), TV_OK);
     volatile sig_atomic_t caller = 0, own = 0;
