@@ -734,6 +734,15 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
         return ENGINE_MOVE_UNREADY;
     if (ready < 0)
         return ENGINE_MOVE_DIED;
+    /* What it wrote after its readyok and before this go (already
+     * readable now) answers nothing this go asks: logged, passed over. */
+    char early[UCI_LINE_MAX];
+    wait_io(p, 0);
+    while (stream_line(&p->out, early, sizeof early)) {
+        remember(&p->tail_out, early);
+        log_line(p, '<', early, strlen(early));
+        wait_io(p, 0);
+    }
     uci_go_format(go, &b);
     ok = send_line(p, strbuf_str(&b));
     strbuf_free(&b);

@@ -21,6 +21,8 @@
  *               second one 20 ms later (a late duplicate)
  *   stray       on every `position` from go number N + 1 on, prints a
  *               bestmove nobody asked for (one that is illegal there)
+ *   stray-ready the same after its `readyok` to each `isready` (between
+ *               the harness's readyok and its `go`)
  *   crash-child on go: starts a child that keeps stdout open and sleeps,
  *               then dies (abort)
  *   close-stdout on go: closes its stdout and runs on (reads, never answers)
@@ -217,7 +219,14 @@ int main(int argc, char **argv)
             if (handshake_done && !strcmp(mode, "slow-ready"))
                 sleep_ms((long)(seconds * 1000));
             handshake_done = true;
-            say("readyok");
+            if (played >= after && !strcmp(mode, "stray-ready")) {
+                /* in one write: both lines are readable before the go */
+                char l[96], mv[TV_MOVE_STR_MAX];
+                illegal_move(&pos, &o, mv, sizeof mv);
+                snprintf(l, sizeof l, "readyok\nbestmove %s", mv);
+                say(l);
+            } else
+                say("readyok");
         } else if (!strcmp(verb, "setoption")) {
             char n[64], v[256];
             bool is_rule;

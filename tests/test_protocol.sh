@@ -115,6 +115,7 @@ untimed_modes() {
   # another position: the games go on as with a well-behaved engine
   run_mode double "" max_plies
   run_mode stray "" max_plies
+  run_mode stray-ready "" max_plies
   # processes that leave the engine's process group or ignore SIGTERM
   run_mode daemon "" max_plies
   run_mode grandchild "" max_plies
