@@ -67,7 +67,7 @@ static bool parse_num(const char *w, long long lo, long long hi, long long *out)
 void uci_go_init(UciGo *go)
 {
     go->wtime_ms = go->btime_ms = go->winc_ms = go->binc_ms = -1;
-    go->movestogo = go->movetime_ms = go->depth = -1;
+    go->movestogo = go->movetime_ms = go->depth = go->mate = -1;
     go->nodes = -1;
     go->infinite = false;
     go->ignored[0] = '\0';
@@ -107,18 +107,11 @@ TvStatus uci_go_parse(const char *args, UciGo *go, TvError *err)
             go->infinite = true;
             continue;
         }
-        if (!strcmp(w, "searchmoves") || !strcmp(w, "mate")) {
-            /* skipped with what belongs to them: the moves up to the next
-             * word of go, or mate's number */
+        if (!strcmp(w, "searchmoves")) {
+            /* skipped with what belongs to it: the moves up to the next word of go */
             go_ignore(go, w);
-            const bool mate = !strcmp(w, "mate");
-            for (const char *q = s; next_word(&q, v, sizeof v) && !is_go_word(v); s = q) {
+            for (const char *q = s; next_word(&q, v, sizeof v) && !is_go_word(v); s = q)
                 go_ignore(go, v);
-                if (mate) {
-                    s = q;
-                    break;
-                }
-            }
             continue;
         }
         int *field = !strcmp(w, "wtime")       ? &go->wtime_ms
@@ -128,6 +121,7 @@ TvStatus uci_go_parse(const char *args, UciGo *go, TvError *err)
                      : !strcmp(w, "movestogo") ? &go->movestogo
                      : !strcmp(w, "movetime")  ? &go->movetime_ms
                      : !strcmp(w, "depth")     ? &go->depth
+                     : !strcmp(w, "mate")      ? &go->mate
                                                : NULL;
         const bool nodes = !strcmp(w, "nodes");
         if (!field && !nodes) { /* ponder, or a word UCI does not have */
@@ -156,7 +150,7 @@ void uci_go_format(const UciGo *go, StrBuf *b)
         int v;
     } f[] = {{"wtime", go->wtime_ms},         {"btime", go->btime_ms}, {"winc", go->winc_ms},
              {"binc", go->binc_ms},           {"movestogo", go->movestogo}, {"movetime", go->movetime_ms},
-             {"depth", go->depth}};
+             {"depth", go->depth},            {"mate", go->mate}};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         if (f[i].v >= 0)
             strbuf_addf(b, " %s %d", f[i].name, f[i].v);

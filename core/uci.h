@@ -39,6 +39,7 @@ typedef struct {
     int movetime_ms;        /* exactly this long */
     int depth;
     int64_t nodes;
+    int mate;               /* look for a mate in this many moves (of the side to move) */
     bool infinite;          /* until `stop` */
     char ignored[UCI_GO_IGNORED_MAX]; /* the words read but not supported ("" for none), cut with "..." */
 } UciGo;
@@ -48,7 +49,7 @@ void uci_go_init(UciGo *go);
 
 /* Parses the words after `go`.  Words this protocol does not support are
  * skipped, as UCI asks, and listed in go->ignored: `searchmoves` with the
- * moves after it, `mate` with its number, `ponder`, and any unknown word.
+ * moves after it, `ponder`, and any unknown word.
  * A clock below zero (wtime -20: the harness let it run over) reads as 0.
  * Errors (TV_ERR_PARSE): a missing or bad number after a supported word
  * ("go: 'depth' needs a whole number from 0 to 2147483647"). */

@@ -244,7 +244,18 @@ static void start_search(Uci *u, const char *args)
         say(u, "bestmove 0000");
         return;
     }
-    const char *zero = go.depth == 0 ? "depth 0" : go.nodes == 0 ? "nodes 0" : go.movetime_ms == 0 ? "movetime 0" : NULL;
+    const char *zero = go.depth == 0         ? "depth 0"
+                       : go.nodes == 0       ? "nodes 0"
+                       : go.movetime_ms == 0 ? "movetime 0"
+                       : go.mate == 0        ? "mate 0"
+                                             : NULL;
+    /* mate N: a mate in N moves of the side to move is found by a search of
+     * 2N - 1 plies; the search ends there (or at a smaller depth given) */
+    if (go.mate > 0) {
+        const int plies = go.mate > SEARCH_MAX_PLY ? SEARCH_MAX_PLY : 2 * go.mate - 1;
+        if (go.depth < 0 || go.depth > plies)
+            go.depth = plies;
+    }
     if (zero) {
         say(u, "info string go: '%s' leaves no search; answering with the least search", zero);
         least = true;

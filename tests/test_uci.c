@@ -91,10 +91,16 @@ static void test_go_ignored(void **state)
     assert_int_equal(uci_go_parse("searchmoves g1-f3 b1-a3 depth 3", &go, &err), TV_OK);
     assert_string_equal(go.ignored, "searchmoves g1-f3 b1-a3");
     assert_int_equal(go.depth, 3);
+    /* mate is read (tavreli uci searches 2N - 1 plies for it) */
     assert_int_equal(uci_go_parse("wtime 100 mate 4 btime 200", &go, &err), TV_OK);
-    assert_string_equal(go.ignored, "mate 4");
+    assert_string_equal(go.ignored, "");
+    assert_int_equal(go.mate, 4);
     assert_int_equal(go.wtime_ms, 100);
     assert_int_equal(go.btime_ms, 200);
+    StrBuf f = {0};
+    uci_go_format(&go, &f);
+    assert_string_equal(strbuf_str(&f), "go wtime 100 btime 200 mate 4");
+    strbuf_free(&f);
     assert_int_equal(uci_go_parse("ponder fast movetime 5 searchmoves", &go, &err), TV_OK);
     assert_string_equal(go.ignored, "ponder fast searchmoves");
     assert_int_equal(go.movetime_ms, 5);

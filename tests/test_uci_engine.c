@@ -196,7 +196,11 @@ static const Row ROWS[] = {
     /* words it does not support are ignored, and said so */
     {"go searchmoves", "position startpos\ngo searchmoves g1-f3 b1-a3 depth 1\n", 1,
      "ignored 'searchmoves g1-f3 b1-a3'", "startpos", NULL},
-    {"go mate", "position startpos\ngo mate 3 depth 1\n", 1, "ignored 'mate 3'", "startpos", NULL},
+    /* go mate N ends by itself (a search of 2N - 1 plies), without a stop
+     * (before, it was ignored and the search ran until one) */
+    {"go mate", "position startpos\ngo mate 2\n", 1, NULL, "startpos", NULL},
+    {"go mate with a smaller depth", "position startpos\ngo mate 3 depth 1\n", 1, NULL, "startpos", NULL},
+    {"go mate 0", "position startpos\ngo mate 0\n", 1, "'mate 0' leaves no search", "startpos", NULL},
     {"go ponder", "position startpos\ngo ponder depth 1\n", 1, "ignored 'ponder'", "startpos", NULL},
     {"go with a word UCI does not have", "position startpos\ngo fast depth 1\n", 1, "ignored 'fast'", "startpos",
      NULL},
