@@ -23,6 +23,7 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -70,6 +71,9 @@ struct EngineProc {
     int wait_status;  /* the guard's status once reaped (the engine's, mirrored) */
     int stderr_fd;    /* its stderr lines are appended here (-1: not kept beyond the tail) */
     int log_fd;       /* the protocol log (-1: none) */
+    int64_t cap;      /* spec->log_cap */
+    int64_t cut[2];   /* bytes not written past the cap: [0] the stderr file, [1] the protocol log */
+    Tail last[2];     /* ... and the last of those lines */
     char label[80];
     char command[160];
     char name[128];   /* its id name and id author ("" until given) */
@@ -121,11 +125,32 @@ int engine_proc_split(const char *command, char *buf, size_t n, char **argv, int
 
 /* ---- logs and the lines remembered -------------------------------------------- */
 
+static void remember(Tail *t, const char *line);
+
+/* Appends n bytes (line, its text without the newline, for the last lines
+ * kept) to file k, 0 the stderr file, 1 the protocol log, in one write of
+ * an O_APPEND file: lines of several engines on several threads never mix.
+ * Once the file holds the cap (or would with these), nothing more of this
+ * process is written: it is counted, its last lines kept, and both said
+ * at the end (cap_note). */
+static void capped_write(EngineProc *p, int k, const char *buf, size_t n, const char *line)
+{
+    const int fd = k ? p->log_fd : p->stderr_fd;
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (p->cut[k] > 0 || (p->cap > 0 && fstat(fd, &st) == 0 && st.st_size + (off_t)n > p->cap)) {
+        p->cut[k] += (int64_t)n;
+        remember(&p->last[k], line);
+        return;
+    }
+    ssize_t w = write(fd, buf, n);
+    (void)w;
+}
+
 /* One line of the protocol log: "HH:MM:SS.mmm LABEL#PID DIR TEXT", DIR '>'
- * to the engine, '<' from it, '!' its stderr, '*' the harness's notes.
- * One write of an O_APPEND file per line: lines of several engines on
- * several threads never mix. */
-static void log_line(const EngineProc *p, char dir, const char *text, size_t n)
+ * to the engine, '<' from it, '!' its stderr, '*' the harness's notes. */
+static void log_line(EngineProc *p, char dir, const char *text, size_t n)
 {
     if (p->log_fd < 0)
         return;
@@ -139,7 +164,28 @@ static void log_line(const EngineProc *p, char dir, const char *text, size_t n)
     strbuf_add_n(&b, text, n);
     strbuf_add(&b, "\n");
     if (!b.failed) {
-        ssize_t w = write(p->log_fd, b.s, b.len);
+        char kept[TAIL_CHARS]; /* the line without its newline, for the last lines kept */
+        snprintf(kept, sizeof kept, "%.*s", (int)(b.len - 1), b.s);
+        capped_write(p, 1, b.s, b.len, kept);
+    }
+    strbuf_free(&b);
+}
+
+/* At the end of a process whose lines were cut at the cap: how many bytes,
+ * and its last lines, written to the file past the cap (once). */
+static void cap_note(EngineProc *p, int k)
+{
+    const int fd = k ? p->log_fd : p->stderr_fd;
+    if (fd < 0 || p->cut[k] == 0)
+        return;
+    StrBuf b = {0};
+    strbuf_addf(&b, "[tavreli: %lld bytes of %s#%d cut here: this %s had reached its cap of %lld bytes (log_cap); "
+                    "the process's last lines follow]\n",
+                (long long)p->cut[k], p->label, (int)p->engine, k ? "protocol log" : "stderr file", (long long)p->cap);
+    for (int i = 0; i < p->last[k].n; i++)
+        strbuf_addf(&b, "%s\n", p->last[k].line[i]);
+    if (!b.failed) {
+        ssize_t w = write(fd, b.s, b.len);
         (void)w;
     }
     strbuf_free(&b);
@@ -248,9 +294,10 @@ static void take_stderr(EngineProc *p)
         log_line(p, '!', line, strlen(line));
         if (p->stderr_fd >= 0) {
             size_t n = strlen(line);
+            char kept[TAIL_CHARS];
+            snprintf(kept, sizeof kept, "%.*s", (int)sizeof kept - 1, line);
             line[n] = '\n';
-            ssize_t w = write(p->stderr_fd, line, n + 1);
-            (void)w;
+            capped_write(p, 0, line, n + 1, kept);
         }
     }
 }
@@ -591,6 +638,7 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
         return tv_fail(err, TV_ERR_LIMIT, "out of memory for engine '%s'", spec->label);
     }
     p->in_fd = p->out.fd = p->err.fd = p->pidfd = p->stderr_fd = p->log_fd = -1;
+    p->cap = spec->log_cap;
     snprintf(p->label, sizeof p->label, "%s", spec->label);
     snprintf(p->command, sizeof p->command, "%s", spec->command);
     const bool inherit = spec->stderr_path && !strcmp(spec->stderr_path, ENGINE_PROC_STDERR_INHERIT);
@@ -818,6 +866,8 @@ void engine_proc_close(EngineProc *p)
         take_stderr(p);
     }
     log_line(p, '*', "closed", 6);
+    cap_note(p, 0);
+    cap_note(p, 1);
     close_fd(&p->in_fd);
     close_fd(&p->out.fd);
     close_fd(&p->err.fd);

@@ -49,6 +49,9 @@ typedef struct {
                                 errors; ENGINE_PROC_STDERR_INHERIT: passed on to the harness's own
                                 stderr, line by line) */
     const char *log_path; /* the protocol log: every line both ways, with times ("" or NULL: none) */
+    int64_t log_cap;      /* the stderr file and the protocol log take no more lines once they hold
+                             this many bytes; its last lines and a note of what was cut are written
+                             when the process is closed (0: no cap) */
     const Options *rules; /* rule options sent with setoption (non-default ones must be declared) */
     int noptions;         /* option.NAME = VALUE lines of the tournament, sent with setoption */
     const char (*option_names)[UCI_OPTION_NAME_MAX];

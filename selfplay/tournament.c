@@ -42,6 +42,7 @@ void tournament_defaults(Tournament *t, const char *name)
         engine_default(&te->engine);
         te->timemargin_ms = 100;
         te->timeout_ms = MATCH_ANSWER_TIMEOUT_MS;
+        te->log_cap_mb = TOURNAMENT_LOG_CAP_MB;
     }
 }
 

@@ -56,6 +56,11 @@ void time_control_format(const TimeControl *tc, char *buf, size_t n);
  * rare (a restart then usually plays), one at every new game is a broken
  * program, seen after three. */
 #define TOURNAMENT_GAME_ATTEMPTS 3
+
+/* The default of an engine's log_cap, in MB: a night of a well-behaved
+ * engine's protocol log is a few MB; one that printed 8 MB of stderr in a
+ * move made 19 MB of logs (issue 35), and a loop of it fills a disk. */
+#define TOURNAMENT_LOG_CAP_MB 64
 #define TOURNAMENT_BENCH_NONE "none"
 
 typedef struct TournamentEngine { /* the tag: engine_id.h declares it */
@@ -74,6 +79,8 @@ typedef struct TournamentEngine { /* the tag: engine_id.h declares it */
                               default (STORE.NAME.log beside the store), TOURNAMENT_STDERR_DISCARD or
                               ENGINE_PROC_STDERR_INHERIT (the harness's stderr) */
     char log_path[TOURNAMENT_PATH_MAX];    /* log: its protocol log ("" = none) */
+    int log_cap_mb;        /* log_cap: the stderr file and the protocol log take no more of its lines past
+                              this many MB (engine_proc.h); default TOURNAMENT_LOG_CAP_MB */
     char bench[1024];      /* bench = COMMAND: prints its bench signature, "nodes N" (engine_id_bench; a
                               program with '/' relative to the tournament file); "" = a tavreli build's own
                               (EXECUTABLE bench search), none for others; TOURNAMENT_BENCH_NONE = none */

@@ -515,6 +515,9 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
                          value);
         return 1;
     }
+    if (!strcmp(name, "log_cap"))
+        return int_key(r, es->section, name, value, 1, 1000000, " (MB: the stderr file and the protocol log)",
+                       &te->log_cap_mb);
     if (!strcmp(name, "dir") || !strcmp(name, "stderr") || !strcmp(name, "log")) {
         char *dst = name[0] == 'd' ? te->dir : name[0] == 's' ? te->stderr_path : te->log_path;
         size_t n = name[0] == 'd' ? sizeof te->dir : sizeof te->stderr_path;
@@ -569,7 +572,7 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
             return 1;
         }
     return failf(r, r->in.line, TV_ERR_PARSE,
-                 "unknown key '%s' in [%s] (known: path, command, bench, dir, stderr, log, option.NAME, depth, nodes, "
+                 "unknown key '%s' in [%s] (known: path, command, bench, dir, stderr, log, log_cap, option.NAME, depth, nodes, "
                  "movetime, tc, timemargin, timeout)",
                  name, es->section);
 }
@@ -772,9 +775,10 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
         const bool program = es->command_line != 0; /* a section with a command: a separate program */
         if (program && !te->dir[0])
             copy_str(te->dir, sizeof te->dir, r->dir[0] ? r->dir : ".");
-        if (!program && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->bench[0])) {
-            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log and bench are for a command (a separate program); the "
-                  "built-in engine takes its settings from its path and option.NAME", es->section);
+        if (!program && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->bench[0] ||
+                         te->log_cap_mb != TOURNAMENT_LOG_CAP_MB)) {
+            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log, log_cap and bench are for a command (a separate "
+                  "program); the built-in engine takes its settings from its path and option.NAME", es->section);
             break;
         }
         /* option.NAME, in file order: the player takes what it can now */

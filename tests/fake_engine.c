@@ -17,6 +17,8 @@
  *   huge        prints about 64 MiB of info lines and one line of 1 MiB
  *               before its answer to go number N + 1 only, then answers
  *               normally
+ *   noisy       writes 100,000 lines (7.7 MB) on stderr before its answer to
+ *               go number N + 1 only, then answers normally
  *   double      answers go number N + 1 and later with its bestmove twice, the
  *               second one 20 ms later (a late duplicate)
  *   stray       on every `position` from go number N + 1 on, prints a
@@ -290,6 +292,9 @@ int main(int argc, char **argv)
                 int left = pos.side == TV_WHITE ? go.wtime_ms : go.btime_ms;
                 sleep_ms((left > 0 ? left : 0) + (long)(seconds * 1000));
             }
+            if (played == after + 1 && !strcmp(mode, "noisy"))
+                for (int i = 0; i < 100000; i++)
+                    fprintf(stderr, "fake_engine: noisy line %d of 100000, on purpose, to fill its stderr file\n", i);
             if (played == after + 1 && !strcmp(mode, "huge")) {
                 static char big[1 << 20];
                 memset(big, 'x', sizeof big - 1);

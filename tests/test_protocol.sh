@@ -121,6 +121,29 @@ untimed_modes() {
   run_mode grandchild "" max_plies
 }
 aside modes untimed_modes
+# the stderr file and the protocol log stop growing at log_cap (MB): 7.7 MB
+# of stderr in one move made 18 MB of logs without it (issue 35); past the
+# cap, a note of what was cut and the process's last lines
+capped() {
+  local f=$tmp/cap
+  tournament "$f.ini" "command = $tmp/fake --mode ok --name good
+depth = 1" "command = $tmp/fake --mode noisy --after 1
+depth = 1
+stderr = $f.stderr
+log = $f.log
+log_cap = 1"
+  "$tv" selfplay "$f.ini" --out "$f.h5" --quiet >"$f.out" 2>"$f.err"
+  check "log_cap: the run ends (exit $?)" grep -q "4 of 4 planned" "$f.out"
+  local es ls
+  es=$(stat -c %s "$f.stderr") ls=$(stat -c %s "$f.log")
+  check "... the stderr file stops near 1 MB ($es bytes)" [ "$es" -le $((1100 * 1024)) -a "$es" -ge $((900 * 1024)) ]
+  check "... the protocol log too ($ls bytes)" [ "$ls" -le $((1100 * 1024)) ]
+  check "... each says what was cut and where" bash -c \
+    "grep -q '^\[tavreli: [0-9]* bytes of b#[0-9]* cut here: this stderr file had reached its cap of 1048576 bytes (log_cap)' '$f.stderr' &&
+     grep -q '^\[tavreli: [0-9]* bytes of b#[0-9]* cut here: this protocol log had reached its cap of 1048576 bytes (log_cap)' '$f.log'"
+  check "... and keeps the process's last lines" grep -q "noisy line 99999 of 100000" "$f.stderr"
+}
+aside cap capped
 run_mode hang "timeout = 1" engine_stalled
 run_mode overtime "tc = 1+0.01
 timemargin = 50" time_forfeit
