@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "distrib.h"
 #include "stats.h"
 #include "status.h"
 #include "train.h"
@@ -148,6 +149,16 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
     }
     pos[0] = npos == 1 ? posv[0] : NULL;
     free(posv);
+    /* train is one process (its self-play, tunes and SPRTs use this
+     * machine's cores): ranks of an MPI job would each run it on one
+     * folder and trip over each other's lock (issue 35) */
+    const int launched = distrib_launched_size();
+    if (launched > 1) {
+        cli_error("train: started as one of %d MPI ranks, but train runs as one process (its games on this "
+                  "machine's cores, [train] threads); run it without mpirun, or with 'mpirun -np 1'",
+                  launched);
+        return CLI_USAGE;
+    }
     if (a.confirm) {
         if (npos || a.out) {
             cli_error("train: --confirm DIR takes no CONFIG.ini and no --out (see 'tavreli train --help')");

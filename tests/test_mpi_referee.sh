@@ -94,5 +94,13 @@ half=$((cores / 2 > 0 ? cores / 2 : 1))
 check "2 ranks x $half threads: no warning when they fit (or $cores = 1)" \
   sh -c "[ $cores = 1 ] || ! grep -q 'game threads need' '$tmp/th2.out'"
 
+# ---- tavreli train is one process: on 2 ranks it is refused at once ----
+# (each rank ran it on one folder and tripped over the other's lock; issue 35)
+"${mpi[@]}" -np 2 "$tv" train "$src/configs/train/quick.ini" --out "$tmp/train2" >"$tmp/train2.out" 2>&1
+rc=$?
+check "train under mpirun -np 2 is refused ($rc)" [ $rc -ne 0 ]
+check "... saying how to run it" grep -q "train: started as one of 2 MPI ranks, but train runs as one process.*run it without mpirun, or with 'mpirun -np 1'" "$tmp/train2.out"
+check "... before making anything" [ ! -e "$tmp/train2" ]
+
 echo "test_mpi_referee: $passes passed, $fails failed"
 [ "$fails" = 0 ]
