@@ -87,7 +87,10 @@ if [ "$part" = mpi ]; then
   planted_ini >"$tmp/p.ini"
   "$tv" spsa "$tmp/p.ini" --out "$tmp/one" --threads 1 >"$tmp/one.out" 2>/dev/null &
   p1=$!
-  mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/p.ini" --out "$tmp/mpi" --threads 1 \
+  # with --resume on a new folder, as a requeued batch job passes it every
+  # time: it starts the run, as one process does (on 2 ranks it said
+  # 'nothing to resume' before; issue 35)
+  mpirun --allow-run-as-root --oversubscribe -np 2 "$tv" spsa "$tmp/p.ini" --out "$tmp/mpi" --threads 1 --resume \
     >"$tmp/mpi.out" 2>"$tmp/mpi.err"
   rc2=$?
   wait $p1

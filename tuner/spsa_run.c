@@ -373,8 +373,14 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         return st;
     if (R.mpi) { /* rank 0 readies the store: --force removes it and its parts, --resume merges the parts */
         bool have_store = false;
+        /* --resume with nothing to resume starts the run, as one process
+         * does (a requeued batch job passes --resume every time) */
+        char part0[1100];
+        distrib_part_path(store, 0, part0, sizeof part0);
+        const bool something = exists(store) || exists(part0);
         if (R.rank == 0)
-            st = distrib_prepare_store(store, o->resume, o->force, &start_t, o->stop, &have_store, err);
+            st = distrib_prepare_store(store, o->resume && something, o->force, &start_t, o->stop, &have_store,
+                                       err);
         if ((st = from_rank0(&R, st, err)) != TV_OK)
             return st;
         resume = exists(store);
