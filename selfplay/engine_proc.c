@@ -127,13 +127,13 @@ int engine_proc_split(const char *command, char *buf, size_t n, char **argv, int
 
 static void remember(Tail *t, const char *line);
 
-/* Appends n bytes (line, its text without the newline, for the last lines
- * kept) to file k, 0 the stderr file, 1 the protocol log, in one write of
- * an O_APPEND file: lines of several engines on several threads never mix.
- * Once the file holds the cap (or would with these), nothing more of this
- * process is written: it is counted, its last lines kept, and both said
- * at the end (cap_note). */
-static void capped_write(EngineProc *p, int k, const char *buf, size_t n, const char *line)
+/* Appends line (n bytes, its last a newline) to file k, 0 the stderr
+ * file, 1 the protocol log, in one write of an O_APPEND file: lines of
+ * several engines on several threads never mix.  Once the file holds the
+ * cap (or would with this line), nothing more of this process is written:
+ * it is counted, its last lines kept, and both said at the end
+ * (cap_note). */
+static void capped_write(EngineProc *p, int k, char *buf, size_t n)
 {
     const int fd = k ? p->log_fd : p->stderr_fd;
     struct stat st;
@@ -141,7 +141,9 @@ static void capped_write(EngineProc *p, int k, const char *buf, size_t n, const 
         return;
     if (p->cut[k] > 0 || (p->cap > 0 && fstat(fd, &st) == 0 && st.st_size + (off_t)n > p->cap)) {
         p->cut[k] += (int64_t)n;
-        remember(&p->last[k], line);
+        buf[n - 1] = '\0'; /* the line without its newline, for the last lines kept */
+        remember(&p->last[k], buf);
+        buf[n - 1] = '\n';
         return;
     }
     ssize_t w = write(fd, buf, n);
@@ -163,11 +165,8 @@ static void log_line(EngineProc *p, char dir, const char *text, size_t n)
                 p->label, (int)p->engine, dir);
     strbuf_add_n(&b, text, n);
     strbuf_add(&b, "\n");
-    if (!b.failed) {
-        char kept[TAIL_CHARS]; /* the line without its newline, for the last lines kept */
-        snprintf(kept, sizeof kept, "%.*s", (int)(b.len - 1), b.s);
-        capped_write(p, 1, b.s, b.len, kept);
-    }
+    if (!b.failed)
+        capped_write(p, 1, b.s, b.len);
     strbuf_free(&b);
 }
 
@@ -294,10 +293,8 @@ static void take_stderr(EngineProc *p)
         log_line(p, '!', line, strlen(line));
         if (p->stderr_fd >= 0) {
             size_t n = strlen(line);
-            char kept[TAIL_CHARS];
-            snprintf(kept, sizeof kept, "%.*s", (int)sizeof kept - 1, line);
             line[n] = '\n';
-            capped_write(p, 0, line, n + 1, kept);
+            capped_write(p, 0, line, n + 1);
         }
     }
 }
@@ -345,17 +342,25 @@ static void wait_io(EngineProc *p, int timeout_ms)
     }
 }
 
+/* Takes the next stdout line already read into line (at most n - 1
+ * bytes), remembered and logged; false when there is none yet. */
+static bool take_line(EngineProc *p, char *line, size_t n)
+{
+    if (!stream_line(&p->out, line, n))
+        return false;
+    remember(&p->tail_out, line);
+    log_line(p, '<', line, strlen(line));
+    return true;
+}
+
 /* Reads one stdout line into line (at most n - 1 bytes).  1: a line; 0:
  * deadline passed; -1: the engine closed its output or ended (after every
  * line it wrote was read); -2: a flag of stop (may be NULL) set. */
 static int read_line(EngineProc *p, char *line, size_t n, double deadline, const StopFlags *stop)
 {
     for (;;) {
-        if (stream_line(&p->out, line, n)) {
-            remember(&p->tail_out, line);
-            log_line(p, '<', line, strlen(line));
+        if (take_line(p, line, n))
             return 1;
-        }
         if (p->out.eof || (p->exited && tv_now_seconds() - p->exited_at > EXIT_DRAIN_MS / 1000.0)) {
             p->dead = true;
             return -1;
@@ -785,12 +790,9 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
     /* What it wrote after its readyok and before this go (already
      * readable now) answers nothing this go asks: logged, passed over. */
     char early[UCI_LINE_MAX];
-    wait_io(p, 0);
-    while (stream_line(&p->out, early, sizeof early)) {
-        remember(&p->tail_out, early);
-        log_line(p, '<', early, strlen(early));
+    do
         wait_io(p, 0);
-    }
+    while (take_line(p, early, sizeof early));
     uci_go_format(go, &b);
     ok = send_line(p, strbuf_str(&b));
     strbuf_free(&b);
