@@ -323,7 +323,7 @@ void report_headlines(const Report *R, StrBuf *out)
         const PairingStats s = pairing_view(p, first);
         char elo[48], nelo[48], los[16];
         stats_format_elo(&s, elo, sizeof elo);
-        stats_fmt_elo_pm(s.nelo, s.nelo_err95, nelo, sizeof nelo);
+        stats_format_nelo(&s, nelo, sizeof nelo);
         fmt_pct(los, sizeof los, R->r.los[R->players[first].rated * n + R->players[other].rated]);
         StrBuf sprt = {0};
         for (int k = 0; k < R->nsprt; k++) {
@@ -577,7 +577,7 @@ static void doc_pairings(const Report *R, Doc *D)
         doc_cell(D, "%s", a);
         stats_format_elo(s, a, sizeof a);
         doc_cell(D, "%s", a);
-        stats_fmt_elo_pm(s->nelo, s->nelo_err95, a, sizeof a);
+        stats_format_nelo(s, a, sizeof a);
         doc_cell(D, "%s", a);
         int ra = R->players[p->a].rated, rb = R->players[p->b].rated;
         fmt_pct(a, sizeof a, R->r.los[ra * R->r.n + rb]);

@@ -2,6 +2,7 @@
  * renderers, and the files of the output directory (see report_doc.h). */
 #include "report_doc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -113,19 +114,35 @@ void doc_free(Doc *d)
 
 /* ---- Markdown ------------------------------------------------------------------- */
 
-/* Text in Markdown, which passes HTML through: < > & are written as
- * entities, as the HTML page escapes them (an engine name is the store's
- * text, "<script>" included); in a table cell also | and line breaks. */
+/* Text in Markdown, which passes HTML through: what a viewer would take for
+ * markup is written so that it reads as typed, and nothing else is touched
+ * (a bound "> +34", "H0 nElo <= 0" and "a & b" stay as they are; report.md
+ * showed "&gt; +34").  An engine name is the store's text, "<script>"
+ * included, so a '<' that could begin a tag, a comment or a declaration
+ * ('<' before a letter, '/', '!' or '?') is "&lt;"; a '&' that begins
+ * something entity-shaped ("&lt;", "&#62;") is "&amp;"; a '>' that begins a
+ * line, which would make a block quote, is "\>"; in a table cell also |
+ * and line breaks. */
 static void md_text(StrBuf *o, const char *s, bool cell)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': strbuf_addf(o, "&lt;"); break;
-        case '>': strbuf_addf(o, "&gt;"); break;
-        case '&': strbuf_addf(o, "&amp;"); break;
+    for (const char *p = s; *p; p++) {
+        const bool line_start = p == s || p[-1] == '\n';
+        switch (*p) {
+        case '<':
+            if (isalpha((unsigned char)p[1]) || p[1] == '/' || p[1] == '!' || p[1] == '?')
+                strbuf_addf(o, "&lt;");
+            else
+                strbuf_add_n(o, p, 1);
+            break;
+        case '&': {
+            size_t n = strspn(p + 1, "#abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+            strbuf_addf(o, n > 0 && p[1 + n] == ';' ? "&amp;" : "&");
+            break;
+        }
+        case '>': strbuf_addf(o, line_start && !cell ? "\\>" : ">"); break;
         case '|': strbuf_addf(o, cell ? "\\|" : "|"); break;
         case '\n': strbuf_addf(o, cell ? " " : "\n"); break;
-        default: strbuf_add_n(o, s, 1);
+        default: strbuf_add_n(o, p, 1);
         }
     }
 }

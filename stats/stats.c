@@ -368,18 +368,69 @@ char *stats_fmt_elo_interval(double x, double lo, double hi, char *buf, size_t n
     return buf;
 }
 
+double stats_all_drawn_bound(int64_t n)
+{
+    const double q = 1 - pow(0.05, 1.0 / (double)(n > 0 ? n : 1));
+    return elo_from_score(0.5 + q / 2);
+}
+
 char *stats_format_elo(const PairingStats *ps, char *buf, size_t n)
 {
     int64_t games = ps->wins + ps->draws + ps->losses;
     char a[STATS_ELO_TEXT];
     if (games == 0)
         snprintf(buf, n, "-");
-    else if (ps->losses == 0 && ps->draws == 0)
-        snprintf(buf, n, "> %s", stats_fmt_elo(stats_perfect_score_bound(games), a, sizeof a));
-    else if (ps->wins == 0 && ps->draws == 0)
-        snprintf(buf, n, "< %s", stats_fmt_elo(-stats_perfect_score_bound(games), a, sizeof a));
-    else
+    else if (ps->draws == games)
+        stats_fmt_elo_pm(0, stats_all_drawn_bound(games), buf, n);
+    else if ((ps->losses == 0 || ps->wins == 0) && ps->draws == 0) {
+        double bound = stats_perfect_score_bound(games);
+        if (round(bound) <= 0)
+            snprintf(buf, n, "n/a (%lld game%s)", (long long)games, games == 1 ? "" : "s");
+        else
+            snprintf(buf, n, "%s %s", ps->wins ? ">" : "<", stats_fmt_elo(ps->wins ? bound : -bound, a, sizeof a));
+    } else
         stats_fmt_elo_pm(ps->elo, ps->elo_err95, buf, n);
+    return buf;
+}
+
+double stats_nelo_bound(int cell, int64_t n)
+{
+    const double p = pow(0.05, 1.0 / (double)(n > 0 ? n : 1)), v = cell / 4.0, sd = sqrt(p * (1 - p));
+    const double coeff = 800.0 / LN10 / SQRT2;
+    /* t = (mean - 1/2) / sd of p at v and 1 - p at x: a ratio of two linear
+     * functions of x on each side of v, so its extremes are at x = 0 and 1 */
+    double t[2];
+    for (int k = 0; k < 2; k++) {
+        const double x = k; /* at x = v (every pair won or lost) only the other end is a bound */
+        t[k] = x == v ? (cell > 2 ? INFINITY : -INFINITY) : (p * v + (1 - p) * x - 0.5) / (fabs(v - x) * sd);
+    }
+    if (cell == 2)
+        return coeff * fmax(fabs(t[0]), fabs(t[1]));
+    return coeff * (cell > 2 ? fmin(t[0], t[1]) : fmax(t[0], t[1]));
+}
+
+char *stats_format_nelo(const PairingStats *ps, char *buf, size_t n)
+{
+    int64_t pairs = 0;
+    int cell = -1;
+    for (int k = 0; k < 5; k++) {
+        pairs += ps->penta[k];
+        if (ps->penta[k])
+            cell = cell == -1 ? k : 5; /* 5: more than one */
+    }
+    char a[STATS_ELO_TEXT];
+    if (pairs == 0)
+        snprintf(buf, n, "n/a");
+    else if (cell == 2)
+        stats_fmt_elo_pm(0, stats_nelo_bound(2, pairs), buf, n);
+    else if (cell < 5) {
+        double bound = stats_nelo_bound(cell, pairs);
+        if (round(fabs(bound)) == 0 || (cell > 2) != (bound > 0))
+            snprintf(buf, n, "n/a (%lld pair%s)", (long long)pairs, pairs == 1 ? "" : "s");
+        else
+            snprintf(buf, n, "%s %s", cell > 2 ? ">" : "<", stats_fmt_elo(bound, a, sizeof a));
+    } else
+        stats_fmt_elo_pm(ps->nelo, ps->nelo_err95, buf, n);
     return buf;
 }
 

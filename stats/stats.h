@@ -64,11 +64,38 @@ char *stats_fmt_elo_pm(double x, double err95, char *buf, size_t n);
  * above). */
 char *stats_fmt_elo_interval(double x, double lo, double hi, char *buf, size_t n);
 
-/* A pairing's Elo: stats_fmt_elo_pm of its Elo and half-width; with a
- * perfect score, where the estimate is infinite, the one-sided 95% bound the
- * games support instead: "> +312" when every game was won, "< -312" when
- * every game was lost (see stats_perfect_score_bound); "-" without games. */
+/* A pairing's Elo: stats_fmt_elo_pm of its Elo and half-width, except where
+ * the games give no spread to take a half-width from, which gets the 95%
+ * bound the games support instead:
+ *  - every game won: "> +312", the one-sided bound of stats_perfect_score_bound;
+ *    "< -312" when every game was lost; "n/a (4 games)" while that bound is
+ *    not above 0 (fewer than 5 games: they cannot yet tell which is stronger);
+ *  - every game drawn: "0 ± 204", the Elo of the most lopsided score whose
+ *    chance of n draws in a row is 5% (stats_all_drawn_bound);
+ *  - "-" without games. */
 char *stats_format_elo(const PairingStats *ps, char *buf, size_t n);
+
+/* A pairing's normalized Elo: stats_fmt_elo_pm of its nElo and half-width;
+ * "n/a" without pairs; and when every pair scored alike (no spread, so the
+ * estimate and its half-width are the regularisation's, not the games'), the
+ * 95% bound of the least favourable pairing that gives n such pairs in a row
+ * with chance 5%: "> +24" when every pair was won, "< -24" every pair lost,
+ * "0 ± 458" every pair level, "n/a (4 pairs)" while the bound is not above
+ * 0 (see stats_nelo_bound). */
+char *stats_format_nelo(const PairingStats *ps, char *buf, size_t n);
+
+/* The bound on normalized Elo after n pairs (n >= 1) that all scored
+ * cell/4 per game (cell 0..4 as PairingStats.penta): a fraction p =
+ * 0.05^(1/n) of pairs at that score, the rest at 0 or at 1 per game, and of
+ * those two the one nearer the other side of 1/2 (cell > 2: the lower bound,
+ * cell < 2: the upper bound, cell 2: the largest |nElo|, returned positive). */
+double stats_nelo_bound(int cell, int64_t n);
+
+/* The half-width of a 95% interval of the Elo after n games (n >= 1) that
+ * were all drawn: the Elo of the score 1/2 + q/2, q = 1 - 0.05^(1/n) the
+ * largest rate of decisive games under which n draws in a row have chance
+ * 5% (every decisive game won, the most lopsided such pairing). */
+double stats_all_drawn_bound(int64_t n);
 
 /* The 95% lower bound on the Elo difference after n games that were all won
  * (n >= 1): the Elo of the score p whose chance of winning all n games, p^n,

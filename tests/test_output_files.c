@@ -10,6 +10,7 @@
  *  - a TGN export of a store whose engine names hold a line break, or fill
  *    their field without a terminating NUL, reads back, the names escaped;
  *  - report.md escapes HTML as report.html does. */
+#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -269,14 +270,28 @@ static void test_report_md_escapes_html(void **state)
     doc_cell(&d, "elo");
     doc_cell(&d, "<img src=x onerror=y>|x");
     doc_cell(&d, "1");
+    doc_cell(&d, "> +34");
+    doc_cell(&d, "< -34");
+    doc_para(&d, "&lt; is an entity, &#62; too");
+    doc_para(&d, "H0 nElo <= 0 against H1 nElo >= 5, 3 < 4 -> done & 1<2");
+    doc_para(&d, "> +183 Elo");
     assert_false(d.oom);
     StrBuf md = {0};
     doc_render_md(&d, &md);
     const char *s = strbuf_str(&md);
-    assert_null(strchr(s, '<'));
-    assert_non_null(strstr(s, "# Report on &lt;b&gt;"));
-    assert_non_null(strstr(s, "engine &lt;script&gt;alert(1)&lt;/script&gt; &amp; co"));
-    assert_non_null(strstr(s, "| &lt;img src=x onerror=y&gt;\\|x | 1 |"));
+    /* what could begin a tag or an entity is written as an entity ... */
+    assert_non_null(strstr(s, "# Report on &lt;b>"));
+    assert_non_null(strstr(s, "engine &lt;script>alert(1)&lt;/script> & co"));
+    assert_non_null(strstr(s, "| &lt;img src=x onerror=y>\\|x | 1 |"));
+    assert_non_null(strstr(s, "&amp;lt; is an entity, &amp;#62; too"));
+    /* ... and nothing else: a bound, a comparison, an arrow read as typed
+     * (report.md showed "&gt; +34" and "&lt; -34") */
+    assert_non_null(strstr(s, "| > +34 | < -34 |"));
+    assert_non_null(strstr(s, "H0 nElo <= 0 against H1 nElo >= 5, 3 < 4 -> done & 1<2"));
+    /* a line that would begin a block quote keeps its '>' as text */
+    assert_non_null(strstr(s, "\n\\> +183 Elo"));
+    for (const char *c = s; (c = strchr(c, '<')); c++) /* no '<' that a Markdown viewer takes for a tag */
+        assert_false(isalpha((unsigned char)c[1]) || c[1] == '/' || c[1] == '!' || c[1] == '?');
     strbuf_free(&md);
     doc_free(&d);
 }

@@ -664,6 +664,9 @@ TvStatus train_rung_confirmed(const RatedGame *games, int64_t n, int g, int prev
         r->elo = ps.elo > 0 ? b : -b;
         r->lo = ps.elo > 0 ? b : -INFINITY;
         r->hi = ps.elo > 0 ? INFINITY : -b;
+    } else if (ps.draws == r->games) { /* all drawn: no spread, the bound of stats_all_drawn_bound */
+        r->lo = -stats_all_drawn_bound(r->games);
+        r->hi = -r->lo;
     } else {
         r->lo = ps.elo - ps.elo_err95;
         r->hi = ps.elo + ps.elo_err95;
@@ -671,9 +674,10 @@ TvStatus train_rung_confirmed(const RatedGame *games, int64_t n, int g, int prev
     r->step = r->step_err = NAN;
     if (prev > 0) {
         pairing_stats(games, n, g, prev, &ps);
-        if (ps.wins + ps.draws + ps.losses) {
+        int64_t played = ps.wins + ps.draws + ps.losses;
+        if (played) {
             r->step = ps.elo;
-            r->step_err = ps.elo_err95;
+            r->step_err = ps.draws == played ? stats_all_drawn_bound(played) : ps.elo_err95;
         }
     }
     return TV_OK;
