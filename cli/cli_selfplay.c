@@ -386,6 +386,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         printf("SPRT: %s\n", stats.sprt_result);
     cli_print_standings(&t, stats.games, stats.ngames);
     cli_print_referee(&t, &stats.referee);
+    cli_print_waits(&t, &stats.ready);
     if (stats.interrupted) {
         char again[1200];
         printf("interrupted: run '%s selfplay %s --out %s --resume' to %splay the %lld missing games\n",

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "engine_proc.h"
 #include "ratings.h"
+#include "run_session.h"
 
 /* Seconds between the per-pairing tables: often enough to follow a long
  * run, rare enough not to flood a terminal or a log. */
@@ -94,6 +96,23 @@ static void referee_text(const Tournament *t, const RefereeCounts *rc, char *buf
     }
 }
 
+/* " | readyok waits: b 24s (thinking 60s)" into buf for the engines
+ * whose waits deserve a note (run_wait_notable); "" when none do. */
+static void waits_text(const Tournament *t, const ReadyWaits *w, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int e = 0; w && e < t->nengines && len < n; e++) {
+        if (!run_wait_notable(w->total_ms[e], w->think_ms[e]))
+            continue;
+        char d[32], think[32];
+        cli_format_duration(w->total_ms[e] / 1000.0, d, sizeof d);
+        cli_format_duration(w->think_ms[e] / 1000.0, think, sizeof think);
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %s (thinking %s)", len ? "; " : " | readyok waits: ",
+                                t->engines[e].engine.name, d, think);
+    }
+}
+
 void cli_progress_referee(const RefereeEnd *e, void *user)
 {
     CliProgress *cp = user;
@@ -102,8 +121,13 @@ void cli_progress_referee(const RefereeEnd *e, void *user)
     char over[48] = "";
     if (e->termination == TERM_TIME_FORFEIT)
         snprintf(over, sizeof over, ", %d ms over the margin", e->over_ms);
+    char unready[160];
+    snprintf(unready, sizeof unready, "loses: no 'readyok' within %d s of the 'isready' before its move (the limit "
+             "of a handshake)", ENGINE_PROC_HANDSHAKE_MS / 1000);
     fprintf(stderr, "game %lld: %s %s (%s%s, after %d pl%s, against %s)\n", (long long)e->index,
-            e->t->engines[e->loser].engine.name, REFEREE_LOSES[e->termination - TERM_ILLEGAL_MOVE],
+            e->t->engines[e->loser].engine.name,
+            e->termination == TERM_ENGINE_STALLED && e->unready ? unready
+                                                                 : REFEREE_LOSES[e->termination - TERM_ILLEGAL_MOVE],
             e->loser_white ? "white" : "black", over, e->plies, e->plies == 1 ? "y" : "ies",
             e->t->engines[e->winner].engine.name);
     fflush(stderr);
@@ -138,6 +162,17 @@ void cli_print_referee(const Tournament *t, const RefereeCounts *rc)
     }
 }
 
+void cli_print_waits(const Tournament *t, const ReadyWaits *w)
+{
+    for (int e = 0; e < t->nengines; e++) {
+        if (!run_wait_notable(w->total_ms[e], w->think_ms[e]))
+            continue;
+        printf("%s waited %.1f s in all for 'readyok' before its moves (the longest %.1f s), beside %.1f s of "
+               "thinking: time on no clock, which no limit counted\n",
+               t->engines[e].engine.name, w->total_ms[e] / 1000.0, w->max_ms[e] / 1000.0, w->think_ms[e] / 1000.0);
+    }
+}
+
 void cli_progress_line(const RunProgress *p, void *user)
 {
     CliProgress *cp = user;
@@ -160,7 +195,7 @@ void cli_progress_line(const RunProgress *p, void *user)
     int np = tournament_pairings(p->t);
     /* a terminal line must not wrap; a log line may be long but stays readable */
     const int width = cp->tty ? cli_terminal_width(STDERR_FILENO) - 1 : 200;
-    char tail[640], referee[400];
+    char tail[1400], referee[400]; /* the other parts of the tail are under 200 bytes */
     referee_text(p->t, p->referee, referee, sizeof referee);
     int tl = snprintf(tail, sizeof tail, " | %.1f games/min | ETA %s", rate, eta);
     if (p->sprt)
@@ -168,6 +203,9 @@ void cli_progress_line(const RunProgress *p, void *user)
     if (!tournament_reproducible(p->t)) /* clocks or separate programs */
         tl += snprintf(tail + tl, sizeof tail - (size_t)tl, " | not reproducible");
     tl += snprintf(tail + tl, sizeof tail - (size_t)tl, "%s", referee);
+    char waits[400];
+    waits_text(p->t, p->ready, waits, sizeof waits);
+    tl += snprintf(tail + tl, sizeof tail - (size_t)tl, "%s", waits);
     /* pairings while they and the tail fit, else their count */
     char more[64];
     snprintf(more, sizeof more, " | %d pairings (table every %.0fs)", np, DETAIL_EVERY);

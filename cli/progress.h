@@ -32,6 +32,11 @@ void cli_progress_note(const char *text, void *user);
  * and by which termination (nothing when none did). */
 void cli_print_referee(const Tournament *t, const RefereeCounts *rc);
 
+/* After a run, on stdout: per engine whose waits before readyok deserve a
+ * note (run_wait_notable), how long it waited in all, the longest wait and
+ * its share of its thinking time: time on no clock (nothing when none). */
+void cli_print_waits(const Tournament *t, const ReadyWaits *w);
+
 /* The standings after a run, on stdout: every engine, best first, with its
  * Elo and 95% interval (BayesElo's model over all the games), games and
  * score.  With two engines the Elo is the difference between them with its

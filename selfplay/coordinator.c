@@ -25,6 +25,7 @@ typedef struct {
     int64_t n;
     int8_t *result_of; /* per plan index: result, or -2 when not played */
     RefereeCounts referee;
+    ReadyWaits ready; /* of this run's games */
 } Finished;
 
 static void finished_add(Finished *f, int64_t index, int white, int black, int result)
@@ -98,7 +99,8 @@ static void report_progress(const RunOptions *ro, const Finished *f, const Sprt 
                            .upper = sp->upper,
                            .final = final,
                            .stopped = final && ro->stop && *ro->stop,
-                           .referee = &f->referee};
+                           .referee = &f->referee,
+                           .ready = &f->ready};
     ro->progress(&p, ro->progress_user);
 }
 
@@ -293,7 +295,8 @@ static void referee_report(Coordinator *c, const PlannedGame *g, const GameDone 
                           white_lost,
                           (Termination)done->termination,
                           done->positions,
-                          done->over_ms};
+                          done->over_ms,
+                          done->unready != 0};
     c->ro->referee(&e, c->ro->progress_user);
 }
 
@@ -309,6 +312,14 @@ int64_t coordinator_next(void *coordinator, const GameDone *done, bool want_more
         tournament_game(t, done->index, &g);
         finished_add(&c->fin, done->index, g.white, g.black, done->result);
         referee_report(c, &g, done);
+        const int side_engine[2] = {g.white, g.black};
+        for (int k = 0; k < 2; k++) {
+            ReadyWaits *w = &c->fin.ready;
+            const int e = side_engine[k];
+            w->total_ms[e] += done->ready_ms[k];
+            w->think_ms[e] += done->think_ms[k];
+            w->max_ms[e] = done->ready_max_ms[k] > w->max_ms[e] ? done->ready_max_ms[k] : w->max_ms[e];
+        }
         c->finished++;
         c->positions += done->positions;
         if (t->sprt && c->sp.decision == SPRT_CONTINUE)
@@ -340,6 +351,7 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
     if (stats->games)
         memcpy(stats->games, c->fin.games, sizeof *stats->games * (size_t)stats->ngames);
     stats->referee = c->fin.referee;
+    stats->ready = c->fin.ready;
     report_progress(ro, &c->fin, &c->sp, c->finished, c->nmissing, c->total, tv_now_seconds() - c->t_start, true);
     if (c->t->sprt) {
         const Sprt *sp = &c->sp;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "h5store.h"
+#include "run_session.h"
 #include "record.h"
 
 int distrib_launched_size(void)
@@ -257,9 +258,22 @@ enum { TAG_NEXT = 1, TAG_GAME = 2, TAG_DONE = 3 };
 /* ---- ranks other than 0: ask rank 0 ------------------------------------------ */
 
 /* The TAG_NEXT message: a finished game (GameDone, index -1 for none), with
- * its termination and time over the margin so that rank 0 counts the
- * referee's terminations of every rank, and whether a next game is wanted. */
-enum { NEXT_INDEX, NEXT_RESULT, NEXT_POSITIONS, NEXT_WANT, NEXT_TERMINATION, NEXT_OVER_MS, NEXT_LEN };
+ * its termination, time over the margin and waits before readyok so that
+ * rank 0 counts the referee's terminations and the waits of every rank, and
+ * whether a next game is wanted. */
+enum {
+    NEXT_INDEX,
+    NEXT_RESULT,
+    NEXT_POSITIONS,
+    NEXT_WANT,
+    NEXT_TERMINATION,
+    NEXT_OVER_MS,
+    NEXT_UNREADY,
+    NEXT_READY_MS,         /* two: White's, Black's */
+    NEXT_READY_MAX_MS = NEXT_READY_MS + 2, /* two */
+    NEXT_THINK_MS = NEXT_READY_MAX_MS + 2, /* two */
+    NEXT_LEN = NEXT_THINK_MS + 2
+};
 
 /* A NextGameFn: reports the finished game and asks for the next one.  The
  * threads of a rank take turns (MPI_THREAD_SERIALIZED), and rank 0 answers
@@ -275,6 +289,12 @@ static int64_t remote_next(void *ctx, const GameDone *done, bool want_more)
         msg[NEXT_POSITIONS] = done->positions;
         msg[NEXT_TERMINATION] = done->termination;
         msg[NEXT_OVER_MS] = done->over_ms;
+        msg[NEXT_UNREADY] = done->unready;
+        for (int k = 0; k < 2; k++) {
+            msg[NEXT_READY_MS + k] = done->ready_ms[k];
+            msg[NEXT_READY_MAX_MS + k] = done->ready_max_ms[k];
+            msg[NEXT_THINK_MS + k] = done->think_ms[k];
+        }
     }
     int64_t index = -1;
 #pragma omp critical(mpi)
@@ -313,8 +333,15 @@ static void *dispatcher_main(void *arg)
         if (status.MPI_TAG == TAG_NEXT) {
             int64_t msg[NEXT_LEN];
             MPI_Recv(msg, NEXT_LEN, MPI_INT64_T, status.MPI_SOURCE, TAG_NEXT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            const GameDone done = {msg[NEXT_INDEX], (int32_t)msg[NEXT_RESULT], (int32_t)msg[NEXT_POSITIONS],
-                                   (int32_t)msg[NEXT_TERMINATION], (int32_t)msg[NEXT_OVER_MS]};
+            const GameDone done = {msg[NEXT_INDEX],
+                                   (int32_t)msg[NEXT_RESULT],
+                                   (int32_t)msg[NEXT_POSITIONS],
+                                   (int32_t)msg[NEXT_TERMINATION],
+                                   (int32_t)msg[NEXT_OVER_MS],
+                                   (int32_t)msg[NEXT_UNREADY],
+                                   {(int32_t)msg[NEXT_READY_MS], (int32_t)msg[NEXT_READY_MS + 1]},
+                                   {(int32_t)msg[NEXT_READY_MAX_MS], (int32_t)msg[NEXT_READY_MAX_MS + 1]},
+                                   {(int32_t)msg[NEXT_THINK_MS], (int32_t)msg[NEXT_THINK_MS + 1]}};
             const bool want = msg[NEXT_WANT] != 0;
             int64_t index = coordinator_next(d->coord, done.index >= 0 ? &done : NULL, want);
             if (want)
@@ -438,6 +465,7 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     StoredEngine *ids = NULL; /* this rank's engines (runner_identify) */
     H5RunLock *run_lock = NULL; /* rank 0's: one run at a time on the store (h5store.h) */
     H5Store *part = NULL;
+    RunSession *session = NULL; /* rank 0's: what shaped this session (run_session.h) */
     char part_path[1100];
     distrib_part_path(ro->out_path, rank, part_path, sizeof part_path);
 
@@ -468,6 +496,20 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
     find_node(info);
     if (on_node)
         on_node(info, node_user);
+    /* What shaped this session (run_session.h): every rank's host, threads
+     * and cores, gathered on rank 0, which records them as the run ends. */
+    {
+        RunHost mine, *all = NULL;
+        run_session_host_here(&mine, info->threads, info->host, info->node_cores);
+        if (rank == 0 && (!(all = calloc((size_t)size, sizeof *all)) || !(session = malloc(sizeof *session))))
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory for the session's hosts");
+        MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (rank == 0 && st == TV_OK)
+            run_session_begin(session, size, all, size);
+        free(all);
+        if ((st = all_ok(st, err, rank)) != TV_OK)
+            goto finalize;
+    }
 
     /* Every rank starts its separate programs once (a node may lack one)
      * before anything is made on disk: a failed start leaves no part, and
@@ -518,8 +560,10 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
             pthread_join(thread, NULL);
         stats->store_seconds = h5store_write_seconds(part) + d.store_seconds;
         TvError close_err;
+        bool intact = !h5store_write_failed(part); /* may take the session's line (a full disk may not) */
         TvStatus cst = h5store_close(part, &close_err);
         part = NULL;
+        intact = intact && cst == TV_OK;
         if (cst != TV_OK && st == TV_OK) {
             *err = close_err;
             st = cst;
@@ -563,6 +607,10 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
             } else if (mst == TV_OK)
                 mst = runner_store_sprt(ro, stats, &close_err);
         }
+        /* The session's line: in the store, or in rank 0's part when the
+         * parts stay (the merge of the next --resume carries it over). */
+        if (intact && !stats->store_removed && (mst == TV_OK || info->parts_left))
+            run_session_close(session, ro, info->parts_left ? part_path : ro->out_path, stats, st);
         if (mst != TV_OK && st == TV_OK) {
             *err = close_err;
             st = mst;
@@ -597,6 +645,7 @@ finalize:
     }
     coordinator_free(coord);
     free(ids);
+    free(session);
     h5store_unlock_run(run_lock);
     stats->wall_seconds = tv_now_seconds() - t_start;
     return st;

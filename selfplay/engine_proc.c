@@ -777,10 +777,12 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
     /* Everything the engine said before its readyok answers something
      * earlier (a late or repeated bestmove, one nobody asked for): it is
      * passed over, never taken for the answer to this go. */
+    const double asked = tv_now_seconds();
     ok = ok && send_line(p, "isready");
     if (!ok)
         return ENGINE_MOVE_DIED;
     int ready = await_line(p, "readyok", stop);
+    out->ready_seconds = tv_now_seconds() - asked;
     if (ready == -2)
         return ENGINE_MOVE_ABORTED;
     if (ready == -1)

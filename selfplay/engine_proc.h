@@ -94,6 +94,8 @@ typedef struct {
     char move[64];    /* the bestmove's move word (may be unreadable) */
     UciInfo info;     /* the last info line with a score (depth, score, nodes as given) */
     double seconds;   /* from sending go to reading bestmove */
+    double ready_seconds; /* from sending the isready before go to reading its readyok (or giving
+                             up): a wait that is on no clock */
 } EngineMove;
 
 /* Sends `position` (start_tfen NULL = the start position, and the moves

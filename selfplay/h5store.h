@@ -147,6 +147,11 @@ TvStatus h5store_open_append_stoppable(const char *path, const char *tournament_
 TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredMove *moves,
                         const StoredPosition *positions, TvError *err);
 
+/* Whether an h5store_append of s failed (a full disk, say): nothing more
+ * should be written to the file, not even an attribute once it is closed
+ * (HDF5 does not recover from a close that fails). */
+bool h5store_write_failed(const H5Store *s);
+
 /* Seconds spent inside h5store_append so far (for the 3% budget). */
 double h5store_write_seconds(const H5Store *s);
 
@@ -157,6 +162,12 @@ TvStatus h5store_close(H5Store *s, TvError *err);
  * writing cannot add attributes, so this reopens the file normally). */
 TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
                                 TvError *err);
+
+/* Adds the lines of `lines` (one or more, '\n'-separated) that it does not
+ * hold yet to the string attribute `name` of the root group of a closed
+ * store (made when missing), in order: a store's "sessions"
+ * (run_session.h), which a merge unites. */
+TvStatus h5store_add_lines(const char *path, const char *name, const char *lines, TvError *err);
 
 /* Writes one store at out_path holding every complete game of the stores
  * `inputs` (out_path itself may be one of them), in ascending game index,
@@ -239,6 +250,7 @@ typedef struct {
     char *program_version; /* heap */
     char *sprt;            /* heap, NULL when absent: "elo0=E0 elo1=E1 alpha=A beta=B" (normalized Elo) */
     char *sprt_result;     /* heap, NULL when absent: the decision of a finished SPRT run */
+    char *sessions;        /* heap, NULL when absent: one line per session that ended (run_session.h) */
     int nengines;
     StoredEngine *engines; /* heap */
     bool reproducible;     /* root attribute "reproducible" (stores of version 1: true) */

@@ -75,6 +75,9 @@ MatchEnd match_play(const Position *start, const Options *o, Player *white, Play
     out->termination = TERM_ADJ_MAX_PLIES;
     out->plies = 0;
     out->over_ms = 0;
+    out->unready = false;
+    for (int k = 0; k < 2; k++)
+        out->ready_ms[k] = out->ready_max_ms[k] = out->think_ms[k] = 0;
     uint64_t *hist = malloc(sizeof(uint64_t) * (size_t)(max_plies + 1));
     char(*played)[TV_MOVE_STR_MAX] = malloc(sizeof *played * (size_t)(max_plies + 1));
     const char **played_ptr = malloc(sizeof *played_ptr * (size_t)(max_plies + 1));
@@ -147,11 +150,15 @@ MatchEnd match_play(const Position *start, const Options *o, Player *white, Play
             end = MATCH_ABANDONED;
             break;
         }
+        const int ready_ms = (int)(pm.ready_seconds * 1000.0 + 0.5);
+        out->ready_ms[side] += ready_ms;
+        out->ready_max_ms[side] = ready_ms > out->ready_max_ms[side] ? ready_ms : out->ready_max_ms[side];
         PlyRecord r = {TV_MOVE_NONE, pm.score, pm.depth, pm.nodes, 0, -1};
         Termination failed = answer == PLAYER_FAILED ? pm.failure : TERM_ADJ_MAX_PLIES; /* none */
         if (failed == TERM_ADJ_MAX_PLIES && move_parse(&p, o, pm.move, TV_PARSE_STRICT, &r.move, NULL, NULL) != TV_OK)
             failed = TERM_ILLEGAL_MOVE;
         const int used_ms = (int)(pm.seconds * 1000.0 + 0.5);
+        out->think_ms[side] += used_ms;
         /* The referee's clock: the same rule for every kind of player. */
         const int margin = te->timemargin_ms;
         const int allowed = clock->on ? clock->left_ms : te->engine.limits.movetime_ms;
@@ -161,6 +168,7 @@ MatchEnd match_play(const Position *start, const Options *o, Player *white, Play
             out->over_ms = used_ms > allowed + margin ? used_ms - (allowed + margin) : 0;
         if (failed != TERM_ADJ_MAX_PLIES) {
             out->termination = failed;
+            out->unready = failed == TERM_ENGINE_STALLED && pm.unready;
             out->result = side == TV_WHITE ? RESULT_BLACK : RESULT_WHITE;
             break;
         }

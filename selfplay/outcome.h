@@ -4,6 +4,8 @@
 #ifndef TAVRELI_OUTCOME_H
 #define TAVRELI_OUTCOME_H
 
+#include <stdbool.h>
+
 typedef enum { RESULT_WHITE = 0, RESULT_DRAW = 1, RESULT_BLACK = 2 } GameResult;
 
 /* Termination of a game, as stored (the numbers are part of the store's
@@ -44,6 +46,11 @@ typedef struct {
     Termination termination;
     int plies;
     int over_ms; /* TERM_TIME_FORFEIT: the loser's time beyond its limit and timemargin (ms); else 0 */
+    bool unready; /* TERM_ENGINE_STALLED: the loser gave no readyok within the handshake limit before
+                     its move (else its move did not come within its timeout) */
+    int ready_ms[2];     /* [side]: its waits before readyok ahead of its moves, in all (ms; on no clock) */
+    int ready_max_ms[2]; /* ... and the longest of them */
+    int think_ms[2];     /* [side]: its thinking time on those moves, in all (ms) */
 } GameOutcome;
 
 /* The short name of a termination ("checkmate", "max_plies", ...; "unknown"

@@ -256,11 +256,13 @@ static PlayerAnswer process_go(Player *p, const PlayerGame *g, const PlayerClock
     EngineMoveStatus ms = engine_proc_go(p->proc, g->start_tfen, g->moves, g->nmoves, &go, limit_ms / 1000.0 + 0.002,
                                          stop, &em);
     out->seconds = em.seconds;
+    out->ready_seconds = em.ready_seconds;
     switch (ms) {
     case ENGINE_MOVE_ABORTED:
         return PLAYER_STOPPED;
     case ENGINE_MOVE_UNREADY: /* no readyok before go: it cannot be asked for a move */
         out->failure = TERM_ENGINE_STALLED;
+        out->unready = true;
         process_drop(p);
         return PLAYER_FAILED;
     case ENGINE_MOVE_LATE: {

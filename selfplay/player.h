@@ -103,7 +103,11 @@ typedef struct {
     int depth;           /* 0 when not given */
     uint64_t nodes;      /* 0 when not given */
     double seconds;      /* its thinking time, as the harness measured it */
+    double ready_seconds; /* a program: its wait before the readyok ahead of this move, on no clock
+                             (0 for the other kinds) */
     Termination failure; /* PLAYER_FAILED: how it lost */
+    bool unready;        /* ... TERM_ENGINE_STALLED because no readyok came within the handshake limit
+                            before its go (not because its move did not come within its timeout) */
 } PlayerMove;
 
 /* Asks p for its move in game g with the clocks c and its limits; stop

@@ -18,6 +18,7 @@
 #include "notation.h"
 #include "stats.h"
 #include "record.h"
+#include "run_session.h"
 
 /* ---- finished games waiting for the writer --------------------------------- */
 
@@ -40,17 +41,28 @@ static void pending_free(Pending *pd)
 
 /* ---- one game ---------------------------------------------------------------- */
 
+/* What the coordinator hears of finished game g, stored as sg with
+ * `positions` positions, which ended as oc says. */
+static GameDone game_done(const PlannedGame *g, const StoredGame *sg, int positions, const GameOutcome *oc)
+{
+    GameDone d = {g->index, sg->result, positions, sg->termination, oc->over_ms, oc->unready, {0, 0}, {0, 0}, {0, 0}};
+    for (int k = 0; k < 2; k++) {
+        d.ready_ms[k] = oc->ready_ms[k];
+        d.ready_max_ms[k] = oc->ready_max_ms[k];
+        d.think_ms[k] = oc->think_ms[k];
+    }
+    return d;
+}
+
 /* Plays planned game g and appends it to pd.  Returns false when abandoned. */
 static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Position *start, Player **players,
-                         PlyRecord *rec, const StopFlags *stop, Pending *out_game, int *over_ms, TvError *err)
+                         PlyRecord *rec, const StopFlags *stop, Pending *out_game, GameOutcome *oc, TvError *err)
 {
     double t0 = tv_now_seconds();
-    GameOutcome oc;
     MatchEnd end = match_play(start, &t->rules, players[g->white], players[g->black], g->seed, &t->adjudication,
-                              rec, stop, &oc, err);
+                              rec, stop, oc, err);
     if (end != MATCH_FINISHED)
         return end;
-    *over_ms = oc.over_ms;
     StoredGame *sg = &out_game->games[0];
     memset(sg, 0, sizeof *sg);
     sg->index = g->index;
@@ -60,14 +72,14 @@ static MatchEnd play_one(const Tournament *t, const PlannedGame *g, const Positi
     sg->opening = g->opening;
     char buf[TV_TFEN_MAX];
     snprintf(sg->start_tfen, sizeof sg->start_tfen, "%s", tfen_write(start, buf, sizeof buf));
-    sg->result = (int8_t)game_result_sign(oc.result);
-    sg->termination = (int8_t)oc.termination;
-    sg->plies = oc.plies;
+    sg->result = (int8_t)game_result_sign(oc->result);
+    sg->termination = (int8_t)oc->termination;
+    sg->plies = oc->plies;
     sg->seed = g->seed;
-    sg->move_count = oc.plies;
-    sg->position_count = oc.plies;
+    sg->move_count = oc->plies;
+    sg->position_count = oc->plies;
     Position p = *start;
-    for (int i = 0; i < oc.plies; i++) {
+    for (int i = 0; i < oc->plies; i++) {
         StoredMove *m = &out_game->moves[i];
         StoredPosition *sp = &out_game->positions[i];
         memset(m, 0, sizeof *m);
@@ -319,14 +331,14 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             }
             TvError game_err;
             tv_error_clear(&game_err);
-            int over_ms = 0;
+            GameOutcome oc = {0};
             MatchEnd end;
             /* A program that fails as the game begins has played nothing:
              * the game is begun again with a fresh process, after a wait
              * that grows (1 s, 2 s, ...), game_attempts times at most. */
             for (int attempt = 1;; attempt++) {
                 end = play_one(t, &g, openings ? &openings[g.opening] : &opening, players, rec, &stop, &one,
-                               &over_ms, &game_err);
+                               &oc, &game_err);
                 if (end != MATCH_AGAIN)
                     break;
                 if (attempt >= t->game_attempts) {
@@ -366,7 +378,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (!store) { /* no store: only the result matters */
                 nplayed++;
                 npositions += one.games[0].plies;
-                done = (GameDone){g.index, one.games[0].result, one.games[0].plies, one.games[0].termination, over_ms};
+                done = game_done(&g, &one.games[0], one.games[0].plies, &oc);
                 last = &done;
             } else {
                 int n = one.games[0].plies;
@@ -378,7 +390,7 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
                     memcpy(&pd.positions[pd.npositions], one.positions, sizeof *one.positions * (size_t)n);
                     pd.nmoves += n;
                     pd.npositions += n;
-                    done = (GameDone){g.index, one.games[0].result, n, one.games[0].termination, over_ms};
+                    done = game_done(&g, &one.games[0], n, &oc);
                     last = &done;
                 } else if (write_status == TV_OK) {
                     write_status = tv_fail(&write_err, TV_ERR_LIMIT, "out of memory for finished games");
@@ -472,6 +484,10 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     unsigned char *have_opening = NULL;
     bool created = false;
     StoredEngine *ids = NULL;
+    RunHost here;
+    RunSession session; /* what shaped this session, recorded in the store as it ends */
+    run_session_host_here(&here, runner_threads(ro), NULL, 0);
+    run_session_begin(&session, 1, &here, 1);
     /* which versions play (a separate program is started once: one that
      * cannot play fails before any store is made) */
     if ((st = runner_identify(t, ro->out_path, &ids, err)) != TV_OK) {
@@ -555,20 +571,27 @@ TvStatus runner_run(const RunOptions *ro, RunStats *stats, TvError *err)
     st = play(ro, store, coordinator_next, c, openings, &stats->played, &stats->positions, err);
     coordinator_finish(c, stats);
 
-cleanup:
+cleanup:;
+    const bool opened = store != NULL;
+    bool intact = opened && !h5store_write_failed(store); /* may take the session's line */
     if (store) {
         stats->store_seconds = h5store_write_seconds(store);
         TvError close_err;
-        if (h5store_close(store, &close_err) != TV_OK && st == TV_OK) {
-            if (err)
-                *err = close_err;
-            st = close_err.status;
+        if (h5store_close(store, &close_err) != TV_OK) {
+            intact = false;
+            if (st == TV_OK) {
+                if (err)
+                    *err = close_err;
+                st = close_err.status;
+            }
         }
     }
-    if (st != TV_OK && store)
+    if (st != TV_OK && opened)
         count_stored(ro, created, stats);
     if (st == TV_OK && ro->out_path)
         st = runner_store_sprt(ro, stats, err);
+    if (intact && !stats->store_removed && !stats->store_unread)
+        run_session_close(&session, ro, ro->out_path, stats, st);
     stats->wall_seconds = tv_now_seconds() - t_start;
     free(openings);
     free(have_opening);

@@ -22,6 +22,15 @@ typedef struct {
     int64_t lost[TOURNAMENT_MAX_ENGINES][RUN_REFEREE_KINDS]; /* [engine][termination - TERM_ILLEGAL_MOVE] */
 } RefereeCounts;
 
+/* The waits before readyok of the games a run played, per engine: the time
+ * between the isready before each move and its readyok, which is on no
+ * clock (docs/tournaments.md, "Time on no clock"). */
+typedef struct {
+    int64_t total_ms[TOURNAMENT_MAX_ENGINES]; /* in all */
+    int32_t max_ms[TOURNAMENT_MAX_ENGINES];   /* the longest one */
+    int64_t think_ms[TOURNAMENT_MAX_ENGINES]; /* beside them: its thinking time on the same moves */
+} ReadyWaits;
+
 /* A game of this run the referee ended, reported as it happens. */
 typedef struct {
     const Tournament *t;
@@ -31,6 +40,7 @@ typedef struct {
     Termination termination; /* TERM_ILLEGAL_MOVE ... TERM_ENGINE_STALLED */
     int plies;               /* plies played before it */
     int over_ms;             /* TERM_TIME_FORFEIT: ms beyond the limit and timemargin */
+    bool unready;            /* TERM_ENGINE_STALLED: no readyok within the handshake limit before its move */
 } RefereeEnd;
 
 /* Called by the run for each game the referee ended (calls never overlap,
@@ -53,6 +63,7 @@ typedef struct {
     bool final;             /* the last report of the run ... */
     bool stopped;           /* ... of a run stopped before it ended (a signal, or a failure) */
     const RefereeCounts *referee; /* the referee's terminations among the finished games, per loser */
+    const ReadyWaits *ready; /* the waits before readyok of this run's games, per engine */
 } RunProgress;
 
 /* Called by the run with its progress (from whichever thread finished a
@@ -102,6 +113,7 @@ typedef struct {
     int64_t sprt_pairs;
     char sprt_result[256];     /* also stored as the store's "sprt_result" attribute */
     RefereeCounts referee;     /* the referee's terminations among those games, per loser */
+    ReadyWaits ready;          /* the waits before readyok of this run's games, per engine */
     RatedGame *games;          /* every finished game known at the end (stored before or now; heap,
                                   freed by run_stats_free): for the final standings */
     int64_t ngames;
@@ -133,6 +145,10 @@ typedef struct {
     int32_t positions; /* positions stored */
     int32_t termination; /* Termination (0 from a sender that does not say) */
     int32_t over_ms;     /* TERM_TIME_FORFEIT: ms beyond the limit and timemargin (GameOutcome) */
+    int32_t unready;     /* TERM_ENGINE_STALLED: no readyok before the loser's move (GameOutcome) */
+    int32_t ready_ms[2]; /* [side]: the waits before readyok in the game, in all and ... */
+    int32_t ready_max_ms[2]; /* ... the longest, and ... */
+    int32_t think_ms[2];     /* ... the thinking time of those moves (GameOutcome) */
 } GameDone;
 
 /* Hands out games: reports `done` (the game the calling thread just

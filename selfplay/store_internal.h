@@ -144,6 +144,7 @@ struct H5Store {
     int64_t ngames, nmoves, npositions; /* committed rows */
     hsize_t extent[DS_ENGINES];         /* dataset sizes (may exceed committed rows after a failed append) */
     double write_seconds;
+    bool write_failed; /* an append failed (a full disk, say): h5store_write_failed */
     int lock_fd; /* holds a POSIX write lock on the file while it is open for appending */
 };
 

@@ -224,7 +224,8 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
         st = tv_fail(err, TV_ERR_IO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
         goto done;
     }
-    /* An SPRT decision recorded in an input stays with the games. */
+    /* An SPRT decision recorded in an input stays with the games, and so
+     * does every session any input recorded. */
     for (int i = 0; i < ninputs; i++)
         if (in[i].c.sprt && in[i].c.sprt_result) {
             const char *names[2] = {"sprt", "sprt_result"};
@@ -232,6 +233,9 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
             st = h5store_set_attributes(out_path, names, values, 2, err);
             break;
         }
+    for (int i = 0; i < ninputs && st == TV_OK; i++)
+        if (in[i].c.sessions && in[i].c.sessions[0])
+            st = h5store_add_lines(out_path, "sessions", in[i].c.sessions, err);
     if (ngames_out)
         *ngames_out = written;
 done:

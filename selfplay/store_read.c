@@ -29,6 +29,7 @@ void h5store_contents_free(StoreContents *c)
     free(c->program_version);
     free(c->sprt);
     free(c->sprt_result);
+    free(c->sessions);
     free(c->engines);
     free(c->games);
     free(c->moves);
@@ -573,6 +574,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
     out->program_version = store_read_string_attr(root, "program_version");
     out->sprt = store_read_string_attr(root, "sprt");
     out->sprt_result = store_read_string_attr(root, "sprt_result");
+    out->sessions = store_read_string_attr(root, "sessions");
     int reproducible = 1;
     if (store_read_int_attr(root, "reproducible", &reproducible) < 0) {
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot read the reproducible attribute");

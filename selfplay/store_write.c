@@ -22,6 +22,7 @@
 #include "store_internal.h"
 
 #include "atomic_file.h"
+#include "strbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -593,8 +594,12 @@ TvStatus h5store_append(H5Store *s, StoredGame *games, int ngames, const StoredM
     st = TV_OK;
 done:
     s->write_seconds += tv_now_seconds() - t0;
+    if (st != TV_OK)
+        s->write_failed = true;
     return st;
 }
+
+bool h5store_write_failed(const H5Store *s) { return s && s->write_failed; }
 
 /* 0 for no store. */
 double h5store_write_seconds(const H5Store *s)
@@ -613,6 +618,58 @@ TvStatus h5store_close(H5Store *s, TvError *err)
     if (!store_release(s))
         return store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
     return TV_OK;
+}
+
+TvStatus h5store_add_lines(const char *path, const char *name, const char *lines, TvError *err)
+{
+    TvStatus st = TV_OK;
+    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, root = H5I_INVALID_HID;
+    char *old = NULL;
+    StrBuf now = {0};
+    store_quiet_hdf5();
+    if ((fapl = store_fapl(STORE_FAPL_LATEST)) < 0 || (file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0 ||
+        (root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the store to add to its attributes");
+        goto done;
+    }
+    old = H5Aexists(root, name) > 0 ? store_read_string_attr(root, name) : NULL;
+    strbuf_addf(&now, "%s", old ? old : "");
+    bool added = false;
+    for (const char *p = lines; *p;) {
+        size_t n = strcspn(p, "\n");
+        bool held = false; /* the same line already there */
+        for (const char *q = old; q && *q && !held;) {
+            size_t m = strcspn(q, "\n");
+            held = m == n && !memcmp(p, q, n);
+            q += m + (q[m] == '\n');
+        }
+        if (n && !held) {
+            if (now.len && strbuf_str(&now)[now.len - 1] != '\n')
+                strbuf_add_n(&now, "\n", 1);
+            strbuf_add_n(&now, p, n);
+            added = true;
+        }
+        p += n + (p[n] == '\n');
+    }
+    if (!added)
+        goto done;
+    if (!strbuf_str(&now)[0]) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory for the attribute %s", path, name);
+        goto done;
+    }
+    if ((H5Aexists(root, name) > 0 && H5Adelete(root, name) < 0) ||
+        !store_write_string_attr(root, name, strbuf_str(&now)))
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot write an attribute");
+done:
+    free(old);
+    strbuf_free(&now);
+    if (root >= 0)
+        H5Gclose(root);
+    if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return st;
 }
 
 /* Opens the file normally (not SWMR), deletes each attribute that exists

@@ -11,6 +11,8 @@
  *   hang        never answers `go` (and ignores `stop`); hang-clock the same
  *   slow-uciok  waits SECONDS (--seconds, default 12) before `uciok`
  *   slow-ready  waits SECONDS before answering `isready` after the handshake
+ *   late-ready  waits SECONDS before answering the `isready` that follows a
+ *               `position` (the one before `go`) once it has played N moves
  *   no-start    prints a line and exits at once (status 1)
  *   no-start-stderr  prints a line on stderr only and exits at once (status 1)
  *   overtime    sleeps past its clock: wtime/btime + SECONDS on `go`
@@ -191,6 +193,7 @@ int main(int argc, char **argv)
     tfen_read_arg("startpos", &pos, NULL);
     int played = 0, newgames = 0;
     bool handshake_done = false;
+    bool positioned = false; /* a position came, and no go yet */
     static char line[1 << 20];
     while (fgets(line, sizeof line, stdin)) {
         char verb[32];
@@ -218,7 +221,8 @@ int main(int argc, char **argv)
                 sleep_ms((long)(seconds * 1000));
             say("uciok");
         } else if (!strcmp(verb, "isready")) {
-            if (handshake_done && !strcmp(mode, "slow-ready"))
+            if ((handshake_done && !strcmp(mode, "slow-ready")) ||
+                (positioned && played >= after && !strcmp(mode, "late-ready")))
                 sleep_ms((long)(seconds * 1000));
             handshake_done = true;
             if (played >= after && !strcmp(mode, "stray-ready")) {
@@ -238,6 +242,7 @@ int main(int argc, char **argv)
                     strength = atol(v);
             }
         } else if (!strcmp(verb, "position")) {
+            positioned = true;
             if (uci_position_parse(args, &o, &pos, NULL, 0, NULL, NULL) != TV_OK)
                 say("info string fake_engine: cannot read that position");
             if (played >= after && !strcmp(mode, "stray")) {
@@ -251,6 +256,7 @@ int main(int argc, char **argv)
             uci_go_parse(args, &go, NULL);
             const bool bad = played >= after;
             played++;
+            positioned = false;
             MoveList list;
             movegen_legal(&pos, &o, &list);
             char mv[TV_MOVE_STR_MAX] = "0000";

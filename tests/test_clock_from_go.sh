@@ -27,6 +27,21 @@ check "a slow isready: the tournament finishes" [ $? -eq 0 ]
 check "... and no game is lost on time (the clock counts from go)" sh -c "! grep -q 'loses on time' '$tmp/slow.err'"
 "$tv" verify "$tmp/slow.h5" >"$tmp/slow.verify" 2>&1
 check "... the store has no time forfeit" sh -c "! grep -Eq 'time_forfeit [1-9]' '$tmp/slow.verify'"
+# That time is on no clock, but it is said (issue 35: 2 s before each
+# readyok went unflagged, the report saying only the clock): 12 waits of
+# 300 ms, 3.6 s in all, beside moves of no time
+check "... the summary says how long b waited for readyok" \
+  grep -Eq "^b waited ([3-9]|[1-9][0-9]+)\.[0-9] s in all for 'readyok' before its moves \(the longest ([0-9]+\.)?[0-9]+ s\)" "$tmp/slow.out"
+check "... so does the progress line" grep -Eq "\| readyok waits: b [0-9][0-9ms]* \(thinking [0-9][0-9ms]*\)" "$tmp/slow.err"
+check "... and the store: the session's line has b's waits" \
+  grep -Eq "wait=1,(3[6-9][0-9][0-9]|[4-9][0-9]{3}|[0-9]{5,}),([3-9][0-9]{2}|[0-9]{4,})," <(h5dump -a sessions "$tmp/slow.h5")
+"$tv" report "$tmp/slow.h5" -o "$tmp/slow.report" >/dev/null 2>&1
+check "... and the report, in a note" \
+  grep -Eq "^Note: b waited ([3-9]|[1-9][0-9]+)\.[0-9] s in all for 'readyok' before its moves" "$tmp/slow.report/report.md"
+check "... beside the session it ran in: the threads it ran with (--threads 1)" \
+  grep -Eq "^\| [0-9-]+ [0-9:]+ UTC \| .* \(finished\) \| 2 \| tavreli .* \| 1 \| [^:]+: 1, 1, [0-9]+, [0-9.]+" "$tmp/slow.report/report.md"
+# a well-behaved engine gets no note
+check "... a gets none" sh -c "! grep -q '^a waited' '$tmp/slow.out' && ! grep -q 'Note: a waited' '$tmp/slow.report/report.md'"
 
 # b: oversteps by 1 s from its second move on: each game a forfeit by ~1 s
 fake_tournament "$tmp/over.ini" over 1 "command = $fake --mode ok --name good

@@ -36,6 +36,7 @@
 #include "h5store.h"
 #include "h5store_gen.h"
 #include "outcome.h"
+#include "run_session.h"
 
 /* ---- tests --------------------------------------------------------------------------- */
 
@@ -201,6 +202,112 @@ static void test_merge(void **state)
     scratch_remove(&d);
 }
 
+/* A session's line (run_session.h): written and read back field for
+ * field; a malformed value is refused naming its key, a key of a newer
+ * program is passed over; a store's "sessions" takes each line once, and a
+ * merge keeps the lines of every input (the parts of an MPI run that was
+ * stopped carry the session that stopped them). */
+static void test_sessions(void **state)
+{
+    (void)state;
+    RunHost hosts[3];
+    run_session_host_here(&hosts[0], 4, "node-a", 8);
+    run_session_host_here(&hosts[1], 4, "node-a", 8);
+    run_session_host_here(&hosts[2], 2, "node b,=x", 0); /* blanks, commas, '=' become '_' */
+    RunSession s;
+    run_session_begin(&s, 3, hosts, 3);
+    assert_int_equal(s.nhosts, 2);
+    assert_int_equal(s.hosts[0].ranks, 2);
+    assert_int_equal(s.hosts[0].threads, 8);
+    assert_int_equal(s.hosts[0].cores, 8);
+    assert_string_equal(s.hosts[1].name, "node_b__x");
+    assert_true(s.hosts[1].cores >= 1); /* its affinity mask */
+    ReadyWaits w = {0};
+    w.total_ms[1] = 3604;
+    w.max_ms[1] = 301;
+    w.think_ms[1] = 12;
+    w.think_ms[0] = 40;
+    run_session_end(&s, "stopped", 17, &w, 2);
+    StrBuf line = {0};
+    run_session_format(&s, &line);
+    RunSession *back = NULL;
+    int n = 0;
+    TvError err;
+    tv_error_clear(&err);
+    if (run_sessions_parse(strbuf_str(&line), &back, &n, &err) != TV_OK)
+        fail_msg("parse: %s", err.msg);
+    assert_int_equal(n, 1);
+    assert_int_equal(back[0].began, s.began);
+    assert_int_equal(back[0].ended, s.ended);
+    assert_string_equal(back[0].end, "stopped");
+    assert_int_equal(back[0].games, 17);
+    assert_int_equal(back[0].ranks, 3);
+    assert_string_equal(back[0].version, s.version);
+    assert_string_equal(back[0].build, s.build);
+    assert_string_equal(back[0].tree, s.tree);
+    assert_int_equal(back[0].nhosts, 2);
+    assert_string_equal(back[0].hosts[0].name, "node-a");
+    assert_int_equal(back[0].hosts[0].threads, 8);
+    assert_int_equal(back[0].nwaits, 2);
+    assert_int_equal(back[0].waits[1].engine, 1);
+    assert_int_equal(back[0].waits[1].total_ms, 3604);
+    assert_int_equal(back[0].waits[1].max_ms, 301);
+    assert_int_equal(back[0].waits[1].think_ms, 12);
+    free(back);
+    assert_true(run_wait_notable(3604, 12));
+    assert_false(run_wait_notable(999, 0));        /* under 1 s in all */
+    assert_false(run_wait_notable(5000, 200000)); /* 2.5% of its thinking */
+
+    /* a newer program's key is passed over; a malformed value names its key */
+    assert_int_equal(run_sessions_parse("began=5 gpu=yes ended=6\nbegan=7", &back, &n, &err), TV_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(back[0].ended, 6);
+    assert_int_equal(back[1].began, 7);
+    free(back);
+    const char *bad[] = {"began=x", "ranks=-1", "host=a,1,2", "host=a,1,2,3,x", "wait=99,1,1,1", "wait=0,1,1",
+                         "games"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(run_sessions_parse(bad[i], &back, &n, &err), TV_ERR_PARSE);
+        assert_non_null(strstr(err.msg, "sessions attribute, line 1"));
+    }
+
+    /* in stores: each line once; a merge keeps every input's */
+    Scratch d = scratch("sessions.h5");
+    char p1[400], p2[400];
+    snprintf(p1, sizeof p1, "%s/part-0.h5", d.dir);
+    snprintf(p2, sizeof p2, "%s/part-1.h5", d.dir);
+    H5Store *st = create_store(p1, false);
+    append_range(st, 0, 3);
+    close_store(st);
+    st = create_store(p2, false);
+    append_range(st, 3, 3);
+    close_store(st);
+    assert_int_equal(run_session_record(p1, &s, &err), TV_OK);
+    assert_int_equal(run_session_record(p1, &s, &err), TV_OK); /* the same line: held once */
+    s.games = 3;
+    assert_int_equal(run_session_record(p2, &s, &err), TV_OK);
+    assert_int_equal(h5store_add_lines(p2, "sessions", "began=1 games=3\nbegan=2 games=0", &err), TV_OK);
+    const char *inputs[2] = {p1, p2};
+    int64_t merged = 0;
+    if (h5store_merge(d.path, inputs, 2, INI, &merged, &err) != TV_OK)
+        fail_msg("merge: %s", err.msg);
+    StoreContents c;
+    if (h5store_read(d.path, false, false, &c, &err) != TV_OK)
+        fail_msg("read: %s", err.msg);
+    assert_int_equal(c.ngames, 6);
+    assert_int_equal(run_sessions_parse(c.sessions, &back, &n, &err), TV_OK);
+    assert_int_equal(n, 4); /* p1's, p2's (3 games), and the two added */
+    assert_int_equal(back[0].games, 17);
+    assert_int_equal(back[1].games, 3);
+    assert_int_equal(back[2].began, 1);
+    free(back);
+    h5store_contents_free(&c);
+    strbuf_free(&line);
+    remove(p1);
+    remove(p2);
+    scratch_remove(&d);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -337,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_sessions),
         cmocka_unit_test(test_schema_v1_read_and_upgrade),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,6 +72,11 @@ check "summary names the ranks" grep -q "^2 MPI ranks x 1 thread; merged 32 game
 check "rank 0's progress counts all ranks" grep -q "^games 32/32 .*ETA done" "$tmp/two.err"
 check "one progress line per update (rank 0 only)" [ "$(grep -c 'ETA done' "$tmp/two.err")" = 1 ]
 check "2-rank store opens with h5dump" h5dump -H "$tmp/two.h5" >/dev/null
+# what shaped the run is in the store (issue 35: only the INI's threads
+# were): 2 ranks on this host, 1 thread each, their cores and the load
+sessions() { h5dump -a sessions "$1" 2>/dev/null | grep -o 'began=[^"]*' | tr -d '\\'; }
+check "the store records the session: 2 ranks, both on this host, 2 threads in all, 32 games" \
+  grep -Eq 'end=finished games=32 .* ranks=2 host=[^,]+,2,2,[0-9]+,[0-9.]+' <(sessions "$tmp/two.h5")
 
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/t.ini" --out "$tmp/two.h5" --threads 1 --quiet >"$tmp/again.out" 2>&1
 check "an existing store is refused without --resume/--force" [ $? != 0 ]
@@ -127,9 +132,12 @@ cat "$tmp/s0.dig" "$tmp/s1.dig" >"$tmp/s.dig"
 n=$(wc -l <"$tmp/s.dig")
 check "SIGTERM: the parts hold the finished games ($n)" [ "$n" -ge 12 -a "$n" -lt 40 ]
 check "SIGTERM: every stored game is a reference game" sh -c "grep -vxFf '$tmp/longref.dig' '$tmp/s.dig' | wc -l | grep -qx 0"
+check "SIGTERM: rank 0's part records the stopped session" grep -q "end=stopped" <(sessions "$tmp/s.part-0.h5")
 "${mpi[@]}" -np 2 "$tv" selfplay "$tmp/long.ini" --out "$tmp/s.h5" --threads 1 --quiet --resume >/dev/null 2>&1
 digest "$tmp/s.h5" "$tmp/s.dig"
 check "SIGTERM then --resume: the games of one process" cmp -s "$tmp/longref.dig" "$tmp/s.dig"
+check "... and the store has both sessions: the stopped one (from the part) and the one that finished" \
+  sh -c "[ \"\$(h5dump -a sessions '$tmp/s.h5' | grep -Ec 'end=(stopped|finished)')\" = 2 ]"
 
 # ---- a store that a live process is writing: refused before any game ----
 "$tv" selfplay "$tmp/long.ini" --out "$tmp/live.h5" --threads 1 --quiet >/dev/null 2>&1 &

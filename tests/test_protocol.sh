@@ -144,6 +144,23 @@ log_cap = 1"
   check "... and keeps the process's last lines" grep -q "noisy line 99999 of 100000" "$f.stderr"
 }
 aside cap capped
+# a readyok later than the handshake limit before a move: the game is lost
+# as engine_stalled and said so with the limit that applied (it read "no
+# answer within its timeout", a timeout that did not apply; issue 35)
+late_ready() {
+  local f=$tmp/late
+  tournament "$f.ini" "command = $tmp/fake --mode ok --name good
+depth = 1" "command = $tmp/fake --mode late-ready --after 1 --seconds 15
+depth = 1"
+  "$tv" selfplay "$f.ini" --out "$f.h5" >"$f.out" 2>"$f.err"
+  check "late-ready: the run ends (exit $?)" grep -q "4 of 4 planned" "$f.out"
+  check "... b loses every game as engine_stalled" grep -q " engine_stalled 4" <(terminations "$f.h5")
+  local n
+  n=$(grep -c "b loses: no 'readyok' within 10 s of the 'isready' before its move (the limit of a handshake)" "$f.err")
+  check "... each loss says so, with the limit that applied ($n of 4)" [ "$n" = 4 ]
+  check "... and none reads as a move's timeout" sh -c "! grep -q 'no answer within its timeout' '$f.err'"
+}
+aside late late_ready
 run_mode hang "timeout = 1" engine_stalled
 run_mode overtime "tc = 1+0.01
 timemargin = 50" time_forfeit
