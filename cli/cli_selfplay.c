@@ -353,6 +353,16 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
         else if (info.rank == 0 && stats.store_removed)
             fprintf(stderr, "note: no game was stored: %s was removed, so the run can start again as it is\n",
                     tv_escape(out, shown, sizeof shown));
+        else if (stats.played > 0 && info.rank == 0 && distributed &&
+                 info.merged_games < stats.already + stats.played) {
+            /* not merged: only what is true (it once named a store that did not exist) */
+            char part0[1100];
+            distrib_part_path(out, 0, part0, sizeof part0);
+            fprintf(stderr, "note: %lld games of this run were stored in the ranks' parts (%s and the others beside "
+                            "it), not merged into %s; once the cause is fixed, --resume merges the parts that are "
+                            "there and plays the rest\n",
+                    (long long)stats.played, tv_escape(part0, shown, sizeof shown), out);
+        }
         else if (stats.played > 0 && info.rank == 0)
             fprintf(stderr, "note: %lld games of this run are stored in %s; once the cause is fixed, --resume "
                             "continues from them\n",

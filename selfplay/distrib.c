@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "h5store.h"
-#include "run_session.h"
 #include "record.h"
+#include "rng.h"
+#include "run_session.h"
 
 int distrib_launched_size(void)
 {
@@ -414,6 +415,86 @@ static TvStatus all_ok(TvStatus st, TvError *err, int rank)
     return any ? st : TV_OK;
 }
 
+/* Every rank proves at the start that it sees rank 0's output folder, where
+ * it writes its part and rank 0 merges the parts in the end: rank 0 writes
+ * a file beside the store (OUT.probe-XXXXXX) holding a token, every other
+ * rank reads it back, and all stop when one cannot (a node whose own disk
+ * holds the folder found it only after the last game, at the merge).
+ * A folder where rank 0 cannot make the file is left to the store's
+ * creation, which says why.  A rank that does not see the file waits up to
+ * PROBE_WAIT_MS for it (a shared file system may show a new file to other
+ * nodes a little later); only a failing run waits that long. */
+#define PROBE_WAIT_MS 5000
+static TvStatus check_shared_folder(const char *out, const DistribInfo *info, TvError *err)
+{
+    const int rank = info->rank;
+    char probe[1100] = "", token[32] = "", host0[256];
+    snprintf(host0, sizeof host0, "%s", info->host);
+    if (rank == 0) {
+        snprintf(probe, sizeof probe, "%s.probe-XXXXXX", out);
+        int fd = mkstemp(probe);
+        if (fd < 0) {
+            probe[0] = '\0';
+        } else {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            snprintf(token, sizeof token, "%016llx",
+                     (unsigned long long)tv_rng_mix(((uint64_t)getpid() << 32) ^ (uint64_t)now.tv_sec ^
+                                                    ((uint64_t)now.tv_nsec << 17)));
+            const ssize_t len = (ssize_t)strlen(token);
+            bool ok = write(fd, token, (size_t)len) == len;
+            ok = fsync(fd) == 0 && ok;
+            close(fd);
+            if (!ok) {
+                remove(probe);
+                probe[0] = '\0';
+            }
+        }
+    }
+    MPI_Bcast(probe, (int)sizeof probe, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(token, (int)sizeof token, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
+    TvStatus st = TV_OK;
+    if (probe[0] && rank != 0) {
+        char seen[32] = "";
+        int why = 0;
+        for (int waited = 0;; waited += 100) {
+            FILE *f = fopen(probe, "r");
+            why = f ? 0 : errno;
+            if (f) {
+                size_t n = fread(seen, 1, sizeof seen - 1, f);
+                seen[n] = '\0';
+                fclose(f);
+            }
+            if (!strcmp(seen, token) || waited >= PROBE_WAIT_MS)
+                break;
+            nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+        }
+        if (strcmp(seen, token)) {
+            char folder[1100];
+            snprintf(folder, sizeof folder, "%s", out);
+            char *slash = strrchr(folder, '/');
+            if (slash)
+                *(slash == folder ? slash + 1 : slash) = '\0';
+            else
+                snprintf(folder, sizeof folder, ".");
+            st = tv_fail(err, TV_ERR_IO,
+                         "rank %d on %s cannot see the output folder %s of rank 0 (on %s): the file rank 0 wrote "
+                         "there as the run began (%s) is %s%s%s. The ranks write their parts beside %s and rank 0 "
+                         "merges them, so its folder must be on a file system every node shares (a home or project "
+                         "folder on NFS, Lustre, GPFS or BeeGFS), not a node's own disk (/tmp, a local /scratch): "
+                         "give --out such a folder. Nothing was played",
+                         rank, info->host[0] ? info->host : "?", folder, host0[0] ? host0 : "?", probe,
+                         why ? "not there on this node (" : "there but not as rank 0 wrote it",
+                         why ? strerror(why) : "", why ? ")" : "", out);
+        }
+    }
+    st = all_ok(st, err, rank);
+    if (rank == 0 && probe[0])
+        remove(probe);
+    return st;
+}
+
 /* info's node fields: the ranks that share this rank's memory, their game
  * threads and the cores they may use (the union of their affinity masks:
  * ranks bound to cores each see only their own). */
@@ -510,6 +591,8 @@ TvStatus distrib_run(const RunOptions *ro, DistribNodeFn on_node, void *node_use
         if ((st = all_ok(st, err, rank)) != TV_OK)
             goto finalize;
     }
+    if ((st = check_shared_folder(ro->out_path, info, err)) != TV_OK)
+        goto finalize;
 
     /* Every rank starts its separate programs once (a node may lack one)
      * before anything is made on disk: a failed start leaves no part, and

@@ -139,6 +139,29 @@ check "SIGTERM then --resume: the games of one process" cmp -s "$tmp/longref.dig
 check "... and the store has both sessions: the stopped one (from the part) and the one that finished" \
   sh -c "[ \"\$(h5dump -a sessions '$tmp/s.h5' | grep -Ec 'end=(stopped|finished)')\" = 2 ]"
 
+# ---- an output folder a rank does not share: refused before any game ----
+# Rank 1 runs in a mount namespace of its own with an empty tmpfs over the
+# output folder, as a node whose /scratch is its own disk (needs root and
+# unshare).  Before, all 32 games were played, the merge failed on the
+# missing part, and the run said "32 games of this run are stored in
+# .../t.h5", a file that did not exist (issue 35).
+mkdir -p "$tmp/own"
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+  "${mpi[@]}" -np 1 "$tv" selfplay "$tmp/t.ini" --out "$tmp/own/t.h5" --threads 1 --quiet : \
+    -np 1 unshare -m sh -c "mount -t tmpfs tmpfs '$tmp/own' && exec '$tv' selfplay '$tmp/t.ini' --out '$tmp/own/t.h5' --threads 1 --quiet" \
+    >"$tmp/own.out" 2>&1
+  rc=$?
+  check "a rank that cannot see rank 0's output folder: the run fails" [ $rc != 0 ]
+  check "... at the start, naming the rank, its host and the folder" \
+    grep -q "rank 1 on .* cannot see the output folder $tmp/own of rank 0" "$tmp/own.out"
+  check "... saying what to do" grep -q "a file system every node shares" "$tmp/own.out"
+  check "... having played nothing, and left nothing in the folder" \
+    sh -c "! grep -q 'games of this run are stored' '$tmp/own.out' && [ -z \"\$(ls -A '$tmp/own')\" ]"
+  grep -q "cannot see the output folder" "$tmp/own.out" || head -20 "$tmp/own.out"
+else
+  echo "skipped: an output folder a rank does not share (needs root and unshare -m)"
+fi
+
 # ---- a store that a live process is writing: refused before any game ----
 "$tv" selfplay "$tmp/long.ini" --out "$tmp/live.h5" --threads 1 --quiet >/dev/null 2>&1 &
 live=$!
