@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "atomic_file.h"
 #include "distrib.h"
 #include "export.h"
 #include "engine.h"
@@ -469,6 +470,18 @@ static int run_export(const CliCommand *cmd, int argc, char **argv)
     }
     StoreContents c;
     TvError err;
+    /* before the store is read: an output never replaces the input, a
+     * store (a live one included) or the other output */
+    const char *inputs[2] = {in, digest};
+    if ((tgn && tv_output_check(tgn, inputs, digest ? 2 : 1, "TGN file", &err) != TV_OK) ||
+        (digest && tv_output_check(digest, inputs, 1, "digest file", &err) != TV_OK)) {
+        cli_error("export: %s", err.msg);
+        return CLI_USAGE;
+    }
+    if (tgn && digest && !strcmp(tgn, digest)) {
+        cli_error("export: --tgn and --digest name one file (%s): give each its own", tgn);
+        return CLI_USAGE;
+    }
     if (h5store_read(in, true, digest != NULL, &c, &err) != TV_OK) {
         cli_error("%s", err.msg);
         return CLI_FAIL;

@@ -38,6 +38,45 @@ static TvStatus open_fail(const char *path, const char *what, int e, TvError *er
     return tv_fail(err, TV_ERR_IO, "%s: cannot write the %s: %s", path, what, strerror(e)); /* escaped there */
 }
 
+/* Whether path is an HDF5 file: its signature at offset 0, 512, 1024 or
+ * 2048 (where the format allows it after a user block). */
+static bool is_hdf5(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    bool yes = false;
+    unsigned char b[8];
+    for (off_t off = 0; off <= 2048 && !yes; off = off ? off * 2 : 512) {
+        if (pread(fd, b, sizeof b, off) != (ssize_t)sizeof b)
+            break;
+        yes = !memcmp(b, sig, sizeof sig);
+    }
+    close(fd);
+    return yes;
+}
+
+TvStatus tv_output_check(const char *path, const char *const *inputs, int ninputs, const char *what, TvError *err)
+{
+    struct stat out;
+    if (stat(path, &out) != 0)
+        return TV_OK; /* nothing there yet (or unreachable: the writer says why) */
+    if (S_ISREG(out.st_mode) && is_hdf5(path))
+        return tv_fail(err, TV_ERR_ARG,
+                       "%s is an HDF5 file (a store?): the %s would replace it; choose another path (or remove the "
+                       "file first if it is meant to go)",
+                       path, what);
+    for (int i = 0; i < ninputs; i++) {
+        struct stat in;
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return tv_fail(err, TV_ERR_ARG,
+                           "%s is the same file as the input %s: the %s would replace it; choose another path", path,
+                           inputs[i], what);
+    }
+    return TV_OK;
+}
+
 TvStatus tv_temp_beside(const char *path, const char *what, char *tmp, size_t n, TvError *err)
 {
     int fd = create_temp(path, tmp, n);
@@ -56,16 +95,37 @@ TvStatus tv_atomic_open(TvAtomicFile *a, const char *path, const char *what, TvE
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return open_fail(path, what, EISDIR, err);
-    /* a symbolic link: the file it names is replaced, the link stays */
-    char *real = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) ? realpath(path, NULL) : NULL;
-    if (real && snprintf(a->target, sizeof a->target, "%s", real) >= (int)sizeof a->target)
-        a->target[0] = 0;
-    free(real);
+    TvStatus st = tv_output_check(path, NULL, 0, what, err);
+    if (st != TV_OK)
+        return st;
+    /* a symbolic link: the file it names is replaced (or made, when the
+     * link dangles), the link stays */
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (real) {
+            if (snprintf(a->target, sizeof a->target, "%s", real) >= (int)sizeof a->target)
+                a->target[0] = 0;
+            free(real);
+        } else {
+            char to[TV_PATH_MAX];
+            ssize_t n = readlink(path, to, sizeof to - 1);
+            if (n > 0) {
+                to[n] = '\0';
+                const char *slash = strrchr(path, '/');
+                int dir = to[0] == '/' || !slash ? 0 : (int)(slash - path) + 1; /* relative to the link's folder */
+                if (snprintf(a->target, sizeof a->target, "%.*s%s", dir, path, to) >= (int)sizeof a->target)
+                    a->target[0] = 0;
+            }
+        }
+    }
     if (!a->target[0])
         snprintf(a->target, sizeof a->target, "%s", path);
     int fd = create_temp(a->target, a->tmp, sizeof a->tmp);
     if (fd < 0)
         return open_fail(path, what, errno, err);
+    /* the file replaced keeps its permissions (a 0600 file stays private) */
+    if (stat(a->target, &sb) == 0 && S_ISREG(sb.st_mode))
+        (void)fchmod(fd, sb.st_mode & 07777);
     a->f = fdopen(fd, "w");
     if (!a->f) {
         int e = errno;

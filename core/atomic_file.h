@@ -38,6 +38,15 @@ typedef struct {
  * directory at PATH). */
 TvStatus tv_atomic_open(TvAtomicFile *a, const char *path, const char *what, TvError *err);
 
+/* Refuses an output path that would replace something read or kept:
+ * the same file (device and inode, through links) as one of inputs[0 ..
+ * ninputs-1] ("PATH is the same file as the input INPUT: the WHAT would
+ * replace it"), or an existing HDF5 file, the format of the stores, which no
+ * text output replaces ("PATH is an HDF5 file (a store?): the WHAT would
+ * replace it").  Errors: TV_ERR_ARG.  A writer calls it before its work
+ * begins; tv_atomic_open makes the HDF5 check itself. */
+TvStatus tv_output_check(const char *path, const char *const *inputs, int ninputs, const char *what, TvError *err);
+
 /* Flushes, syncs and closes the temporary file and renames it over path.
  * On any failure (a write that failed earlier included: a full disk) the
  * temporary file is removed, path is left as it was, and the error names

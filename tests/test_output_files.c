@@ -259,6 +259,62 @@ static void test_tgn_names_escaped(void **state)
     h5store_contents_free(&c);
 }
 
+/* An output never replaces an input or a store (issue 34: 'tune --out
+ * s.h5' with s.h5 its data removed the store, exit 0): an HDF5 file at the
+ * path is refused by every writer (tv_atomic_open), a path that names one of
+ * the inputs (the same file, through a link too) by tv_output_check; a
+ * replaced file keeps its mode (0600 became 0644); a dangling link is written
+ * through, not replaced by a file. */
+static void test_output_never_an_input(void **state)
+{
+    (void)state;
+    char store[128], ini[128], link_path[128], other[128];
+    snprintf(store, sizeof store, "%s/s.h5", tmpdir);
+    snprintf(ini, sizeof ini, "%s/start.ini", tmpdir);
+    snprintf(link_path, sizeof link_path, "%s/same.ini", tmpdir);
+    snprintf(other, sizeof other, "%s/new.ini", tmpdir);
+    spit(store, "\211HDF\r\n\032\n and the rest of a store");
+    spit(ini, "[weights]\n");
+    assert_int_equal(symlink("start.ini", link_path), 0);
+    TvAtomicFile a;
+    TvError err;
+    assert_int_equal(tv_atomic_open(&a, store, "engine file", &err), TV_ERR_ARG);
+    assert_non_null(strstr(err.msg, "s.h5 is an HDF5 file (a store?): the engine file would replace it"));
+    assert_int_equal(temp_files(), 0);
+    char *t = slurp(store);
+    assert_int_equal(memcmp(t, "\211HDF", 4), 0);
+    free(t);
+    const char *inputs[2] = {store, ini};
+    assert_int_equal(tv_output_check(link_path, inputs, 2, "engine file", &err), TV_ERR_ARG);
+    assert_non_null(strstr(err.msg, "same.ini is the same file as the input"));
+    assert_non_null(strstr(err.msg, "start.ini"));
+    assert_int_equal(tv_output_check(ini, inputs, 2, "engine file", &err), TV_ERR_ARG);
+    assert_int_equal(tv_output_check(other, inputs, 2, "engine file", &err), TV_OK); /* not there yet */
+    /* the mode of the file replaced stays */
+    assert_int_equal(chmod(ini, 0600), 0);
+    assert_int_equal(tv_atomic_write(ini, "engine file", "new\n", 4, &err), TV_OK);
+    struct stat sb;
+    assert_int_equal(stat(ini, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    /* a dangling link: the file it names is made, the link stays */
+    char dangling[128], named[128];
+    snprintf(dangling, sizeof dangling, "%s/dangling.ini", tmpdir);
+    snprintf(named, sizeof named, "%s/made.ini", tmpdir);
+    assert_int_equal(symlink("made.ini", dangling), 0);
+    assert_int_equal(tv_atomic_write(dangling, "engine file", "made\n", 5, &err), TV_OK);
+    assert_int_equal(lstat(dangling, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    t = slurp(named);
+    assert_string_equal(t, "made\n");
+    free(t);
+    assert_int_equal(temp_files(), 0);
+    remove(dangling);
+    remove(named);
+    remove(link_path);
+    remove(ini);
+    remove(store);
+}
+
 static void test_report_md_escapes_html(void **state)
 {
     (void)state;
@@ -304,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_engine_comment_wrapped),
         cmocka_unit_test(test_tgn_names_escaped),
         cmocka_unit_test(test_report_md_escapes_html),
+        cmocka_unit_test(test_output_never_an_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

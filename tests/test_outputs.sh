@@ -187,6 +187,31 @@ for i in 1 2 3; do
   check "race $i: no temporary file is left" [ -z "$(ls "$tmp" | grep "race$i.h5.tmp")" ]
 done
 
+# ---- an output never replaces an input or a store (issue 34) -------------------------
+# 'tune --out s.h5' (a slip for .ini) removed the store it read, exit 0;
+# 'export other.h5 --tgn live.h5' replaced a store a selfplay was writing
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/keep.h5" --games 2 --quiet >/dev/null 2>&1
+cp "$tmp/keep.h5" "$tmp/keep.copy"
+"$tv" tune --data "$tmp/keep.h5" --engine "$tmp/engines/default.ini" --out "$tmp/keep.h5" --holdout 0 \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "tune --out naming its own store: refused (exit $rc)" [ $rc != 0 ]
+check "... saying it would replace a store" grep -q "keep.h5 is an HDF5 file (a store?): the engine file would replace it" "$tmp/err"
+check "... the store untouched" cmp -s "$tmp/keep.h5" "$tmp/keep.copy"
+cp "$tmp/engines/default.ini" "$tmp/start.ini"
+ln -s start.ini "$tmp/start-link.ini"
+"$tv" tune --data "$tmp/keep.h5" --engine "$tmp/start.ini" --out "$tmp/start-link.ini" --holdout 0 \
+  >"$tmp/out" 2>"$tmp/err"
+check "tune --out naming its start engine (through a link): refused" grep -q "is the same file as the input .*start.ini" "$tmp/err"
+check "... the start engine untouched" cmp -s "$tmp/start.ini" "$tmp/engines/default.ini"
+"$tv" selfplay "$tmp/t.ini" --out "$tmp/other.h5" --games 1 --quiet >/dev/null 2>&1
+"$tv" export "$tmp/other.h5" --tgn "$tmp/keep.h5" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "export --tgn naming another store: refused (exit $rc)" [ $rc != 0 ]
+check "... before reading, the store untouched" sh -c "grep -q 'is an HDF5 file' '$tmp/err' && cmp -s '$tmp/keep.h5' '$tmp/keep.copy'"
+"$tv" export "$tmp/other.h5" --digest "$tmp/other.h5" >"$tmp/out" 2>"$tmp/err"
+check "export --digest naming its own store: refused" sh -c "grep -q 'is an HDF5 file' '$tmp/err' && '$tv' verify '$tmp/other.h5' >/dev/null 2>&1"
+
 # ---- the tuner's INI reads back ------------------------------------------------------
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/one.h5" --games 1 --quiet >/dev/null 2>&1
 "$tv" tune --data "$tmp/one.h5" --engine "$tmp/engines/default.ini" --out "$tmp/one.ini" --holdout 0 \

@@ -86,13 +86,29 @@ TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out
     else
         tune_default_log_path(a->out, logpath, sizeof out->log_path);
     /* check the outputs can be written before the long part (without
-     * creating them: a run stopped before its end leaves no empty file) */
-    for (int k = 0; k < 2; k++) {
+     * creating them: a run stopped before its end leaves no empty file),
+     * and that neither replaces an input (a store, the start engine) nor
+     * the other output */
+    const char **inputs = malloc(sizeof *inputs * (size_t)(a->nfiles + 2));
+    if (!inputs)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    int ninputs = 0;
+    inputs[ninputs++] = a->engine;
+    for (int i = 0; i < a->nfiles; i++)
+        inputs[ninputs++] = a->files[i];
+    if (!strcmp(logpath, a->out))
+        st = tv_fail(err, TV_ERR_ARG, "%s: the engine file and the tuning log cannot be one file (give --log another "
+                                      "path)", a->out);
+    for (int k = 0; k < 2 && st == TV_OK; k++) {
+        const char *path = k ? logpath : a->out, *what = k ? "tuning log" : "engine file";
         TvAtomicFile probe;
-        if ((st = tv_atomic_open(&probe, k ? logpath : a->out, k ? "tuning log" : "engine file", err)) != TV_OK)
-            return st;
-        tv_atomic_abort(&probe);
+        if ((st = tv_output_check(path, inputs, ninputs, what, err)) == TV_OK &&
+            (st = tv_atomic_open(&probe, path, what, err)) == TV_OK)
+            tv_atomic_abort(&probe);
     }
+    free(inputs);
+    if (st != TV_OK)
+        return st;
     TuneSet all, fit, hold;
     TuneLoadCounts lc;
     st = tune_load_stoppable(a->files, a->nfiles, &start, a->mix_rules, a->stop, &all, &lc, err);
