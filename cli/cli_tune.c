@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "tune.h"
 
 static const char TUNE_HELP[] =
@@ -71,27 +72,27 @@ static void on_tune_signal(int sig)
     g_tune_stop = 1;
 }
 
+/* The progress lines go through a CliOut (progress.h): a closed or full
+ * stdout never holds the fit up nor costs NEW.ini, which is written before
+ * the summary is. */
 static void print_loaded(const TuneRunReport *r, void *user)
 {
-    (void)user;
-    printf("positions: %lld resolved to quiet leaves in %.1f s (%lld skipped: mate scores); fit %lld, "
-           "hold-out %lld (split by games); %.1f bytes/position\n",
-           (long long)r->positions, r->load_seconds, (long long)r->skipped, (long long)r->fit, (long long)r->hold,
-           r->bytes_per_position);
+    CliOut *o = user;
+    cli_out_printf(o, "positions: %lld resolved to quiet leaves in %.1f s (%lld skipped: mate scores); fit %lld, "
+                      "hold-out %lld (split by games); %.1f bytes/position\n",
+                   (long long)r->positions, r->load_seconds, (long long)r->skipped, (long long)r->fit,
+                   (long long)r->hold, r->bytes_per_position);
     if (r->torn_rows)
         cli_warning("%lld /games rows of appends a crash cut short are left out", (long long)r->torn_rows);
     if (r->duplicate_games)
-        printf("%lld games held by more than one store were read once\n", (long long)r->duplicate_games);
-    printf("%lld duplicate positions (same position and result as one read before) removed\n",
-           (long long)r->duplicate_positions);
-    fflush(stdout);
+        cli_out_printf(o, "%lld games held by more than one store were read once\n", (long long)r->duplicate_games);
+    cli_out_printf(o, "%lld duplicate positions (same position and result as one read before) removed\n",
+                   (long long)r->duplicate_positions);
 }
 
 static void print_iteration(const TuneIteration *it, void *user)
 {
-    (void)user;
-    printf("iter %d fit_loss %.8f holdout_loss %.8f\n", it->iter, it->fit_loss, it->holdout_loss);
-    fflush(stdout);
+    cli_out_printf(user, "iter %d fit_loss %.8f holdout_loss %.8f\n", it->iter, it->fit_loss, it->holdout_loss);
 }
 
 typedef struct {
@@ -181,7 +182,9 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
     a.nfiles = nfiles;
     TvError err;
     TuneRunReport report;
-    const TuneCallbacks cb = {print_loaded, print_iteration, NULL};
+    CliOut out;
+    cli_out_begin(&out);
+    const TuneCallbacks cb = {print_loaded, print_iteration, &out};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_tune_signal;
@@ -193,12 +196,23 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
         cli_error("%s", err.msg);
         rc = CLI_FAIL;
     } else if (report.interrupted) {
-        printf("interrupted by signal %d: nothing was written (%s is as it was); run the same command again\n",
-               (int)g_tune_signal, a.out);
+        cli_out_printf(&out, "interrupted by signal %d: nothing was written (%s is as it was); run the same command "
+                             "again\n",
+                       (int)g_tune_signal, a.out);
         rc = 128 + (g_tune_signal ? (int)g_tune_signal : SIGINT);
     } else
-        printf("%swrote %s and %s\n", report.summary ? report.summary : "", a.out, report.log_path);
+        cli_out_printf(&out, "%swrote %s and %s\n", report.summary ? report.summary : "", a.out, report.log_path);
     tune_run_report_free(&report);
+    /* the results are written: now stdout may wait, until a signal */
+    if (!cli_out_finish(&out, &g_tune_stop)) {
+        if (out.error == EINTR || g_tune_stop)
+            rc = 128 + (g_tune_signal ? (int)g_tune_signal : SIGTERM);
+        else {
+            cli_error("cannot write the output to stdout: %s (the results are written)", strerror(out.error));
+            if (rc == CLI_OK)
+                rc = CLI_FAIL;
+        }
+    }
 done:
     free(files);
     return rc;

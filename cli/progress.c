@@ -3,7 +3,12 @@
  * progress.h. */
 #include "progress.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +165,94 @@ void cli_print_referee(const Tournament *t, const RefereeCounts *rc)
             }
         printf("\n");
     }
+}
+
+/* ---- stdout that never holds the work up ---------------------------------------- */
+
+void cli_out_begin(CliOut *o)
+{
+    memset(o, 0, sizeof *o);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
+    fflush(stdout); /* what stdio holds goes first */
+}
+
+/* Writes what stdout takes of o->pending now (wait_ms: how long to wait for
+ * room); returns whether all of it was written.  A pipe with room for a
+ * write of at most PIPE_BUF bytes takes it whole without blocking. */
+static bool out_drain(CliOut *o, int wait_ms)
+{
+    size_t off = 0;
+    while (off < o->len && !o->error) {
+        struct pollfd pf = {STDOUT_FILENO, POLLOUT, 0};
+        int r = poll(&pf, 1, wait_ms);
+        if (r < 0 && errno == EINTR)
+            break; /* a signal: the caller looks at its flag */
+        if (r <= 0)
+            break;
+        if (pf.revents & (POLLERR | POLLNVAL)) {
+            o->error = EPIPE;
+            break;
+        }
+        size_t n = o->len - off < PIPE_BUF ? o->len - off : PIPE_BUF;
+        ssize_t w = write(STDOUT_FILENO, o->pending + off, n);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN))
+            break;
+        if (w < 0) {
+            o->error = errno;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (o->error)
+        off = o->len; /* nothing more will be written */
+    memmove(o->pending, o->pending + off, o->len - off);
+    o->len -= off;
+    return o->len == 0 && !o->error;
+}
+
+void cli_out_printf(CliOut *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    size_t add = n > 0 ? (size_t)n : 0;
+    /* kept while stdout is full, up to 1 MiB (far beyond any command's
+     * lines); past that a line is dropped, the rest kept in order */
+    if (n <= 0 || o->error || o->len + add > (size_t)1 << 20)
+        return;
+    if (o->len + add + 1 > o->cap) { /* + 1: vsnprintf's NUL */
+        size_t cap = o->cap ? o->cap * 2 : 4096;
+        while (cap < o->len + add + 1)
+            cap *= 2;
+        char *p = realloc(o->pending, cap);
+        if (!p)
+            return;
+        o->pending = p;
+        o->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(o->pending + o->len, add + 1, fmt, ap);
+    va_end(ap);
+    o->len += add;
+    out_drain(o, 0);
+}
+
+bool cli_out_finish(CliOut *o, const volatile sig_atomic_t *stop)
+{
+    bool done = out_drain(o, 0);
+    while (!done && !o->error && !(stop && *stop))
+        done = out_drain(o, 100); /* a signal is looked at every 100 ms at most */
+    if (!done && !o->error && o->len)
+        o->error = EINTR; /* given up on a signal */
+    free(o->pending);
+    o->pending = NULL;
+    o->len = o->cap = 0;
+    return done;
 }
 
 void cli_print_waits(const Tournament *t, const ReadyWaits *w)

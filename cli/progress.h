@@ -3,6 +3,7 @@
 #ifndef TAVRELI_CLI_PROGRESS_H
 #define TAVRELI_CLI_PROGRESS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,6 +28,29 @@ void cli_progress_referee(const RefereeEnd *e, void *user);
 /* RunOptions.note: the line on stderr as a warning (printed also with
  * --quiet: a program that failed as a game began). */
 void cli_progress_note(const char *text, void *user);
+
+/* ---- stdout that never holds the work up ------------------------------------
+ * A long command's lines for stdout (tune's progress and summary): a
+ * closed stdout (`| head -1`) or a full pipe must never cost a result nor
+ * keep a signal from being obeyed.  cli_out_printf writes what stdout takes
+ * now without waiting (poll) and keeps the rest; cli_out_finish, once the
+ * results are written, waits for stdout to take the rest, and gives up on a
+ * signal (*stop set).  SIGPIPE is ignored from cli_out_begin on, so a
+ * closed stdout is an error of the write (EPIPE), not the process's death. */
+typedef struct {
+    char *pending; /* what stdout has not taken yet */
+    size_t len, cap;
+    int error;     /* the errno of a write that failed (EPIPE, ENOSPC); 0 */
+} CliOut;
+
+void cli_out_begin(CliOut *o);
+void cli_out_printf(CliOut *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Writes what is pending, waiting while stdout is full, until all is
+ * written, a write fails, or *stop is set.  Returns whether all of it was
+ * written (on false a failed write is in o->error; the caller's exit status
+ * says the answer was lost).  Frees o. */
+bool cli_out_finish(CliOut *o, const volatile sig_atomic_t *stop);
 
 /* After a run, on stdout: per engine that lost games by the referee, how many
  * and by which termination (nothing when none did). */

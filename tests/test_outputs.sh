@@ -217,6 +217,8 @@ check "export --digest naming its own store: refused" sh -c "grep -q 'is an HDF5
 "$tv" tune --data "$tmp/one.h5" --engine "$tmp/engines/default.ini" --out "$tmp/one.ini" --holdout 0 \
   >"$tmp/out" 2>"$tmp/err"
 check "tune on one game: exit 0" [ $? = 0 ]
+check "... its summary ends with the files it wrote (a long summary once lost its end)" \
+  grep -q "^wrote $tmp/one.ini and $tmp/one.tuning.log\$" "$tmp/out"
 check "... its INI has no line longer than the INI reader's 198 characters" \
   awk 'length($0) > 198 { bad = 1 } END { exit bad }' "$tmp/one.ini"
 "$tv" analyse --engine "$tmp/one.ini" --depth 1 startpos >"$tmp/out" 2>"$tmp/err"

@@ -83,5 +83,34 @@ for frac in 30 60; do
   stop $pid $limit_ms "load at $frac% ($at_ms ms)" "$tmp/load.out"
 done
 
+# ---- stdout closed or full: the result is written first (issue 34) -------------------
+# 'tune ... | head -1' died of SIGPIPE at its second line (exit 141) and
+# wrote no NEW.ini; with stdout a full pipe it blocked before writing and
+# did not stop on SIGTERM.
+rm -f "$tmp/new.ini" "$tmp/new.tuning.log"
+( set -o pipefail
+  "$tv" tune --data "$tmp/s.h5" --engine "$eng" --out "$tmp/new.ini" --l2 0 2>"$tmp/head.err" | head -1 >/dev/null
+  echo "${PIPESTATUS[0]}" >"$tmp/head.rc" )
+rc=$(cat "$tmp/head.rc")
+check "stdout closed early (| head -1): no SIGPIPE death (exit $rc)" [ "$rc" = 1 ]
+check "... NEW.ini and its log are written" [ -s "$tmp/new.ini" -a -s "$tmp/new.tuning.log" ]
+check "... and NEW.ini reads back" "$tv" analyse --engine "$tmp/new.ini" --depth 1 startpos
+check "... the lost answer is said" grep -q "cannot write the output to stdout" "$tmp/head.err"
+rm -f "$tmp/new.ini" "$tmp/new.tuning.log"
+mkfifo "$tmp/full"
+exec 7<>"$tmp/full"                       # a reader that never reads
+head -c 65536 /dev/zero >"$tmp/full"      # fills the pipe
+"$tv" tune --data "$tmp/s.h5" --engine "$eng" --out "$tmp/new.ini" --l2 0 >"$tmp/full" 2>"$tmp/full.err" &
+pid=$!
+for _ in $(seq 3000); do [ -s "$tmp/new.ini" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+check "stdout a full pipe: NEW.ini is written all the same" [ -s "$tmp/new.ini" -a -s "$tmp/new.tuning.log" ]
+kill -0 $pid 2>/dev/null && kill -TERM $pid
+for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { echo "  (still blocked 60 s after SIGTERM)"; kill -KILL $pid; }
+wait $pid
+rc=$?
+check "... and SIGTERM while blocked on that pipe ends it (exit $rc)" [ "$rc" = 143 ]
+exec 7>&-
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
