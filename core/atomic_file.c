@@ -3,7 +3,9 @@
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,3 +241,151 @@ TvStatus tv_make_dirs(const char *dir, const char *what, TvError *err)
     free(p);
     return TV_OK;
 }
+/* ---- the lock of an output --------------------------------------------------------------------- */
+
+struct TvLock {
+    int fd;
+    char path[TV_PATH_MAX + 8]; /* OUT.lock */
+};
+
+/* The pid (and host) of the run that holds the lock at fd, as it wrote
+ * them into the file ("PID HOST"), else as the kernel says (F_GETLK). */
+static void lock_holder(int fd, char *who, size_t n)
+{
+    char text[128] = "";
+    ssize_t k = pread(fd, text, sizeof text - 1, 0);
+    long pid = 0;
+    char host[64] = "";
+    if (k > 0) {
+        text[k] = 0;
+        if (sscanf(text, "%ld %63s", &pid, host) < 1)
+            pid = 0;
+    }
+    if (pid <= 0) {
+        struct flock fl;
+        memset(&fl, 0, sizeof fl);
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET;
+        if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+            pid = (long)fl.l_pid;
+        host[0] = 0;
+    }
+    if (pid > 0)
+        snprintf(who, n, "pid %ld%s%s", pid, host[0] ? " on " : "", host);
+    else
+        snprintf(who, n, "pid unknown");
+}
+
+/* A writer of path killed before its rename (or link) left PATH.tmp-PID-N:
+ * removed when process PID is gone (a live one may still be writing it),
+ * each reported to `removed`. */
+static TvStatus remove_dead_temps(const char *path, TvLeftoverFn removed, void *user, TvError *err)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[TV_PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path ? slash - path : 1) : 1, slash ? path : ".");
+    const char *base = slash ? slash + 1 : path;
+    const size_t bl = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return TV_OK; /* nothing to list: nothing left there either */
+    TvStatus st = TV_OK;
+    struct dirent *e;
+    while (st == TV_OK && (e = readdir(d)) != NULL) {
+        long pid;
+        int k, used = 0;
+        if (strncmp(e->d_name, base, bl) || sscanf(e->d_name + bl, ".tmp-%ld-%d%n", &pid, &k, &used) != 2 ||
+            e->d_name[bl + (size_t)used] != 0 || pid <= 0)
+            continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* this process's, or a live one's (EPERM: another user's) */
+        char leftover[TV_PATH_MAX + 300];
+        snprintf(leftover, sizeof leftover, "%s/%s", dir, e->d_name);
+        if (remove(leftover) != 0 && errno != ENOENT)
+            st = tv_fail(err, TV_ERR_IO, "cannot remove %s (left by a writer that was killed): %s", leftover,
+                         strerror(errno));
+        else if (removed)
+            removed(leftover, pid, user);
+    }
+    closedir(d);
+    return st;
+}
+
+TvStatus tv_lock_output(const char *path, const char *advice, TvLeftoverFn removed, void *user, TvLock **out,
+                       TvError *err)
+{
+    *out = NULL;
+    TvLock *l = calloc(1, sizeof *l);
+    if (!l)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (snprintf(l->path, sizeof l->path, "%s.lock", path) >= (int)sizeof l->path) {
+        free(l);
+        return tv_fail(err, TV_ERR_ARG, "%s: path too long", path);
+    }
+    /* A run that ends removes the file while it holds the lock: a file
+     * locked after that is no longer the one at the path, and is taken
+     * again (a few rounds: each needs another run to end meanwhile). */
+    for (int round = 0; round < 100; round++) {
+        l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (l->fd < 0) {
+            TvStatus st = tv_fail(err, TV_ERR_IO, "cannot make the lock %s of %s: %s", l->path, path,
+                                  strerror(errno));
+            free(l);
+            return st;
+        }
+        struct flock fl;
+        memset(&fl, 0, sizeof fl);
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET;
+        if (fcntl(l->fd, F_SETLK, &fl) != 0) {
+            int e = errno;
+            char who[128];
+            TvStatus st;
+            if (e == EAGAIN || e == EACCES) {
+                lock_holder(l->fd, who, sizeof who);
+                st = tv_fail(err, TV_ERR_IO, "%s is in use by another run (%s holds %s): %s", path, who, l->path,
+                             advice);
+            } else {
+                st = tv_fail(err, TV_ERR_IO, "cannot lock %s: %s", l->path, strerror(e));
+            }
+            close(l->fd);
+            free(l);
+            return st;
+        }
+        struct stat held, now;
+        if (fstat(l->fd, &held) == 0 && stat(l->path, &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino)
+            break;
+        close(l->fd); /* removed by the run that ended: take the new one */
+        l->fd = -1;
+    }
+    if (l->fd < 0) {
+        free(l);
+        return tv_fail(err, TV_ERR_IO, "cannot take the lock %s: it keeps being replaced", path);
+    }
+    char text[128], host[64] = "";
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = 0;
+    int k = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
+    if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, text, (size_t)k, 0) != k) {
+        /* the lock holds without its text: others then name the pid the kernel gives */
+    }
+    TvStatus st = remove_dead_temps(path, removed, user, err);
+    if (st != TV_OK) {
+        tv_unlock_output(l);
+        return st;
+    }
+    *out = l;
+    return TV_OK;
+}
+
+void tv_unlock_output(TvLock *l)
+{
+    if (!l)
+        return;
+    unlink(l->path); /* while it is held: see tv_lock_output */
+    close(l->fd);
+    free(l);
+}
+

@@ -74,6 +74,21 @@ TvStatus tv_temp_beside(const char *path, const char *what, char *tmp, size_t n,
  * remove.  On success tmp no longer exists. */
 TvStatus tv_publish(const char *tmp, const char *path, bool replace, int *why_errno, TvError *err);
 
+/* ---- one writer per output ---------------------------------------------------------
+ * Of two runs writing one output (a store, a tuned INI and its log, a
+ * report folder, an export) exactly one wins: the lock is PATH.lock, a
+ * POSIX write lock on a file holding "PID HOST" of its holder, removed by
+ * the holder as it ends (a killed holder leaves an unlocked file, which the
+ * next run takes).  The loser gets TV_ERR_IO: "PATH is in use by another run
+ * (pid N on HOST holds PATH.lock): ADVICE".  Once it holds the lock, a run
+ * removes the temporary files PATH.tmp-PID-N that dead writers left (each
+ * reported to removed, which may be NULL). */
+typedef struct TvLock TvLock;
+typedef void (*TvLeftoverFn)(const char *leftover, long pid, void *user);
+TvStatus tv_lock_output(const char *path, const char *advice, TvLeftoverFn removed, void *user, TvLock **out,
+                       TvError *err);
+void tv_unlock_output(TvLock *lock); /* NULL: nothing */
+
 /* Creates dir and its parents (mkdir -p).  Errors: a part cannot be created
  * or dir is not a directory (TV_ERR_IO: "cannot create the WHAT DIR:
  * REASON", what e.g. "output directory"), out of memory (TV_ERR_LIMIT). */

@@ -82,6 +82,26 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
         if (!files[f])
             return tv_fail(err, TV_ERR_ARG, "report: store %d is missing", f + 1);
 
+    /* one report at a time into a folder (two at once both exited 0, and
+     * one's plots sat beside the other's text): OUTDIR.lock beside it */
+    char folder[TV_PATH_MAX];
+    snprintf(folder, sizeof folder, "%s", outdir);
+    for (size_t n = strlen(folder); n > 1 && folder[n - 1] == '/'; n--)
+        folder[n - 1] = '\0';
+    char parent[TV_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", folder);
+    char *slash = strrchr(parent, '/');
+    TvStatus locked = TV_OK;
+    if (slash && slash != parent) { /* the lock sits beside the folder: its parent is made first */
+        *slash = '\0';
+        locked = tv_make_dirs(parent, "output directory", err);
+    }
+    TvLock *lock = NULL;
+    if (locked == TV_OK)
+        locked = tv_lock_output(folder, "wait until it ends, or give this one another -o", NULL, NULL, &lock, err);
+    if (locked != TV_OK)
+        return locked;
+
     Report R;
     memset(&R, 0, sizeof R);
     R.files = files;
@@ -125,5 +145,6 @@ done:
     free(html.s);
     doc_free(&D);
     report_free(&R);
+    tv_unlock_output(lock);
     return st;
 }

@@ -97,7 +97,23 @@ TvStatus export_check_moves(const StoreContents *c, const char *source, TvError 
     return st;
 }
 
+static TvStatus digest_locked(const StoreContents *c, const char *path, TvError *err);
+
+/* One run at a time writes an export (tv_lock_output on its path). */
+#define EXPORT_LOCK_ADVICE "wait until it ends, or give this one another path"
+
 TvStatus export_digest(const StoreContents *c, const char *path, TvError *err)
+{
+    TvLock *lock;
+    TvStatus st = tv_lock_output(path, EXPORT_LOCK_ADVICE, NULL, NULL, &lock, err);
+    if (st != TV_OK)
+        return st;
+    st = digest_locked(c, path, err);
+    tv_unlock_output(lock);
+    return st;
+}
+
+static TvStatus digest_locked(const StoreContents *c, const char *path, TvError *err)
 {
     const StoredGame **order;
     TvAtomicFile af;
@@ -196,7 +212,20 @@ static void engine_tag(const StoreContents *c, int i, char *buf, size_t n)
     tv_escape(raw, buf, n);
 }
 
+static TvStatus tgn_locked(const StoreContents *c, const char *source, const char *path, TvError *err);
+
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err)
+{
+    TvLock *lock;
+    TvStatus st = tv_lock_output(path, EXPORT_LOCK_ADVICE, NULL, NULL, &lock, err);
+    if (st != TV_OK)
+        return st;
+    st = tgn_locked(c, source, path, err);
+    tv_unlock_output(lock);
+    return st;
+}
+
+static TvStatus tgn_locked(const StoreContents *c, const char *source, const char *path, TvError *err)
 {
     const StoredGame **order;
     TvAtomicFile af;

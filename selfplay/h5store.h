@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "atomic_file.h"
 #include "eval.h"
 #include "status.h"
 
@@ -230,8 +231,8 @@ TvStatus h5store_resolve_path(const char *path, char *buf, size_t n, TvError *er
  * Holding it, the temporary stores PATH.tmp-PID-N that a creation killed
  * before its link left are removed when process PID is gone, each reported
  * to `removed` (may be NULL). */
-typedef struct H5RunLock H5RunLock;
-typedef void (*H5LeftoverFn)(const char *leftover, long pid, void *user);
+typedef TvLock H5RunLock; /* core/atomic_file.h's lock of an output */
+typedef TvLeftoverFn H5LeftoverFn;
 TvStatus h5store_lock_run(const char *path, H5LeftoverFn removed, void *user, H5RunLock **lock, TvError *err);
 void h5store_unlock_run(H5RunLock *lock); /* NULL: nothing */
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -315,6 +316,58 @@ static void test_output_never_an_input(void **state)
     remove(store);
 }
 
+/* One run per output: a process holding PATH.lock keeps another from
+ * taking it (the loser's message names the holder's pid); once it lets go
+ * the lock file is gone and another takes it.  A temporary file left by a
+ * dead writer is removed by the next holder. */
+static void test_output_lock(void **state)
+{
+    (void)state;
+    char out[128], stale[160];
+    snprintf(out, sizeof out, "%s/new.ini", tmpdir);
+    /* pid 2^22 + 1 is above Linux's pid_max: no such process */
+    snprintf(stale, sizeof stale, "%s.tmp-4194305-0", out);
+    spit(stale, "half of a file");
+    int ready[2], done[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(done), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        TvLock *l;
+        TvError e;
+        char c = tv_lock_output(out, "wait", NULL, NULL, &l, &e) == TV_OK ? 'y' : 'n';
+        if (write(ready[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
+            _exit(2);
+        tv_unlock_output(l);
+        _exit(0);
+    }
+    char c = 0;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    assert_int_equal(c, 'y');
+    assert_int_equal(access(stale, F_OK), -1); /* removed by the holder */
+    TvLock *l = NULL;
+    TvError err;
+    assert_int_equal(tv_lock_output(out, "wait until it ends", NULL, NULL, &l, &err), TV_ERR_IO);
+    char want[96];
+    snprintf(want, sizeof want, "new.ini is in use by another run (pid %ld on ", (long)child);
+    assert_non_null(strstr(err.msg, want));
+    assert_non_null(strstr(err.msg, "new.ini.lock): wait until it ends"));
+    assert_int_equal(write(done[1], "x", 1), 1);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char lockfile[160];
+    snprintf(lockfile, sizeof lockfile, "%s.lock", out);
+    assert_int_equal(access(lockfile, F_OK), -1); /* let go: removed */
+    assert_int_equal(tv_lock_output(out, "wait", NULL, NULL, &l, &err), TV_OK);
+    tv_unlock_output(l);
+    for (int k = 0; k < 2; k++) {
+        close(ready[k]);
+        close(done[k]);
+    }
+}
+
 static void test_report_md_escapes_html(void **state)
 {
     (void)state;
@@ -361,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_tgn_names_escaped),
         cmocka_unit_test(test_report_md_escapes_html),
         cmocka_unit_test(test_output_never_an_input),
+        cmocka_unit_test(test_output_lock),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -40,6 +40,17 @@ pid=$!
 for _ in $(seq 1200); do grep -q '^iter ' "$tmp/fit.out" && break; sleep 0.1; done
 check "the fit started" grep -q '^iter ' "$tmp/fit.out"
 sleep 1 # into the fit or the bootstrap
+# one run at a time per output (issue 34: two tunes with one --out both
+# exited 0 and one result was lost): the second is refused, naming the first
+"$tv" tune --data "$tmp/s.h5" --engine "$eng" --out "$tmp/new.ini" --l2 0 >"$tmp/second.out" 2>&1
+rc=$?
+check "a second tune on the same --out: refused (exit $rc)" [ $rc != 0 ]
+check "... naming the run that holds it" grep -q "new.ini is in use by another run (pid $pid on .* holds .*new.ini.lock)" "$tmp/second.out"
+# and a report into a folder whose lock a run holds (here: this tune's, the
+# same path as a file) is refused the same way
+"$tv" report "$tmp/s.h5" -o "$tmp/new.ini" >"$tmp/report.out" 2>&1
+check "a report into an output another run holds: refused, naming it" \
+  grep -q "new.ini is in use by another run (pid $pid on " "$tmp/report.out"
 # three seconds of CPU, room for the sanitizers' exit (before the fix: the
 # 100,000 refits, hours)
 stop $pid 3000 "fit" "$tmp/fit.out"

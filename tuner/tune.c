@@ -54,12 +54,36 @@ static TvStatus interrupted(const TuneArgs *a, TuneRunReport *out, TvStatus st)
     return st;
 }
 
+static TvStatus tune_run_locked(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out, TvError *err);
+
+/* One run at a time writes NEW.ini and its log (tv_lock_output on each:
+ * of two tunes with one --out, both exited 0 and one result was lost);
+ * taking them removes what killed runs left (NEW.ini.tmp-PID-N). */
 TvStatus tune_run(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out, TvError *err)
 {
-    double t0 = omp_get_wtime();
     memset(out, 0, sizeof *out);
     if (!a->out || !a->engine || a->nfiles < 1)
         return tv_fail(err, TV_ERR_ARG, "tune: expected --data FILE.h5 ... --engine START.ini --out NEW.ini");
+    char logpath[sizeof out->log_path];
+    if (a->log)
+        snprintf(logpath, sizeof logpath, "%s", a->log);
+    else
+        tune_default_log_path(a->out, logpath, sizeof logpath);
+    TvLock *lock = NULL, *log_lock = NULL;
+    const char *advice = "wait until it ends, or give this one another --out";
+    TvStatus st = tv_lock_output(a->out, advice, NULL, NULL, &lock, err);
+    if (st == TV_OK && strcmp(logpath, a->out))
+        st = tv_lock_output(logpath, advice, NULL, NULL, &log_lock, err);
+    if (st == TV_OK)
+        st = tune_run_locked(a, cb, out, err);
+    tv_unlock_output(log_lock);
+    tv_unlock_output(lock);
+    return st;
+}
+
+static TvStatus tune_run_locked(const TuneArgs *a, const TuneCallbacks *cb, TuneRunReport *out, TvError *err)
+{
+    double t0 = omp_get_wtime();
     EngineVersion start;
     TvStatus st = engine_read(a->engine, &start, err);
     if (st != TV_OK)
