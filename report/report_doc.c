@@ -35,8 +35,55 @@ static DocBlock *doc_add(Doc *d, DocBlockKind kind)
     return b;
 }
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 when it is not
+ * one (a stray continuation byte, an overlong form, a surrogate, a
+ * sequence cut short, above U+10FFFF). */
+static int utf8_length(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? (s[0] <= 0xEF ? 3 : 0) : s[0] >= 0xC2 ? 2 : 0;
+    for (int k = 1; k < n; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    if ((n == 3 && s[0] == 0xE0 && s[1] < 0xA0) || (n == 3 && s[0] == 0xED && s[1] >= 0xA0) ||
+        (n == 4 && s[0] == 0xF0 && s[1] < 0x90) || (n == 4 && s[0] == 0xF4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* text (heap, taken) with every byte that is not part of valid UTF-8
+ * written as \xNN, so that report.md and report.html stay UTF-8 whatever a
+ * file name or a store's text holds (NULL when memory ran out). */
+static char *valid_utf8(char *text)
+{
+    if (!text)
+        return NULL;
+    const unsigned char *s = (const unsigned char *)text;
+    bool clean = true;
+    for (size_t i = 0; s[i] && clean;) {
+        int n = utf8_length(s + i);
+        clean = n > 0;
+        i += n > 0 ? (size_t)n : 1;
+    }
+    if (clean)
+        return text;
+    StrBuf b = {0};
+    for (size_t i = 0; s[i];) {
+        int n = utf8_length(s + i);
+        if (n > 0)
+            strbuf_add_n(&b, (const char *)s + i, (size_t)n);
+        else
+            strbuf_addf(&b, "\\x%02X", s[i]);
+        i += n > 0 ? (size_t)n : 1;
+    }
+    free(text);
+    return strbuf_take(&b);
+}
+
 void doc_text(Doc *d, DocBlockKind kind, char *text)
 {
+    text = valid_utf8(text);
     DocBlock *b = doc_add(d, kind);
     if (!b || !text) {
         d->oom = true;
@@ -51,8 +98,8 @@ void doc_img(Doc *d, const char *file, const char *alt)
     DocBlock *b = doc_add(d, DOC_IMG);
     if (!b)
         return;
-    b->file = strdup(file);
-    b->text = strdup(alt);
+    b->file = valid_utf8(strdup(file));
+    b->text = valid_utf8(strdup(alt));
     if (!b->file || !b->text)
         d->oom = true;
 }
@@ -78,7 +125,7 @@ void doc_cell(Doc *d, const char *fmt, ...)
     va_start(ap, fmt);
     strbuf_addv(&s, fmt, ap);
     va_end(ap);
-    char *cell = strbuf_take(&s);
+    char *cell = valid_utf8(strbuf_take(&s));
     if (!cell) {
         d->oom = true;
         return;

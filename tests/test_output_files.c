@@ -384,6 +384,7 @@ static void test_report_md_escapes_html(void **state)
     doc_para(&d, "&lt; is an entity, &#62; too");
     doc_para(&d, "H0 nElo <= 0 against H1 nElo >= 5, 3 < 4 -> done & 1<2");
     doc_para(&d, "> +183 Elo");
+    doc_para(&d, "store bad\377name.h5, cut \xC3, overlong \xC0\xAF, \xE2\x82\xAC kept"); /* not UTF-8 */
     assert_false(d.oom);
     StrBuf md = {0};
     doc_render_md(&d, &md);
@@ -399,6 +400,9 @@ static void test_report_md_escapes_html(void **state)
     assert_non_null(strstr(s, "H0 nElo <= 0 against H1 nElo >= 5, 3 < 4 -> done & 1<2"));
     /* a line that would begin a block quote keeps its '>' as text */
     assert_non_null(strstr(s, "\n\\> +183 Elo"));
+    /* bytes that are not UTF-8 are written as \xNN: report.md stays UTF-8
+     * whatever a file name holds (issue 34) */
+    assert_non_null(strstr(s, "store bad\\xFFname.h5, cut \\xC3, overlong \\xC0\\xAF, \xE2\x82\xAC kept"));
     for (const char *c = s; (c = strchr(c, '<')); c++) /* no '<' that a Markdown viewer takes for a tag */
         assert_false(isalpha((unsigned char)c[1]) || c[1] == '/' || c[1] == '!' || c[1] == '?');
     strbuf_free(&md);
