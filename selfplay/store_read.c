@@ -6,6 +6,7 @@
  * as of its last committed append; a damaged one is refused with the row
  * and the reason. */
 #include "store_internal.h"
+#include "tournament.h"
 
 #include "engine_id.h"
 
@@ -329,10 +330,14 @@ TvStatus store_check_config(const char *path, const char *stored_ini, const char
 {
     if (strcmp(stored_ini, tournament_ini ? tournament_ini : "") == 0)
         return TV_OK;
+    /* the key that differs, with both values (an SPSA file's refusal named
+     * none: a changed iterations, batch, param bound or depth read alike) */
+    char diff[700];
+    tournament_text_difference(stored_ini, tournament_ini, diff, sizeof diff);
     return tv_fail(err, TV_ERR_ARG,
-                   "%s: the store was made by another configuration (its tournament INI differs); "
+                   "%s: the store was made by another configuration (its tournament INI differs%s%s); "
                    "use --force to start a new store",
-                   path);
+                   path, diff[0] ? ": first difference: stored " : "", diff);
 }
 
 /* What the scan of /games knows of the big datasets. */

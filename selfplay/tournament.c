@@ -191,7 +191,7 @@ void tournament_text_difference(const char *a, const char *b, char *buf, size_t 
             snprintf(xb, sizeof xb, "line %d '%s'", lb, sb);
         else
             snprintf(xb, sizeof xb, "(none)");
-        snprintf(buf, n, "%s / %s", xa, xb);
+        snprintf(buf, n, "%s, now %s", xa, xb);
         return;
     }
 }

@@ -196,7 +196,7 @@ TvStatus tournament_read_stored_text(const char *path, char *text, size_t len, T
 bool tournament_can_continue(const Tournament *stored, const Tournament *now, char *why, size_t n);
 
 /* The first line at which two INI texts differ, comments and blanks left
- * out, as "line A 'x = 1' / line B 'x = 2'" (a missing line: "(none)"); ""
+ * out, as "line A 'x = 1', now line B 'x = 2'" (a missing line: "(none)"); ""
  * when they hold the same settings. */
 void tournament_text_difference(const char *a, const char *b, char *buf, size_t n);
 

@@ -259,7 +259,7 @@ check "no store made for a bad INI" [ ! -f "$tmp/bad.h5" ]
 sed 's/^seed = 42/seed = 43/' "$tmp/t.ini" >"$tmp/other.ini"
 "$tv" selfplay "$tmp/other.ini" --out "$tmp/ref.h5" --resume --quiet >"$tmp/o" 2>"$tmp/e"
 check "resume with another configuration refused" [ $? = 1 ]
-check "... showing the first differing line of each INI" grep -q "seed 42, now 43; first difference: stored line 5 'seed = 42' / line 5 'seed = 43'" "$tmp/e"
+check "... showing the first differing line of each INI" grep -q "seed 42, now 43; first difference: stored line 5 'seed = 42', now line 5 'seed = 43'" "$tmp/e"
 
 # a change that cannot alter a stored game is taken: comments, blanks, more
 # pairs, threads; the extended run is the uninterrupted run of its size

@@ -202,6 +202,30 @@ EOI
   "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" >/dev/null 2>"$tmp/stale.err"
   check "resume: an earlier run's verify.h5 needs --resume or --force" grep -q "verify.h5 exists, from an earlier run" \
     "$tmp/stale.err"
+  # the engine INI edited between a run and its --resume: refused, naming
+  # the engine and what differs (issue 34: a resumed run mixed the two
+  # engines' games, exit 0, and its tuned.ini matched neither run; resuming
+  # a finished run rewrote tuned.ini as the new start plus the old steps)
+  cp "$src/configs/engines/default.ini" "$tmp/edit.ini"
+  sed "s|path = $src/configs/engines/default.ini|path = $tmp/edit.ini|; s/iterations = 10/iterations = 2/" \
+    "$tmp/r.ini" >"$tmp/e.ini"
+  "$tv" spsa "$tmp/e.ini" --out "$tmp/edit" --threads 1 >/dev/null 2>&1
+  check "resume: a short run for the edit ends with 0" [ $? = 0 ]
+  # a changed key of the SPSA file is named with both values (it read
+  # "its tournament INI differs" for any)
+  sed 's/^iterations = 2/iterations = 4/' "$tmp/e.ini" >"$tmp/e4.ini"
+  "$tv" spsa "$tmp/e4.ini" --out "$tmp/edit" --resume >/dev/null 2>"$tmp/e4.err"
+  check "resume: a changed iterations is refused, naming it" \
+    grep -q "first difference: stored line [0-9]* 'iterations = 2', now line [0-9]* 'iterations = 4'" "$tmp/e4.err"
+  sed -i '0,/^tempo = .*/s//tempo = 77/' "$tmp/edit.ini"
+  grep -q "^tempo = 77" "$tmp/edit.ini" || echo "  (the edit did not take: no tempo line in default.ini)"
+  cp "$tmp/edit/spsa.h5" "$tmp/edit.copy"
+  "$tv" spsa "$tmp/e.ini" --out "$tmp/edit" --resume >"$tmp/edit.out" 2>"$tmp/edit.err"
+  rc=$?
+  check "resume: an edited engine INI is refused (exit $rc)" [ $rc = 1 ]
+  check "... naming the engine and what differs" grep -q "engine 1 ('base+') is not the version the store holds: .*tempo" \
+    "$tmp/edit.err"
+  check "... the store untouched" cmp -s "$tmp/edit/spsa.h5" "$tmp/edit.copy"
 fi
 
 if [ "$part" = refuse ]; then

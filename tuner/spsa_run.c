@@ -218,13 +218,17 @@ static TvStatus verify(const SpsaRunOptions *o, const double *theta, SpsaOutcome
 /* ---- the run ---------------------------------------------------------------------------- */
 
 /* Checks the stored games of a resume against the plan and puts their results in result/have. */
-static TvStatus stored_results(const SpsaConfig *c, const char *store, int8_t *result, unsigned char *have,
-                               TvError *err)
+static TvStatus stored_results(const SpsaConfig *c, const char *store, const StoredEngine *ids, int8_t *result,
+                               unsigned char *have, TvError *err)
 {
     StoreContents sc;
     TvStatus st = h5store_read(store, false, false, &sc, err);
     if (st != TV_OK)
         return st;
+    /* the engines as they are now against the ones whose games the store
+     * holds (an engine INI edited between a run and its --resume mixed two
+     * engines' games, and the tuned values matched neither run) */
+    st = runner_check_engines(store, sc.engines, sc.nengines, ids, 2, err);
     const int64_t total = tournament_total_games(&c->t);
     for (int64_t i = 0; i < sc.ngames && st == TV_OK; i++) {
         const StoredGame *g = &sc.games[i];
@@ -442,7 +446,7 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         (st = spsa_apply(c, &t, SPSA_MINUS, tb.theta, err)) == TV_OK)
         st = runner_identify(&t, store, &ids, err);
     if (st == TV_OK && resume)
-        st = stored_results(c, store, result, have, err);
+        st = stored_results(c, store, ids, result, have, err);
     if (st == TV_OK && resume && !R.mpi) {
         st = h5store_open_append(store, c->t.text, &h5, err);
     } else if (st == TV_OK) {
