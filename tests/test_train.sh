@@ -105,6 +105,14 @@ check "a finished run is skipped" [ "$(grep -c ' skip ' "$tmp/r.out")" = 3 ]
 sed 's/^games = 40/games = 42/' "$tmp/t.ini" >"$tmp/t2.ini"
 "$tv" train "$tmp/t2.ini" --out "$tmp/a" >/dev/null 2>"$tmp/e"
 check "a rerun with other settings is refused" grep -q "holds a run of other settings" "$tmp/e"
+# an edited start engine is refused, naming what differs (issue 34: the run
+# went on from its copy of the old one without a word)
+cp "$tmp/flat.ini" "$tmp/flat.keep"
+printf '[engine]\nname = flat\n[weights]\ntop_value = 300, 300, 300, 300, 300, 310\n' >"$tmp/flat.ini"
+"$tv" train "$tmp/t.ini" --out "$tmp/a" >/dev/null 2>"$tmp/e"
+check "a rerun with an edited start engine is refused" \
+  grep -q "was begun from another version of its start engine .*flat.ini .*other weights (top_value\[5\]): 300 in the copy it began with, 310 in it now" "$tmp/e"
+cp "$tmp/flat.keep" "$tmp/flat.ini"
 
 # the ladder
 "$tv" report "$tmp/a" >"$tmp/rep.out" 2>&1

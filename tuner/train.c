@@ -19,6 +19,7 @@
 #include <ini.h>
 
 #include "atomic_file.h"
+#include "engine_id.h"
 #include "h5store.h"
 #include "ratings.h"
 #include "runner.h"
@@ -282,6 +283,32 @@ TvStatus train_run(const TrainConfig *c, const char *config_text, const char *di
     return st;
 }
 
+/* A resumed run goes on from the copy of the start engine it began with
+ * (DIR/gen-0/best.ini): a start engine edited since is refused, naming what
+ * differs (it was ignored without a word). */
+static TvStatus same_start(const char *start, const char *copy, const char *dir, TvError *err)
+{
+    TournamentEngine *te = calloc(2, sizeof *te);
+    StoredEngine *se = calloc(2, sizeof *se);
+    TvStatus st = te && se ? TV_OK : tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (st == TV_OK && (st = engine_read(copy, &te[0].engine, err)) == TV_OK)
+        st = engine_read(start, &te[1].engine, err);
+    char why[600];
+    for (int k = 0; st == TV_OK && k < 2; k++) {
+        te[k].kind = PLAYER_ENGINE;
+        snprintf(te[k].engine.name, sizeof te[k].engine.name, "start");
+        engine_id_of_entry(&te[k], &se[k]);
+    }
+    if (st == TV_OK && engine_id_difference(&se[0], "in the copy it began with", &se[1], "in it now", why, sizeof why))
+        st = tv_fail(err, TV_ERR_ARG,
+                     "%s was begun from another version of its start engine %s (%s, %s): it goes on only from the "
+                     "engine it began with; to train the edited engine, give the run another name (or remove %s)",
+                     dir, start, copy, why, dir);
+    free(te);
+    free(se);
+    return st;
+}
+
 static TvStatus train_run_locked(const TrainConfig *c, const char *config_text, const char *dir,
                                  const TrainCallbacks *cb, TrainOutcome *out, TvError *err)
 {
@@ -307,6 +334,8 @@ static TvStatus train_run_locked(const TrainConfig *c, const char *config_text, 
         return st;
     gen_path(path, sizeof path, dir, 0, "best.ini");
     if (!exists(path) && (st = copy_file(c->engine, path, err)) != TV_OK)
+        return st;
+    if ((st = same_start(c->engine, path, dir, err)) != TV_OK)
         return st;
     int best = 0;
     for (int g = 1; g <= c->generations; g++) {
