@@ -18,9 +18,15 @@
  * whose filters are shuffle (of the row's size) and deflate, in that order
  * (either may be absent), a compound file type each of whose members the
  * memory type asks for has the same HDF5 type in the file.  Anything else,
- * and any failure on the way (a chunk never written, a chunk that does not
- * inflate to its size), reads the rows with H5Dread as before, so that the
- * result, and the error of a damaged store, are H5Dread's. */
+ * and a chunk that cannot be fetched (one never written: its rows are fill
+ * values), reads the rows with H5Dread as before.  A chunk this decoder
+ * finds damaged is an error of the store, never handed on to H5Dread: one
+ * stored larger than the file or than deflate can make of a chunk (an
+ * edited chunk index: H5Dread allocated its 2 GB), or one that does not
+ * inflate to a whole chunk (one row short: H5Dread read past its buffer).
+ * The error is pushed on HDF5's error stack, where the caller's message
+ * (store_h5_fail) finds it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,10 +199,35 @@ static void copy_rows(const ChunkPlan *p, const uint8_t *data, hsize_t r0, hsize
     }
 }
 
+/* Pushes "damaged chunk at row R of DATASET: WHY" on HDF5's error stack
+ * (from the calling thread; HDF5 keeps a stack per thread). */
+static void push_damaged(hid_t ds, hsize_t row, const char *why)
+{
+    char name[64] = "";
+    if (H5Iget_name(ds, name, sizeof name) <= 0)
+        snprintf(name, sizeof name, "a dataset");
+    H5Eclear2(H5E_DEFAULT);
+    H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_DATASET, H5E_READERROR,
+             "damaged chunk at row %llu of %s: %s; the store is damaged", (unsigned long long)row, name, why);
+}
+
+/* The most a chunk of `whole` bytes takes on disk through these filters:
+ * deflate's stored blocks (5 bytes a block of at most 65,535) and zlib's 6
+ * bytes of header and check, or the chunk itself without deflate. */
+static size_t stored_bound(const ChunkPlan *p, size_t whole)
+{
+    for (int f = 0; f < p->nfilters; f++)
+        if (!p->shuffle[f])
+            return whole + 5 * (whole / 65535 + 1) + 6;
+    return whole;
+}
+
 /* Decodes one raw chunk (filters applied but those masked) and writes its
- * rows [r0, r1) to out; false when it does not decode to a whole chunk. */
+ * rows [r0, r1) to out; false when it does not decode to a whole chunk
+ * (*why says how). */
 static bool decode_chunk(const ChunkPlan *p, struct libdeflate_decompressor *z, const uint8_t *raw, size_t len,
-                         uint32_t mask, uint8_t *scratch, hsize_t r0, hsize_t r1, uint8_t *out)
+                         uint32_t mask, uint8_t *scratch, hsize_t r0, hsize_t r1, uint8_t *out, char *why,
+                         size_t nwhy)
 {
     const size_t whole = (size_t)p->chunk * p->fsize;
     const uint8_t *data = raw;
@@ -208,14 +239,21 @@ static bool decode_chunk(const ChunkPlan *p, struct libdeflate_decompressor *z, 
             shuffled = true;
         else {
             size_t got = 0;
-            if (libdeflate_zlib_decompress(z, data, len, scratch, whole, &got) != LIBDEFLATE_SUCCESS)
+            enum libdeflate_result r = libdeflate_zlib_decompress(z, data, len, scratch, whole, &got);
+            if (r != LIBDEFLATE_SUCCESS) {
+                snprintf(why, nwhy, "%s", r == LIBDEFLATE_INSUFFICIENT_SPACE ? "it inflates to more than a chunk"
+                                                                               : "its deflate stream is bad");
                 return false;
+            }
             data = scratch;
             len = got;
         }
     }
-    if (len != whole)
+    if (len != whole) {
+        snprintf(why, nwhy, "it holds %zu bytes, not the %zu of a chunk (%llu rows of %zu bytes)", len, whole,
+                 (unsigned long long)p->chunk, p->fsize);
         return false;
+    }
     if (shuffled)
         unshuffle_rows(p, data, r0, r1, out);
     else
@@ -236,14 +274,34 @@ bool store_read_rows_decoded(hid_t ds, hid_t memtype, int64_t start, int64_t n, 
     uint8_t **raw = calloc((size_t)nc, sizeof *raw);
     size_t *len = calloc((size_t)nc, sizeof *len);
     uint32_t *mask = calloc((size_t)nc, sizeof *mask);
-    bool ok = raw && len && mask;
-    /* the raw chunks, on this thread (HDF5 is called from one thread) */
+    bool ok = raw && len && mask, damaged = false;
+    /* the raw chunks, on this thread (HDF5 is called from one thread);
+     * none is taken larger than the file or than a chunk can be stored */
+    hid_t file = H5Iget_file_id(ds);
+    hsize_t file_size = 0;
+    if (file < 0 || H5Fget_filesize(file, &file_size) < 0)
+        file_size = 0;
+    if (file >= 0)
+        H5Fclose(file);
+    const size_t bound = stored_bound(&p, (size_t)p.chunk * p.fsize);
     for (int64_t c = 0; ok && c < nc; c++) {
         hsize_t off = (c0 + (hsize_t)c) * p.chunk, size = 0;
-        ok = H5Dget_chunk_storage_size(ds, &off, &size) >= 0 && size > 0 && (raw[c] = malloc(size)) &&
-             H5Dread_chunk(ds, H5P_DEFAULT, &off, &mask[c], raw[c]) >= 0;
+        ok = H5Dget_chunk_storage_size(ds, &off, &size) >= 0 && size > 0;
+        if (ok && (size > bound || (file_size > 0 && size > file_size))) {
+            char why[160];
+            snprintf(why, sizeof why, "its index says %llu bytes, more than %s (%llu)", (unsigned long long)size,
+                     size > bound ? "a chunk can take" : "the file holds",
+                     (unsigned long long)(size > bound ? bound : file_size));
+            push_damaged(ds, off, why);
+            ok = false;
+            damaged = true;
+            break;
+        }
+        ok = ok && (raw[c] = malloc(size)) && H5Dread_chunk(ds, H5P_DEFAULT, &off, &mask[c], raw[c]) >= 0;
         len[c] = (size_t)size;
     }
+    int64_t bad_chunk = -1; /* the first chunk found damaged */
+    char bad_why[160] = "";
     if (ok) {
         int bad = 0;
 #pragma omp parallel if (nc > 1) reduction(| : bad)
@@ -260,14 +318,25 @@ bool store_read_rows_decoded(hid_t ds, hid_t memtype, int64_t start, int64_t n, 
                 const hsize_t lo = (hsize_t)start > first ? (hsize_t)start - first : 0;
                 const hsize_t end = (hsize_t)(start + n) - first, hi = end < p.chunk ? end : p.chunk;
                 uint8_t *out = (uint8_t *)buf + (size_t)(first + lo - (hsize_t)start) * p.msize;
-                if (!decode_chunk(&p, z, raw[c], len[c], mask[c], scratch, lo, hi, out))
+                char why[160];
+                if (!decode_chunk(&p, z, raw[c], len[c], mask[c], scratch, lo, hi, out, why, sizeof why)) {
                     bad = 1;
+#pragma omp critical(bad_chunk)
+                    if (bad_chunk < 0 || c < bad_chunk) {
+                        bad_chunk = c;
+                        snprintf(bad_why, sizeof bad_why, "%s", why);
+                    }
+                }
             }
             free(scratch);
             if (z)
                 libdeflate_free_decompressor(z);
         }
         ok = !bad;
+        if (bad_chunk >= 0) {
+            push_damaged(ds, (c0 + (hsize_t)bad_chunk) * p.chunk, bad_why);
+            damaged = true;
+        }
     }
     for (int64_t c = 0; raw && c < nc; c++)
         free(raw[c]);
@@ -275,6 +344,8 @@ bool store_read_rows_decoded(hid_t ds, hid_t memtype, int64_t start, int64_t n, 
     free(len);
     free(mask);
     plan_free(&p);
+    if (damaged) /* an error of the store, never handed on to H5Dread */
+        return false;
     if (!ok) /* H5Dread reads what it can, or says what is wrong */
         return store_read_rows(ds, memtype, start, n, buf);
     return true;

@@ -9,6 +9,8 @@ foreach(t test_h5store test_h5store_crash)
   # to make wrong files).
   target_include_directories(${t} PRIVATE ${HDF5_INCLUDE_DIRS})
   target_link_libraries(${t} PRIVATE ${HDF5_C_LIBRARIES})
+  # ... and write a damaged chunk (test_h5store's test_damaged_chunk)
+  target_link_libraries(${t} PRIVATE PkgConfig::LIBDEFLATE)
   # The damaged stores they read hit a leak inside libhdf5 (see
   # test_h5store_crash.c).
   set_tests_properties(${t} PROPERTIES

@@ -31,6 +31,7 @@
 
 #include <cmocka.h>
 #include <hdf5.h>
+#include <libdeflate.h>
 
 #include "h5_fixtures.h"
 #include "h5store.h"
@@ -308,6 +309,79 @@ static void test_sessions(void **state)
     scratch_remove(&d);
 }
 
+/* A chunk of /positions whose deflate stream inflates to one row too few
+ * (issue 34): it was handed on to H5Dread, which read past its buffer
+ * (AddressSanitizer: heap-buffer-overflow in H5VM_memcpyvv); the decoder
+ * that found it bad now refuses it, naming the chunk. */
+/* Writes chunk 0 of /positions of the store at path as `len` bytes: the
+ * zlib stream of `rows` bytes of zeros, then zeros up to len when it is
+ * longer. */
+static void write_positions_chunk(const char *path, size_t rows_bytes, size_t len)
+{
+    hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(file >= 0);
+    hid_t ds = H5Dopen2(file, "/positions", H5P_DEFAULT);
+    assert_true(ds >= 0);
+    unsigned char *rows = calloc(1, rows_bytes), *z = calloc(1, rows_bytes + len + 1024);
+    assert_non_null(rows);
+    assert_non_null(z);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    size_t zlen = libdeflate_zlib_compress(c, rows, rows_bytes, z, rows_bytes + 1024);
+    libdeflate_free_compressor(c);
+    assert_true(zlen > 0);
+    hsize_t off = 0;
+    assert_true(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &off, len > zlen ? len : zlen, z) >= 0);
+    free(rows);
+    free(z);
+    H5Dclose(ds);
+    H5Fclose(file);
+}
+
+static void test_damaged_chunk(void **state)
+{
+    (void)state;
+    Scratch d = scratch("chunk.h5");
+    H5Store *s = create_store(d.path, false);
+    append_range(s, 0, 20);
+    close_store(s);
+    hid_t file = H5Fopen(d.path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(file >= 0);
+    hid_t ds = H5Dopen2(file, "/positions", H5P_DEFAULT);
+    assert_true(ds >= 0);
+    hid_t dcpl = H5Dget_create_plist(ds), ft = H5Dget_type(ds);
+    hsize_t chunk = 0;
+    assert_int_equal(H5Pget_chunk(dcpl, 1, &chunk), 1);
+    const size_t fsize = H5Tget_size(ft), short_len = (size_t)chunk * fsize - fsize;
+    unsigned char *rows = calloc(1, short_len), *z = malloc(short_len + 1024);
+    assert_non_null(rows);
+    assert_non_null(z);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    size_t zlen = libdeflate_zlib_compress(c, rows, short_len, z, short_len + 1024);
+    libdeflate_free_compressor(c);
+    assert_true(zlen > 0);
+    hsize_t off = 0;
+    assert_true(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &off, zlen, z) >= 0);
+    free(rows);
+    free(z);
+    H5Tclose(ft);
+    H5Pclose(dcpl);
+    H5Dclose(ds);
+    H5Fclose(file);
+    StoreContents sc;
+    TvError err;
+    tv_error_clear(&err);
+    assert_int_not_equal(h5store_read(d.path, false, true, &sc, &err), TV_OK);
+    assert_non_null(strstr(err.msg, "cannot read /moves and /positions"));
+    assert_non_null(strstr(err.msg, "damaged chunk at row 0 of /positions: it holds "));
+    /* a chunk stored larger than deflate makes of a whole chunk (an edited
+     * index once made H5Dread allocate 2 GB): refused before it is read */
+    write_positions_chunk(d.path, (size_t)chunk * fsize, 2 * (size_t)chunk * fsize);
+    assert_int_not_equal(h5store_read(d.path, false, true, &sc, &err), TV_OK);
+    assert_non_null(strstr(err.msg, "damaged chunk at row 0 of /positions: its index says"));
+    assert_non_null(strstr(err.msg, "more than a chunk can take"));
+    scratch_remove(&d);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -445,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_sessions),
+        cmocka_unit_test(test_damaged_chunk),
         cmocka_unit_test(test_schema_v1_read_and_upgrade),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
