@@ -483,18 +483,40 @@ TvStatus h5store_close(H5Store *s, TvError *err)
     return TV_OK;
 }
 
+/* The root group of a closed store opened normally (not SWMR) for its
+ * attributes: ids[0..2] the file access list, the file and the group. */
+static TvStatus root_open(const char *path, hid_t ids[3], const char *why, TvError *err)
+{
+    ids[0] = ids[1] = ids[2] = H5I_INVALID_HID;
+    store_quiet_hdf5();
+    if ((ids[0] = store_fapl(STORE_FAPL_LATEST)) < 0 || (ids[1] = H5Fopen(path, H5F_ACC_RDWR, ids[0])) < 0 ||
+        (ids[2] = H5Gopen2(ids[1], "/", H5P_DEFAULT)) < 0)
+        return store_h5_fail(err, TV_ERR_IO, path, why);
+    return TV_OK;
+}
+
+/* Closes what root_open opened; a failed close of the file is the result
+ * when st was TV_OK. */
+static TvStatus root_close(const char *path, hid_t ids[3], TvStatus st, TvError *err)
+{
+    if (ids[2] >= 0)
+        H5Gclose(ids[2]);
+    if (ids[1] >= 0 && H5Fclose(ids[1]) < 0 && st == TV_OK)
+        st = store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
+    if (ids[0] >= 0)
+        H5Pclose(ids[0]);
+    return st;
+}
+
 TvStatus h5store_add_lines(const char *path, const char *name, const char *lines, TvError *err)
 {
-    TvStatus st = TV_OK;
-    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, root = H5I_INVALID_HID;
+    hid_t ids[3];
     char *old = NULL;
     StrBuf now = {0};
-    store_quiet_hdf5();
-    if ((fapl = store_fapl(STORE_FAPL_LATEST)) < 0 || (file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0 ||
-        (root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
-        st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the store to add to its attributes");
+    TvStatus st = root_open(path, ids, "cannot open the store to add to its attributes", err);
+    const hid_t root = ids[2];
+    if (st != TV_OK)
         goto done;
-    }
     old = H5Aexists(root, name) > 0 ? store_read_string_attr(root, name) : NULL;
     strbuf_addf(&now, "%s", old ? old : "");
     bool added = false;
@@ -526,13 +548,7 @@ TvStatus h5store_add_lines(const char *path, const char *name, const char *lines
 done:
     free(old);
     strbuf_free(&now);
-    if (root >= 0)
-        H5Gclose(root);
-    if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
-        st = store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    return st;
+    return root_close(path, ids, st, err);
 }
 
 /* Opens the file normally (not SWMR), deletes each attribute that exists
@@ -540,14 +556,11 @@ done:
 TvStatus h5store_set_attributes(const char *path, const char *const *names, const char *const *values, int n,
                                 TvError *err)
 {
-    TvStatus st = TV_OK;
-    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, root = H5I_INVALID_HID;
-    store_quiet_hdf5();
-    if ((fapl = store_fapl(STORE_FAPL_LATEST)) < 0 || (file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0 ||
-        (root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
-        st = store_h5_fail(err, TV_ERR_IO, path, "cannot open the store to set its attributes");
+    hid_t ids[3];
+    TvStatus st = root_open(path, ids, "cannot open the store to set its attributes", err);
+    const hid_t root = ids[2];
+    if (st != TV_OK)
         goto done;
-    }
     for (int i = 0; i < n; i++) {
         if (H5Aexists(root, names[i]) > 0 && H5Adelete(root, names[i]) < 0) {
             st = store_h5_fail(err, TV_ERR_IO, path, "cannot replace an attribute");
@@ -559,12 +572,6 @@ TvStatus h5store_set_attributes(const char *path, const char *const *names, cons
         }
     }
 done:
-    if (root >= 0)
-        H5Gclose(root);
-    if (file >= 0 && H5Fclose(file) < 0 && st == TV_OK)
-        st = store_h5_fail(err, TV_ERR_IO, path, "cannot close the store");
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    return st;
+    return root_close(path, ids, st, err);
 }
 
