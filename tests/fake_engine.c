@@ -45,6 +45,8 @@
  *               the position's hash and the Strength, so games are
  *               reproducible
  *
+ * --crash-newgame N: in any mode, dies (abort) on its Nth `ucinewgame` and
+ * every later one (as --mode crash-newgame --after N does).
  * --no-rules: does not declare the rule options (slide_over_own, enpassant,
  * ending), so a tournament with a non-default rule option must refuse it.
  * --name NAME: its `id name`.  Every other line is ignored. */
@@ -141,6 +143,7 @@ int main(int argc, char **argv)
     int after = 0;
     double seconds = 12; /* --seconds: decimals allowed (0.3) */
     long strength = 0, optimum = 60, strength_max = 100;
+    int crash_newgame = 0; /* --crash-newgame N: 0 never */
     bool rules = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mode") && i + 1 < argc)
@@ -155,6 +158,8 @@ int main(int argc, char **argv)
             optimum = atol(argv[++i]);
         else if (!strcmp(argv[i], "--strength-max") && i + 1 < argc)
             strength_max = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--crash-newgame") && i + 1 < argc)
+            crash_newgame = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-rules"))
             rules = false;
         else {
@@ -322,7 +327,8 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(verb, "ucinewgame")) {
             newgames++;
-            if (!strcmp(mode, "crash-newgame") && newgames >= (after > 0 ? after : 1))
+            if ((!strcmp(mode, "crash-newgame") && newgames >= (after > 0 ? after : 1)) ||
+                (crash_newgame > 0 && newgames >= crash_newgame))
                 abort();
         } else if (!strcmp(verb, "quit")) {
             return 0;

@@ -80,6 +80,14 @@ if [ "$part" = planted ]; then
   check "planted: 1 and 2 threads give the same /spsa table and games" same_run "$tmp/one" "$tmp/two"
   check "planted: the tuned options" grep -qx "option.Strength = $(printf '%.0f' "$x")" "$tmp/one/tuned.ini"
   check "planted: the progress line names the iteration and theta" grep -q "iteration 50/50 .*Strength=" "$tmp/one.err"
+  # a program that crashes as a game begins (each process at its 3rd
+  # ucinewgame): the game is begun again with a fresh one, and the run says
+  # so (it went on without a word: SPSA's runs had no note; issue 35)
+  planted_ini | sed 's/^iterations = 50/iterations = 4/; s/--optimum 60/--optimum 60 --crash-newgame 3/' >"$tmp/c.ini"
+  "$tv" spsa "$tmp/c.ini" --out "$tmp/crash" --threads 1 >"$tmp/crash.out" 2>"$tmp/crash.err"
+  rc=$?
+  check "planted, crashing at a new game: the run ends with 0 ($rc)" [ $rc = 0 ]
+  check "... and says each game it began again" grep -q "is begun again with a fresh process" "$tmp/crash.out"
 fi
 
 if [ "$part" = mpi ]; then

@@ -196,6 +196,8 @@ static TvStatus verify(const SpsaRunOptions *o, const double *theta, SpsaOutcome
     ro.resume = exists(store);
     ro.threads = o->threads;
     ro.stop = o->stop;
+    ro.note = o->event; /* a game begun again after a program failed as it began */
+    ro.progress_user = o->user;
     t.stop = o->stop;
     RunStats rs;
     memset(&rs, 0, sizeof rs);
@@ -462,6 +464,8 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     ro.t = &t;
     ro.out_path = R.mpi ? part : store;
     ro.threads = o->threads > 0 ? o->threads : 0;
+    ro.note = R.rank == 0 ? o->event : NULL; /* a game begun again after a program failed as it began */
+    ro.progress_user = o->user;
     if (o->threads < 0)
         t.threads = 0; /* all cores */
     ro.stop = o->stop;
