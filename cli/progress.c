@@ -209,7 +209,8 @@ static bool out_drain(CliOut *o, int wait_ms)
     }
     if (o->error)
         off = o->len; /* nothing more will be written */
-    memmove(o->pending, o->pending + off, o->len - off);
+    if (off > 0 && off < o->len)
+        memmove(o->pending, o->pending + off, o->len - off);
     o->len -= off;
     return o->len == 0 && !o->error;
 }
