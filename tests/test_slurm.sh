@@ -274,14 +274,14 @@ check "... the log says the signal came and the ranks were asked to stop" \
 check "... rank 0's summary reached the log: stopped, not merged" grep -q "stopped by a signal: not merged" "$log"
 check "... the log lists where the games are" grep -q "stopped (mpirun exit 138, after SIGTERM).*m.part-0.h5" "$log"
 check "... the exact commands to continue: sbatch of the submitted script (scontrol's Command= without the arguments)" \
-  grep -qF "to continue: cd $sub && sbatch $script m.ini results/m.h5  " "$log"
+  grep -qF "to continue: cd $sub && sbatch --cpus-per-task=1 $script m.ini results/m.h5  " "$log"
 check "... and mpirun by hand (unbound; as root, with Open MPI's permission)" \
   grep -qF "or by hand: cd $sub && ${root_env}mpirun --bind-to none -np 2 $tv selfplay m.ini --out results/m.h5 --threads 1 --resume" "$log"
 rm -f "$STANDIN_SLURM_DIR/sbatch.args"
 (cd / && bash -c "$(logged_command "to continue" "$log")") >"$tmp/resubmit.out" 2>&1
 check "... the 'to continue' line submits (sbatch takes it)" grep -q "^Submitted batch job" "$tmp/resubmit.out"
-check "... the same script with the same arguments" \
-  cmp -s "$STANDIN_SLURM_DIR/sbatch.args" <(printf '%s\n' "$script" m.ini results/m.h5)
+check "... the same script with the same arguments (and the job's --cpus-per-task, 1 here, not the script's 32)" \
+  cmp -s "$STANDIN_SLURM_DIR/sbatch.args" <(printf '%s\n' --cpus-per-task=1 "$script" m.ini results/m.h5)
 check "... the report is not written, saying why" grep -q "report: not written (this run's games are still in the parts)" "$log"
 check "... no m.h5.tmp left" [ ! -e "$sub/results/m.h5.tmp" ]
 check "... the parts stay" [ -e "$sub/results/m.part-0.h5" -a -e "$sub/results/m.part-1.h5" ]
@@ -303,6 +303,35 @@ check "... the store holds exactly the uninterrupted plan's games" cmp -s "$tmp/
 check "... no parts and no temporary file left" \
   sh -c "! ls '$sub'/results/m.part-*.h5 '$sub'/results/m.h5.tmp 2>/dev/null | grep -q ."
 check "... the report is written" sh -c "grep -q 'report: results/m/' '$log' && [ -d '$sub/results/m' ]"
+
+# ---- the options the job ran with are carried into "to continue" ----
+# A job submitted as 'sbatch --ntasks-per-node=2 --time=2:00:00 SCRIPT ...'
+# that fails (a store of another configuration): its "to continue" line
+# dropped the options, and the resubmitted job ran on one rank a node with
+# the script's 12 hours (issue 35).  Slurm gives them to the job
+# (SLURM_NTASKS_PER_NODE; TimeLimit= of scontrol).
+sed 's/^seed = 17/seed = 18/' "$sub/m.ini" >"$sub/other.ini"
+optlog=$sub/results/options.log
+submit 4243 other.ini results/m.h5
+printf 'TimeLimit=02:00:00\n' >>"$STANDIN_SLURM_DIR/job-4243"
+env SLURM_SUBMIT_DIR="$sub" SLURM_JOB_ID=4243 SLURM_JOB_NODELIST=localhost SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+  SLURM_CPUS_PER_TASK=1 SLURM_JOB_NUM_NODES=1 TAVRELI="$tv" bash "$tmp/spool/job4243/slurm_script" other.ini \
+  results/m.h5 >"$optlog" 2>&1
+check "options: the failed job exits non-zero" [ $? != 0 ]
+check "... its 'to continue' carries the options it ran with that the script's lines do not say" \
+  grep -qF "to continue: cd $sub && sbatch --nodes=1 --ntasks-per-node=2 --cpus-per-task=1 --time=02:00:00 $script other.ini results/m.h5  " \
+  "$optlog"
+grep -q "to continue: " "$optlog" || tail -5 "$optlog"
+# a script sbatch read on its standard input: scontrol names no file
+# (Command=(null)); the line named the shipped script, which may not be
+# the one that ran
+printf 'Command=(null)\nWorkDir=%s\n' "$sub" >"$STANDIN_SLURM_DIR/job-4243"
+env SLURM_SUBMIT_DIR="$sub" SLURM_JOB_ID=4243 SLURM_JOB_NODELIST=localhost SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=1 \
+  SLURM_CPUS_PER_TASK=1 SLURM_JOB_NUM_NODES=4 TAVRELI="$tv" bash "$tmp/spool/job4243/slurm_script" other.ini \
+  results/m.h5 >"$optlog" 2>&1
+check "stdin: its 'to continue' says the script cannot be named, and how to submit it again" \
+  grep -qF "to continue: the script came on sbatch's standard input (Slurm names no file): cd $sub && sbatch --cpus-per-task=1 other.ini results/m.h5 < YOUR-SCRIPT" "$optlog"
+check "... naming no script" sh -c "! grep 'to continue: ' '$optlog' | grep -qF '$script'"
 
 # ---- scancel during play: SIGTERM to the shell, mpirun and the ranks at once ----
 write_test_configs "$sub" "$src" # t.ini: 32 games; s.ini: 200 of them, a few seconds
