@@ -101,6 +101,15 @@ check "... too many nodes, saying what the partition has" \
   grep -q "nodes=4 with 32 CPUs each, but partition debug has 0 node(s) of at least 32 CPUs (of 1)" "$tmp/c1.out"
 check "... too long for the partition's limit" grep -q "time=12:00:00 is over partition debug's limit of 1:00:00" "$tmp/c1.out"
 check "... names the sizes to edit" grep -q "the sizes are at the top of" "$tmp/c1.out"
+# the output folder: every rank must reach it (issue 35: a folder on a
+# node's own disk was found only at the final merge); --check names its file
+# system, and for one of this machine's own says the nodes must share it
+check "... names the output folder's file system" grep -qF "output folder results: on $(stat -f -c %T "$tmp/sub")" "$tmp/c1.out"
+case $(stat -f -c %T "$tmp/sub") in
+  nfs* | lustre | gpfs | beegfs* | cifs | smb* | ceph* | fuse*) ;;
+  *) check "... a local one: the nodes must share it, and each rank checks at the start" \
+       grep -q "every node must see it: each rank checks at the start" "$tmp/c1.out" ;;
+esac
 run_check "$tmp/c2.out" SBATCH_PARTITION=big
 if [ $mpi_build = 1 ]; then
   check "--check: the request fits a large partition (exit 0)" [ $? = 0 ]
