@@ -261,6 +261,46 @@ static void html_text(StrBuf *o, const char *s)
     }
 }
 
+/* Text of a heading, paragraph or cell in HTML, with the two inline forms
+ * of Markdown a report uses rendered as Markdown viewers do: a code span
+ * (`tavreli train --confirm DIR`, shown as raw backticks before) as
+ * <code>, and a link [text](target) to another file of the report (a
+ * relative path or an http(s) address, no blank in it) as <a>.  Anything
+ * else is text. */
+static void html_inline(StrBuf *o, const char *s)
+{
+    while (*s) {
+        const char *close;
+        if (*s == '`' && (close = strchr(s + 1, '`')) && close > s + 1) {
+            char *code = strndup(s + 1, (size_t)(close - s - 1));
+            strbuf_addf(o, "<code>");
+            html_text(o, code ? code : "");
+            strbuf_addf(o, "</code>");
+            free(code);
+            s = close + 1;
+            continue;
+        }
+        const char *mid, *end;
+        if (*s == '[' && (mid = strstr(s + 1, "](")) && !memchr(s + 1, ']', (size_t)(mid - s - 1)) &&
+            (end = strchr(mid + 2, ')')) && end > mid + 2 && strcspn(mid + 2, " \t\n\"<>") >= (size_t)(end - mid - 2) &&
+            (strncmp(mid + 2, "http", 4) == 0 || !strchr(mid + 2, ':') || strchr(mid + 2, ':') > end)) {
+            char *text = strndup(s + 1, (size_t)(mid - s - 1)), *target = strndup(mid + 2, (size_t)(end - mid - 2));
+            strbuf_addf(o, "<a href=\"");
+            html_text(o, target ? target : "");
+            strbuf_addf(o, "\">");
+            html_text(o, text ? text : "");
+            strbuf_addf(o, "</a>");
+            free(text);
+            free(target);
+            s = end + 1;
+            continue;
+        }
+        char one[2] = {*s, 0};
+        html_text(o, one);
+        s++;
+    }
+}
+
 static const char HTML_HEAD[] =
     "<!DOCTYPE html>\n"
     "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n"
@@ -303,7 +343,7 @@ TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *e
         case DOC_PARA: {
             const char *tag = b->kind == DOC_H1 ? "h1" : b->kind == DOC_H2 ? "h2" : "p";
             strbuf_addf(o, "<%s>", tag);
-            html_text(o, b->text);
+            html_inline(o, b->text);
             strbuf_addf(o, "</%s>\n", tag);
             break;
         }
@@ -339,7 +379,7 @@ TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *e
                 if (col == 0)
                     strbuf_addf(o, "<tr>");
                 strbuf_addf(o, head ? "<th>" : b->align[col] == 'r' ? "<td class=\"r\">" : "<td>");
-                html_text(o, b->cells[k]);
+                html_inline(o, b->cells[k]);
                 strbuf_addf(o, head ? "</th>" : "</td>");
                 if (col == b->ncols - 1)
                     strbuf_addf(o, "</tr>\n");

@@ -145,7 +145,7 @@ TvStatus spsa_report(const char *dir, const char *outdir, TvError *err)
         if (have_verify)
             doc_para(&D,
                      "The SPRT of the tuned engine against the start (%s, %lld games): %s. Its ratings, pairing, "
-                     "how its games ended and its LLR path are in verify/report.html.",
+                     "how its games ended and its LLR path are in [verify/report.html](verify/report.html).",
                      vc.sprt ? vc.sprt : "no SPRT settings stored", (long long)vc.ngames,
                      vc.sprt_result ? vc.sprt_result : "not finished (run 'tavreli spsa CONFIG --resume')");
         else

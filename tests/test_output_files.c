@@ -384,6 +384,7 @@ static void test_report_md_escapes_html(void **state)
     doc_para(&d, "&lt; is an entity, &#62; too");
     doc_para(&d, "H0 nElo <= 0 against H1 nElo >= 5, 3 < 4 -> done & 1<2");
     doc_para(&d, "> +183 Elo");
+    doc_para(&d, "run `tavreli train --confirm <DIR>` or see [verify/report.html](verify/report.html) [not](a link) `");
     doc_para(&d, "store bad\377name.h5, cut \xC3, overlong \xC0\xAF, \xE2\x82\xAC kept"); /* not UTF-8 */
     assert_false(d.oom);
     StrBuf md = {0};
@@ -405,6 +406,17 @@ static void test_report_md_escapes_html(void **state)
     assert_non_null(strstr(s, "store bad\\xFFname.h5, cut \\xC3, overlong \\xC0\\xAF, \xE2\x82\xAC kept"));
     for (const char *c = s; (c = strchr(c, '<')); c++) /* no '<' that a Markdown viewer takes for a tag */
         assert_false(isalpha((unsigned char)c[1]) || c[1] == '/' || c[1] == '!' || c[1] == '?');
+    /* the two inline forms stay Markdown in report.md, and are HTML in
+     * report.html (the train page showed raw backticks, the SPSA page named
+     * verify/report.html as text) */
+    assert_non_null(strstr(s, "run `tavreli train --confirm &lt;DIR>` or see [verify/report.html](verify/report.html)"));
+    StrBuf html = {0};
+    TvError err;
+    assert_int_equal(doc_render_html(&d, tmpdir, &html, &err), TV_OK);
+    const char *h = strbuf_str(&html);
+    assert_non_null(strstr(h, "<p>run <code>tavreli train --confirm &lt;DIR&gt;</code> or see "
+                              "<a href=\"verify/report.html\">verify/report.html</a> [not](a link) `</p>"));
+    strbuf_free(&html);
     strbuf_free(&md);
     doc_free(&d);
 }
