@@ -3,6 +3,7 @@
  * tuner/train.c's. */
 #include "ladder.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,58 @@
 #include "atomic_file.h"
 #include "report_doc.h"
 #include "report_plot.h"
+#include "report_sessions.h"
 #include "stats.h"
 #include "strbuf.h"
+
+/* The conditions of every store of the training folder dir (the self-play,
+ * SPRT and confirmation games of generations 0 to ngen: each .h5 file of
+ * DIR/gen-G). */
+static TvStatus doc_stores_conditions(Doc *D, const char *dir, int ngen, TvError *err)
+{
+    StoreContents *c = NULL;
+    int n = 0, cap = 0, unread = 0; /* a store that does not read is left out, and counted */
+    TvStatus st = TV_OK;
+    for (int g = 0; st == TV_OK && g <= ngen; g++) {
+        char folder[1100];
+        snprintf(folder, sizeof folder, "%s/gen-%d", dir, g);
+        DIR *d = opendir(folder);
+        if (!d)
+            continue;
+        struct dirent *e;
+        while (st == TV_OK && (e = readdir(d)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len < 4 || strcmp(e->d_name + len - 3, ".h5"))
+                continue;
+            if (n == cap) {
+                StoreContents *more = realloc(c, sizeof *c * (size_t)(cap = cap ? 2 * cap : 8));
+                if (!more) {
+                    st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+                    break;
+                }
+                c = more;
+            }
+            char path[1400];
+            TvError e_read;
+            snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+            if (h5store_read(path, false, false, &c[n], &e_read) == TV_OK)
+                n++;
+            else
+                unread++;
+        }
+        closedir(d);
+    }
+    if (st == TV_OK)
+        report_doc_conditions(D, c, n);
+    if (st == TV_OK && unread)
+        doc_para(D, "%d store%s of the folder could not be read and %s left out of these conditions ('tavreli "
+                    "verify' says why).",
+                 unread, unread == 1 ? "" : "s", unread == 1 ? "is" : "are");
+    for (int i = 0; i < n; i++)
+        h5store_contents_free(&c[i]);
+    free(c);
+    return st;
+}
 
 TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, const TrainLadderInfo *info,
                              const char *outdir, TvError *err)
@@ -110,7 +161,9 @@ TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, co
             doc_cell(&D, "%ld", gen.pairs);
             doc_cell(&D, "%s", strcmp(gen.outcome, "accepted") ? "-" : gen.confirmed ? "yes" : "no");
         }
-        if (D.oom)
+        if (st == TV_OK)
+            st = doc_stores_conditions(&D, dir, info->ngen, err);
+        if (st == TV_OK && D.oom)
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
     }
     if (st == TV_OK) {

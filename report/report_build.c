@@ -18,7 +18,7 @@
 #include "engine_id.h"
 
 #include "report_plot.h"
-#include "run_session.h"
+#include "report_sessions.h"
 #include "search.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -42,14 +42,6 @@ static void fmt_pct(char *buf, size_t n, double x)
 
 /* ---- what was played ------------------------------------------------------------------- */
 
-/* Unix time t as "2026-12-01 16:20 UTC". */
-static void fmt_utc(char *buf, size_t n, int64_t t)
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M UTC", &tm))
-        snprintf(buf, n, "%lld (Unix time)", (long long)t);
-}
 
 typedef struct {
     const char *section;
@@ -172,85 +164,6 @@ TvStatus report_plots(const Report *R, const char *outdir, TvError *err)
     return st;
 }
 
-/* The sessions of store f (run_session.h): when and where each ran, with
- * which build, ranks, threads, cores and load, how it ended, what it
- * stored, and a note for each engine whose waits before readyok were long
- * (run_wait_notable). */
-static void doc_sessions(const Report *R, Doc *D, int f)
-{
-    const StoreContents *c = &R->c[f];
-    RunSession *s = NULL;
-    int n = 0;
-    TvError err;
-    if (run_sessions_parse(c->sessions, &s, &n, &err) != TV_OK) {
-        doc_para(D, "%s: its sessions are not shown: %s.", R->files[f], err.msg);
-        return;
-    }
-    int64_t covered = 0;
-    for (int i = 0; i < n; i++)
-        covered += s[i].games;
-    if (n == 0) {
-        doc_para(D, "%s: no session recorded its conditions (hosts, threads, cores, load, waits): the store was made "
-                    "before they were recorded, or every session that played was killed before it ended.",
-                 R->files[f]);
-        free(s);
-        return;
-    }
-    doc_para(D, "Sessions of %s (each run, from its start or --resume to its end, as it recorded itself as it "
-                "ended; threads and cores per host, the load average as the session began):",
-             R->files[f]);
-    doc_table(D, "llrlrl");
-    const char *h[] = {"began", "ended", "games", "build", "ranks", "hosts: ranks, threads, cores, load"};
-    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
-        doc_cell(D, "%s", h[i]);
-    for (int i = 0; i < n; i++) {
-        char a[64], b[64];
-        fmt_utc(a, sizeof a, s[i].began);
-        fmt_utc(b, sizeof b, s[i].ended);
-        doc_cell(D, "%s", a);
-        doc_cell(D, "%s (%s)", b, s[i].end);
-        doc_cell(D, "%lld", (long long)s[i].games);
-        doc_cell(D, "tavreli %s, %s, tree %.12s", s[i].version, s[i].build, s[i].tree);
-        doc_cell(D, "%d", s[i].ranks);
-        StrBuf hosts = {0};
-        for (int k = 0; k < s[i].nhosts; k++) {
-            const RunHost *hh = &s[i].hosts[k];
-            strbuf_addf(&hosts, "%s%s: %d, %d, %d, ", k ? "; " : "", hh->name, hh->ranks, hh->threads, hh->cores);
-            if (hh->load >= 0)
-                strbuf_addf(&hosts, "%.2f", hh->load);
-            else
-                strbuf_addf(&hosts, "unknown");
-            if (hh->threads > hh->cores && hh->cores > 0)
-                strbuf_addf(&hosts, " (more threads than cores)");
-        }
-        doc_cell(D, "%s", hosts.s ? hosts.s : "-");
-        strbuf_free(&hosts);
-    }
-    if (covered < c->ngames)
-        doc_para(D, "%lld of the %lld games of %s were stored by sessions that recorded nothing (killed before "
-                    "they ended, or run before sessions were recorded).",
-                 (long long)(c->ngames - covered), (long long)c->ngames, R->files[f]);
-    /* The waits before readyok, per engine over every session: time on no clock. */
-    int64_t wait[TOURNAMENT_MAX_ENGINES] = {0}, longest[TOURNAMENT_MAX_ENGINES] = {0},
-            think[TOURNAMENT_MAX_ENGINES] = {0};
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < s[i].nwaits; k++) {
-            const RunWait *w = &s[i].waits[k];
-            if (w->engine >= c->nengines)
-                continue;
-            wait[w->engine] += w->total_ms;
-            think[w->engine] += w->think_ms;
-            longest[w->engine] = w->max_ms > longest[w->engine] ? w->max_ms : longest[w->engine];
-        }
-    for (int e = 0; e < c->nengines && e < TOURNAMENT_MAX_ENGINES; e++)
-        if (run_wait_notable(wait[e], think[e]))
-            doc_para(D, "Note: %s waited %.1f s in all for 'readyok' before its moves (the longest wait %.1f s), "
-                        "beside %.1f s of thinking: time on no clock, which neither its clock nor its movetime "
-                        "counted, so it may have searched longer than its limits say.",
-                     c->engines[e].name, wait[e] / 1000.0, longest[e] / 1000.0, think[e] / 1000.0);
-    free(s);
-}
-
 /* What was played: each store's program version, dates, rules, openings,
  * adjudication and reproducibility, each engine's kind, program or engine
  * INI, options or search settings, limits and clock, and the tournament INI
@@ -282,8 +195,8 @@ static void build_played(const Report *R, Doc *D)
         tv_idset_free(&set);
         StrBuf when = {0}, open = {0}, adj = {0};
         if (last > 0) {
-            fmt_utc(a, sizeof a, first);
-            fmt_utc(b, sizeof b, last);
+            report_fmt_utc(a, sizeof a, first);
+            report_fmt_utc(b, sizeof b, last);
             strbuf_addf(&when, "played from %s (when its first game began) to %s (when its last game was stored)", a,
                         b);
             if (untimed)
@@ -309,7 +222,7 @@ static void build_played(const Report *R, Doc *D)
         free(when.s);
         free(open.s);
         free(adj.s);
-        doc_sessions(R, D, f);
+        report_doc_sessions(D, R->files[f], &R->c[f]);
     }
     doc_para(D, "Engines (each as in the first store that has it; defaults of the tournament and engine INI keys: "
                 "docs/tournaments.md and docs/engines.md).");

@@ -13,6 +13,7 @@
 #include "atomic_file.h"
 #include "report_doc.h"
 #include "report_plot.h"
+#include "report_sessions.h"
 #include "spsa_run.h"
 
 #define SPSA_TRAJECTORY_PNG "spsa_trajectory.png"
@@ -152,7 +153,19 @@ TvStatus spsa_report(const char *dir, const char *outdir, TvError *err)
             doc_para(&D, "No verification yet (%s is missing: the run is not finished, or its file says verify = "
                          "no).",
                      verify);
-        if (D.oom)
+        /* what shaped the games: the run's store and the verification's */
+        StoreContents sc[2];
+        memset(sc, 0, sizeof sc);
+        st = h5store_read(store, false, false, &sc[0], err);
+        if (st == TV_OK) {
+            sc[1] = vc;
+            report_doc_conditions(&D, sc, have_verify ? 2 : 1);
+            report_doc_sessions(&D, "spsa.h5", &sc[0]);
+            if (have_verify)
+                report_doc_sessions(&D, "verify.h5", &vc);
+        }
+        h5store_contents_free(&sc[0]);
+        if (st == TV_OK && D.oom)
             st = tv_fail(err, TV_ERR_LIMIT, "out of memory building the report");
     }
     if (st == TV_OK) {

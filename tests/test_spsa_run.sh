@@ -197,6 +197,8 @@ EOI
   "$tv" report "$tmp/cut" >/dev/null 2>"$tmp/report.err"
   check "resume: report DIR writes the trajectory, the final values and the verification" \
     test -s "$tmp/cut/report/spsa_trajectory.png" -a -s "$tmp/cut/report/verify/report.html"
+  check "resume: the report's conditions: limits, builds, hosts (issue 35: none)" \
+    sh -c "grep -q '^## Conditions' '$tmp/cut/report/report.md' && grep -q 'Engines: base+: depth 2' '$tmp/cut/report/report.md' && grep -q 'Builds: tavreli ' '$tmp/cut/report/report.md'"
   check "resume: the report links the verification's report" \
     grep -q '<a href="verify/report.html">verify/report.html</a>' "$tmp/cut/report/report.html"
   check "resume: the report names the verification's verdict" \

@@ -117,6 +117,8 @@ cp "$tmp/flat.keep" "$tmp/flat.ini"
 # the ladder
 "$tv" report "$tmp/a" >"$tmp/rep.out" 2>&1
 check "report on a training folder draws the ladder" sh -c "[ -s '$tmp/a/report/ladder.md' ] && [ -s '$tmp/a/report/elo.png' ] && grep -q '^gen-0 ' '$tmp/rep.out'"
+check "... its conditions: the engines' limits, the builds and the hosts with their threads (issue 35: none)" \
+  sh -c "grep -q '^## Conditions' '$tmp/a/report/ladder.md' && grep -q 'Engines: gen-[0-9]*: depth 1' '$tmp/a/report/ladder.md' && grep -q 'Hosts: [^ ]* ([0-9]* rank' '$tmp/a/report/ladder.md'"
 check "... its HTML shows commands as code, not raw backticks" \
   sh -c "grep -q '<code>' '$tmp/a/report/report.html' && ! grep -q '\`' '$tmp/a/report/report.html'"
 

@@ -1,6 +1,7 @@
 /* spsa_run.c: the SPSA loop on the tournament runner (spsa_run.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "spsa_run.h"
+#include "run_session.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -337,6 +338,7 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     const long N = c->iterations, B = c->batch;
     const int64_t total = tournament_total_games(&c->t);
     Ranks R = {0, 1, false};
+    bool session_begun = false; /* session and ro below are set (a goto done may come before) */
 #ifdef TAVRELI_WITH_MPI
     if (o->mpi) {
         int initialized = 0, provided = 0;
@@ -470,6 +472,13 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         t.threads = 0; /* all cores */
     ro.stop = o->stop;
     t.stop = o->stop;
+    /* what shaped this session, recorded in the store as it ends (one
+     * process; the sessions of a run on several ranks are not recorded) */
+    RunHost here;
+    RunSession session;
+    run_session_host_here(&here, runner_threads(&ro), NULL, 0);
+    run_session_begin(&session, 1, &here, 1);
+    session_begun = true;
     const SpsaRunOptions quiet = {.c = c}; /* the other ranks' progress goes nowhere */
     const SpsaRunOptions *view = R.rank == 0 ? o : &quiet;
     double last_progress = tv_now_seconds();
@@ -549,9 +558,20 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
 done:
     if (h5) {
         TvError close_err;
-        if (h5store_close(h5, &close_err) != TV_OK && st == TV_OK) {
-            *err = close_err;
-            st = close_err.status;
+        bool intact = session_begun && !h5store_write_failed(h5) && !R.mpi;
+        if (h5store_close(h5, &close_err) != TV_OK) {
+            intact = false;
+            if (st == TV_OK) {
+                *err = close_err;
+                st = close_err.status;
+            }
+        }
+        if (intact) {
+            RunStats rs;
+            memset(&rs, 0, sizeof rs);
+            rs.interrupted = out->interrupted;
+            rs.played = games_mine;
+            run_session_close(&session, &ro, store, &rs, st);
         }
     }
     if (R.mpi) { /* the parts become the store (rank 0), unless a signal stopped the run: --resume merges them */
