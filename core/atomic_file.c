@@ -17,6 +17,8 @@
  * takes one each. */
 #define TEMP_ATTEMPTS 100
 
+static TvStatus roll_forward(const char *output, TvError *err);
+
 /* Creates PATH.tmp-PID-N with O_EXCL; returns its descriptor or -1 (errno). */
 static int create_temp(const char *path, char *tmp, size_t n)
 {
@@ -147,7 +149,7 @@ void tv_atomic_abort(TvAtomicFile *a)
     unlink(a->tmp);
 }
 
-TvStatus tv_atomic_commit(TvAtomicFile *a, TvError *err)
+TvStatus tv_atomic_finish(TvAtomicFile *a, TvError *err)
 {
     if (!a->f)
         return open_fail(a->path, a->what, EBADF, err);
@@ -164,9 +166,20 @@ TvStatus tv_atomic_commit(TvAtomicFile *a, TvError *err)
     if (fclose(a->f) != 0 && !e)
         e = errno;
     a->f = NULL;
-    if (!e && rename(a->tmp, a->target) != 0)
-        e = errno;
     if (e) {
+        unlink(a->tmp);
+        return open_fail(a->path, a->what, e, err);
+    }
+    return TV_OK;
+}
+
+TvStatus tv_atomic_commit(TvAtomicFile *a, TvError *err)
+{
+    TvStatus st = tv_atomic_finish(a, err);
+    if (st != TV_OK)
+        return st;
+    if (rename(a->tmp, a->target) != 0) {
+        int e = errno;
         unlink(a->tmp);
         return open_fail(a->path, a->what, e, err);
     }
@@ -371,7 +384,9 @@ TvStatus tv_lock_output(const char *path, const char *advice, TvLeftoverFn remov
     if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, text, (size_t)k, 0) != k) {
         /* the lock holds without its text: others then name the pid the kernel gives */
     }
-    TvStatus st = remove_dead_temps(path, removed, user, err);
+    TvStatus st = roll_forward(path, err);
+    if (st == TV_OK)
+        st = remove_dead_temps(path, removed, user, err);
     if (st != TV_OK) {
         tv_unlock_output(l);
         return st;
@@ -389,3 +404,353 @@ void tv_unlock_output(TvLock *l)
     free(l);
 }
 
+/* ---- outputs that belong together ---------------------------------------------------------------- */
+
+/* The journal: "tavreli-commit", the writer's pid, then each pair
+ * temporary, final name; every field ends with a NUL byte. */
+#define JOURNAL_MAGIC "tavreli-commit"
+
+/* path made absolute against the current folder (a later run may start
+ * elsewhere) */
+static bool absolute(const char *path, char *out, size_t n)
+{
+    if (path[0] == '/')
+        return snprintf(out, n, "%s", path) < (int)n;
+    char cwd[TV_PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return false;
+    return snprintf(out, n, "%s/%s", cwd, path) < (int)n;
+}
+
+/* Syncs the folder holding path, so that renames in it last. */
+static void sync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[TV_PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path ? slash - path : 1) : 1, slash ? path : ".");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+TvStatus tv_commit_group(const char *output, const char *const *tmps, const char *const *targets, int n,
+                         TvError *err)
+{
+    char journal[TV_PATH_MAX + 8];
+    TvStatus st = TV_OK;
+    size_t cap = 64, len = 0;
+    char *text = malloc(cap);
+    if (!text)
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (st == TV_OK && snprintf(journal, sizeof journal, "%s.commit", output) >= (int)sizeof journal)
+        st = tv_fail(err, TV_ERR_ARG, "%s: path too long", output);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    for (int i = -1; st == TV_OK && i < n; i++) {
+        char a[TV_PATH_MAX], b[TV_PATH_MAX];
+        if (i < 0) {
+            snprintf(a, sizeof a, "%s", JOURNAL_MAGIC);
+            snprintf(b, sizeof b, "%s", pid);
+        } else if (!absolute(tmps[i], a, sizeof a) || !absolute(targets[i], b, sizeof b)) {
+            st = tv_fail(err, TV_ERR_IO, "%s: cannot name it from the root (%s)", targets[i], strerror(errno));
+            break;
+        }
+        size_t need = len + strlen(a) + strlen(b) + 2;
+        if (need > cap) {
+            while (cap < need)
+                cap *= 2;
+            char *t = realloc(text, cap);
+            if (!t) {
+                st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+                break;
+            }
+            text = t;
+        }
+        memcpy(text + len, a, strlen(a) + 1);
+        len += strlen(a) + 1;
+        memcpy(text + len, b, strlen(b) + 1);
+        len += strlen(b) + 1;
+    }
+    /* one file needs no journal: its rename is the whole group */
+    if (st == TV_OK && n > 1)
+        st = tv_atomic_write(journal, "commit journal", text, len, err);
+    free(text);
+    if (st != TV_OK) {
+        for (int i = 0; i < n; i++)
+            unlink(tmps[i]);
+        return st;
+    }
+    for (int i = 0; i < n; i++)
+        if (rename(tmps[i], targets[i]) != 0) {
+            /* the journal stays: the next run completes what it can */
+            return tv_fail(err, TV_ERR_IO, "%s: cannot write it: %s (the next run on %s completes the group)",
+                           targets[i], strerror(errno), output);
+        }
+    for (int i = 0; i < n; i++)
+        if (i == 0 || strcmp(targets[i], targets[i - 1]))
+            sync_parent(targets[i]);
+    if (n > 1 && unlink(journal) != 0 && errno != ENOENT)
+        return tv_fail(err, TV_ERR_IO, "cannot remove %s: %s", journal, strerror(errno));
+    return TV_OK;
+}
+
+/* A run killed while it renamed a group left OUTPUT.commit: its renames
+ * are completed (a temporary file gone was renamed already). */
+static TvStatus roll_forward(const char *output, TvError *err)
+{
+    char journal[TV_PATH_MAX + 8];
+    if (snprintf(journal, sizeof journal, "%s.commit", output) >= (int)sizeof journal)
+        return TV_OK;
+    FILE *f = fopen(journal, "rb");
+    if (!f)
+        return TV_OK;
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    size_t k;
+    while (text && (k = fread(text + len, 1, cap - len, f)) > 0) {
+        len += k;
+        if (len == cap) {
+            char *t = realloc(text, cap * 2);
+            if (!t) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = t;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!text)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    TvStatus st = TV_OK;
+    const char *end = text + len, *p = text;
+    /* fields: magic, pid, then pairs; a file that is not a whole journal is left alone and named */
+    const char *field[2];
+    int nf = 0, pair = -1;
+    while (st == TV_OK && p < end) {
+        const char *z = memchr(p, 0, (size_t)(end - p));
+        if (!z)
+            break;
+        field[nf++] = p;
+        p = z + 1;
+        if (nf < 2)
+            continue;
+        nf = 0;
+        if (pair++ < 0) {
+            if (strcmp(field[0], JOURNAL_MAGIC)) {
+                st = tv_fail(err, TV_ERR_IO, "%s is not a commit journal of tavreli: look at it, then remove it",
+                             journal);
+                break;
+            }
+            continue;
+        }
+        if (rename(field[0], field[1]) != 0 && errno != ENOENT)
+            st = tv_fail(err, TV_ERR_IO, "cannot complete the interrupted write of %s (journal %s): %s", field[1],
+                         journal, strerror(errno));
+        else
+            sync_parent(field[1]);
+    }
+    free(text);
+    if (st == TV_OK && unlink(journal) != 0 && errno != ENOENT)
+        st = tv_fail(err, TV_ERR_IO, "cannot remove %s: %s", journal, strerror(errno));
+    return st;
+}
+
+/* ---- a folder replaced as a group ------------------------------------------------------------------ */
+
+#define STAGE_PREFIX ".stage-"
+
+/* Removes the files of folder dir (one level: a stage holds no folders) and dir. */
+static void remove_flat_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char p[TV_PATH_MAX * 2];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+TvStatus tv_stage_open(TvStage *s, const char *dir, const char *what, TvError *err)
+{
+    memset(s, 0, sizeof *s);
+    if (snprintf(s->dir, sizeof s->dir, "%s", dir) >= (int)sizeof s->dir)
+        return tv_fail(err, TV_ERR_ARG, "%s: path too long", dir);
+    for (size_t n = strlen(s->dir); n > 1 && s->dir[n - 1] == '/'; n--)
+        s->dir[n - 1] = 0;
+    struct stat sb;
+    s->made = stat(s->dir, &sb) != 0;
+    TvStatus st = tv_make_dirs(s->dir, what, err);
+    if (st != TV_OK)
+        return st;
+    /* the stages of killed runs */
+    DIR *d = opendir(s->dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            long pid;
+            int k, used = 0;
+            if (sscanf(e->d_name, STAGE_PREFIX "%ld-%d%n", &pid, &k, &used) != 2 || e->d_name[used] || pid <= 0 ||
+                strncmp(e->d_name, STAGE_PREFIX, strlen(STAGE_PREFIX)))
+                continue;
+            if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+                continue;
+            char p[TV_PATH_MAX * 2];
+            snprintf(p, sizeof p, "%s/%s", s->dir, e->d_name);
+            remove_flat_dir(p);
+        }
+        closedir(d);
+    }
+    for (int k = 0; k < TEMP_ATTEMPTS; k++) {
+        if (snprintf(s->stage, sizeof s->stage, "%s/" STAGE_PREFIX "%ld-%d", s->dir, (long)getpid(), k) >=
+            (int)sizeof s->stage)
+            return tv_fail(err, TV_ERR_ARG, "%s: path too long", dir);
+        if (mkdir(s->stage, 0777) == 0)
+            return TV_OK;
+        if (errno != EEXIST)
+            break;
+    }
+    int e = errno;
+    s->stage[0] = 0;
+    return tv_fail(err, TV_ERR_IO, "cannot write into the %s %s: %s", what, s->dir, strerror(e));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+TvStatus tv_stage_commit(TvStage *s, const char *const *last, TvError *err)
+{
+    DIR *d = opendir(s->stage);
+    if (!d) {
+        TvStatus st = tv_fail(err, TV_ERR_IO, "cannot read %s: %s", s->dir, strerror(errno));
+        tv_stage_abort(s, NULL, err);
+        return st;
+    }
+    TvStatus st = TV_OK;
+    int n = 0, cap = 0;
+    char **names = NULL;
+    struct dirent *e;
+    while (st == TV_OK && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **t = realloc(names, sizeof *t * (size_t)cap);
+            if (!t) {
+                st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+                break;
+            }
+            names = t;
+        }
+        if (!(names[n] = strdup(e->d_name)))
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+        else
+            n++;
+    }
+    closedir(d);
+    /* the order: every file by name, those of `last` moved to the end in their order */
+    if (n > 1)
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
+    char **order = calloc((size_t)n + 1, sizeof *order);
+    if (st == TV_OK && !order)
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (st == TV_OK) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            bool late = false;
+            for (int L = 0; last && last[L] && !late; L++)
+                late = !strcmp(names[i], last[L]);
+            if (!late)
+                order[k++] = names[i];
+        }
+        for (int L = 0; last && last[L]; L++)
+            for (int i = 0; i < n; i++)
+                if (!strcmp(names[i], last[L]))
+                    order[k++] = names[i];
+        memcpy(names, order, sizeof *names * (size_t)n);
+    }
+    free(order);
+    char **tmps = calloc((size_t)n + 1, sizeof *tmps), **targets = calloc((size_t)n + 1, sizeof *targets);
+    if (st == TV_OK && (!tmps || !targets))
+        st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    for (int i = 0; st == TV_OK && i < n; i++) {
+        size_t a = strlen(s->stage) + strlen(names[i]) + 2, b = strlen(s->dir) + strlen(names[i]) + 2;
+        tmps[i] = malloc(a);
+        targets[i] = malloc(b);
+        if (!tmps[i] || !targets[i]) {
+            st = tv_fail(err, TV_ERR_LIMIT, "out of memory");
+            break;
+        }
+        snprintf(tmps[i], a, "%s/%s", s->stage, names[i]);
+        snprintf(targets[i], b, "%s/%s", s->dir, names[i]);
+        struct stat sb;
+        if (lstat(tmps[i], &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            st = tv_fail(err, TV_ERR_IO, "%s: not a file the run wrote", targets[i]);
+            break;
+        }
+        /* gnuplot's plots were not synced by their writer */
+        int fd = open(tmps[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
+            st = tv_fail(err, TV_ERR_IO, "%s: cannot write it: %s", targets[i], strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    if (st == TV_OK)
+        st = tv_commit_group(s->dir, (const char *const *)tmps, (const char *const *)targets, n, err);
+    for (int i = 0; i < n; i++) {
+        free(names[i]);
+        if (tmps)
+            free(tmps[i]);
+        if (targets)
+            free(targets[i]);
+    }
+    free(names);
+    free(tmps);
+    free(targets);
+    if (st != TV_OK) {
+        tv_stage_abort(s, NULL, err);
+        return st;
+    }
+    rmdir(s->stage);
+    s->stage[0] = 0;
+    return TV_OK;
+}
+
+void tv_stage_abort(TvStage *s, const char *const *keep, TvError *err)
+{
+    if (!s->stage[0])
+        return;
+    for (int k = 0; keep && keep[k]; k++) {
+        char a[TV_PATH_MAX * 2], b[TV_PATH_MAX * 2];
+        snprintf(a, sizeof a, "%s/%s", s->stage, keep[k]);
+        snprintf(b, sizeof b, "%s/%s", s->dir, keep[k]);
+        (void)rename(a, b);
+    }
+    remove_flat_dir(s->stage);
+    if (s->made)
+        rmdir(s->dir); /* fails, as it should, when anything is in it */
+    if (err) { /* the stage is gone: a message names the user's folder */
+        char *m;
+        size_t sl = strlen(s->stage), dl = strlen(s->dir);
+        while ((m = strstr(err->msg, s->stage)) != NULL) {
+            size_t rest = strlen(m + sl) + 1;
+            if ((size_t)(m - err->msg) + dl + rest > sizeof err->msg)
+                break;
+            memmove(m + dl, m + sl, rest);
+            memcpy(m, s->dir, dl);
+        }
+    }
+    s->stage[0] = 0;
+}

@@ -74,6 +74,59 @@ TvStatus tv_temp_beside(const char *path, const char *what, char *tmp, size_t n,
  * remove.  On success tmp no longer exists. */
 TvStatus tv_publish(const char *tmp, const char *path, bool replace, int *why_errno, TvError *err);
 
+/* ---- outputs that belong together -------------------------------------------------------
+ * A tuned INI and its tuning log, or the files of a report folder: a kill
+ * between two renames must not leave a new one beside an old one.  Each is
+ * first written whole as a temporary file (tv_atomic_finish, or the files
+ * of a stage), then tv_commit_group writes the journal OUTPUT.commit (the
+ * pairs temporary -> final name, as absolute paths, and its pid), syncs it,
+ * renames every file and removes the journal.  A run killed in between
+ * leaves the journal and the temporary files: the next holder of OUTPUT's
+ * lock (tv_lock_output) completes the renames before it does anything
+ * else, so the group is seen whole, new or old, by the next run and from
+ * then on.  The caller holds OUTPUT's lock. */
+
+/* Flushes, syncs and closes a's temporary file (a->tmp) without renaming
+ * it: a member of a group.  On a failure the temporary file is removed and
+ * the error names a->path. */
+TvStatus tv_atomic_finish(TvAtomicFile *a, TvError *err);
+
+/* Renames tmps[i] to targets[i] (i < n) as one group under the journal
+ * OUTPUT.commit (see above).  Errors name targets[i] (TV_ERR_IO); a
+ * failure before the first rename removes every temporary file. */
+TvStatus tv_commit_group(const char *output, const char *const *tmps, const char *const *targets, int n,
+                         TvError *err);
+
+/* A folder of outputs (a report: its Markdown, HTML, plots and their data)
+ * replaced as one group: the run writes every file into the stage
+ * DIR/.stage-PID-N, then tv_stage_commit moves them into DIR with
+ * tv_commit_group (journal DIR.commit), the files named in `last` last, so
+ * a killed or failed run leaves the old folder as it was (a file of DIR
+ * the run does not write stays).  The caller holds DIR's lock. */
+typedef struct {
+    char dir[TV_PATH_MAX];        /* the user's folder, no trailing '/' */
+    char stage[TV_PATH_MAX + 40]; /* where the run writes */
+    bool made;                    /* DIR did not exist before: an abort removes it when empty */
+} TvStage;
+
+/* Makes DIR (mkdir -p, "cannot create the WHAT DIR") and an empty stage in
+ * it; removes the stages that killed runs left there. */
+TvStatus tv_stage_open(TvStage *s, const char *dir, const char *what, TvError *err);
+
+/* Syncs every file of the stage and moves them into DIR as one group, the
+ * names in last (NULL-terminated, may be NULL) after all others and in
+ * that order; removes the stage.  On a failure the stage is removed (see
+ * tv_stage_abort). */
+TvStatus tv_stage_commit(TvStage *s, const char *const *last, TvError *err);
+
+/* Removes the stage and its files (and DIR, when tv_stage_open made it and
+ * nothing else is in it); DIR keeps its old files.  A file named
+ * in keep (NULL-terminated, may be NULL; a log a message points to) is
+ * moved into DIR first.  When err holds a message naming the stage, it is
+ * made to name DIR (a message names the user's folder, never a temporary
+ * one). */
+void tv_stage_abort(TvStage *s, const char *const *keep, TvError *err);
+
 /* ---- one writer per output ---------------------------------------------------------
  * Of two runs writing one output (a store, a tuned INI and its log, a
  * report folder, an export) exactly one wins: the lock is PATH.lock, a

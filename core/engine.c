@@ -228,7 +228,12 @@ TvStatus engine_write(const char *path, const EngineVersion *e, const char *extr
     TvStatus st = tv_atomic_open(&a, path, "engine file", err);
     if (st != TV_OK)
         return st;
-    FILE *f = a.f;
+    engine_print(a.f, e, extra_comment);
+    return tv_atomic_commit(&a, err);
+}
+
+void engine_print(FILE *f, const EngineVersion *e, const char *extra_comment)
+{
     fprintf(f, "# tavreli engine version. Every weight is listed; a file may give any subset\n"
                "# (the rest take their defaults). Units: centi-combatants.\n");
     if (extra_comment && *extra_comment)
@@ -254,5 +259,4 @@ TvStatus engine_write(const char *path, const EngineVersion *e, const char *extr
             fprintf(f, "%s%d", i ? ", " : "", e->params.w[w->offset + i]);
         fprintf(f, "\n");
     }
-    return tv_atomic_commit(&a, err);
 }

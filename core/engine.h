@@ -5,6 +5,8 @@
 #ifndef TAVRELI_ENGINE_H
 #define TAVRELI_ENGINE_H
 
+#include <stdio.h>
+
 #include "eval.h"
 #include "search.h"
 #include "status.h"
@@ -32,5 +34,8 @@ TvStatus engine_read_string(const char *text, const char *name, EngineVersion *e
  * the header, wrapped so that every line stays readable by engine_read.
  * Atomic (core/atomic_file.h): the file is there whole or not at all. */
 TvStatus engine_write(const char *path, const EngineVersion *e, const char *extra_comment, TvError *err);
+
+/* The text engine_write writes, to f (a file of a group: tv_commit_group). */
+void engine_print(FILE *f, const EngineVersion *e, const char *extra_comment);
 
 #endif

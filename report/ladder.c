@@ -71,10 +71,14 @@ TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, co
     /* the document and the plot */
     Doc D = {0};
     StrBuf md = {0}, html = {0};
-    TvStatus st = tv_make_dirs(outdir, "output directory", err);
+    DocFolder folder;
+    TvStatus st = doc_folder_open(&folder, outdir, err);
+    if (st != TV_OK)
+        return st;
+    const char *out = folder.stage.stage; /* every file is written there */
     if (st == TV_OK) {
         PlotSet p;
-        plot_begin(&p, outdir);
+        plot_begin(&p, out);
         const char **names = calloc((size_t)nr + 1, sizeof *names);
         double *e = calloc((size_t)nr + 1, sizeof *e), *lo = calloc((size_t)nr + 1, sizeof *lo),
                *hi = calloc((size_t)nr + 1, sizeof *hi);
@@ -168,12 +172,13 @@ TvStatus ladder_report_write(const char *dir, const TrainRung *rungs, int nr, co
     }
     if (st == TV_OK) {
         doc_render_md(&D, &md);
-        st = doc_render_html(&D, outdir, &html, err);
+        st = doc_render_html(&D, out, &html, err);
     }
     if (st == TV_OK)
-        st = doc_write_buf(outdir, "ladder.md", &md, err);
+        st = doc_write_buf(out, "ladder.md", &md, err);
     if (st == TV_OK)
-        st = doc_write_buf(outdir, "report.html", &html, err);
+        st = doc_write_buf(out, "report.html", &html, err);
+    st = doc_folder_close(&folder, st, err);
     doc_free(&D);
     free(md.s);
     free(html.s);

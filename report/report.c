@@ -82,25 +82,11 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
         if (!files[f])
             return tv_fail(err, TV_ERR_ARG, "report: store %d is missing", f + 1);
 
-    /* one report at a time into a folder (two at once both exited 0, and
-     * one's plots sat beside the other's text): OUTDIR.lock beside it */
-    char folder[TV_PATH_MAX];
-    snprintf(folder, sizeof folder, "%s", outdir);
-    for (size_t n = strlen(folder); n > 1 && folder[n - 1] == '/'; n--)
-        folder[n - 1] = '\0';
-    char parent[TV_PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", folder);
-    char *slash = strrchr(parent, '/');
-    TvStatus locked = TV_OK;
-    if (slash && slash != parent) { /* the lock sits beside the folder: its parent is made first */
-        *slash = '\0';
-        locked = tv_make_dirs(parent, "output directory", err);
-    }
-    TvLock *lock = NULL;
-    if (locked == TV_OK)
-        locked = tv_lock_output(folder, "wait until it ends, or give this one another -o", NULL, NULL, &lock, err);
+    DocFolder folder;
+    TvStatus locked = doc_folder_open(&folder, outdir, err);
     if (locked != TV_OK)
         return locked;
+    const char *out = folder.stage.stage; /* every file is written there */
 
     Report R;
     memset(&R, 0, sizeof R);
@@ -115,7 +101,7 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
     TvStatus st;
     if ((st = report_collect(&R, err)) != TV_OK || (st = report_compute(&R, err)) != TV_OK)
         goto done;
-    if ((st = tv_make_dirs(outdir, "output directory", err)) != TV_OK || (st = report_plots(&R, outdir, err)) != TV_OK)
+    if ((st = report_plots(&R, out, err)) != TV_OK)
         goto done;
     report_build_doc(&R, &D);
     if (D.oom) {
@@ -123,11 +109,11 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
         goto done;
     }
     doc_render_md(&D, &md);
-    if ((st = doc_render_html(&D, outdir, &html, err)) != TV_OK)
+    if ((st = doc_render_html(&D, out, &html, err)) != TV_OK)
         goto done;
-    if ((st = doc_write_buf(outdir, "report.md", &md, err)) != TV_OK)
+    if ((st = doc_write_buf(out, "report.md", &md, err)) != TV_OK)
         goto done;
-    st = doc_write_buf(outdir, "report.html", &html, err);
+    st = doc_write_buf(out, "report.html", &html, err);
     if (st == TV_OK && summary) {
         summary->games = R.ngames;
         summary->duplicates = R.nduplicates;
@@ -141,10 +127,10 @@ TvStatus report_write_opts(const char *const *files, int nfiles, const char *tun
         strbuf_free(&lines);
     }
 done:
+    st = doc_folder_close(&folder, st, err);
     free(md.s);
     free(html.s);
     doc_free(&D);
     report_free(&R);
-    tv_unlock_output(lock);
     return st;
 }

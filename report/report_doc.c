@@ -395,6 +395,42 @@ TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *e
 /* ---- files --------------------------------------------------------------------- */
 
 
+TvStatus doc_folder_open(DocFolder *f, const char *outdir, TvError *err)
+{
+    memset(f, 0, sizeof *f);
+    char folder[TV_PATH_MAX];
+    if (snprintf(folder, sizeof folder, "%s", outdir) >= (int)sizeof folder)
+        return tv_fail(err, TV_ERR_ARG, "%s: path too long", outdir);
+    for (size_t n = strlen(folder); n > 1 && folder[n - 1] == '/'; n--)
+        folder[n - 1] = '\0';
+    char parent[TV_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", folder);
+    char *slash = strrchr(parent, '/');
+    TvStatus st = TV_OK;
+    if (slash && slash != parent) { /* the lock sits beside the folder: its parent is made first */
+        *slash = '\0';
+        st = tv_make_dirs(parent, "output directory", err);
+    }
+    if (st == TV_OK)
+        st = tv_lock_output(folder, "wait until it ends, or give this one another -o", NULL, NULL, &f->lock, err);
+    if (st == TV_OK && (st = tv_stage_open(&f->stage, folder, "output directory", err)) != TV_OK) {
+        tv_unlock_output(f->lock);
+        f->lock = NULL;
+    }
+    return st;
+}
+
+TvStatus doc_folder_close(DocFolder *f, TvStatus st, TvError *err)
+{
+    if (st == TV_OK)
+        st = tv_stage_commit(&f->stage, REPORT_LAST_FILES, err);
+    else
+        tv_stage_abort(&f->stage, REPORT_KEPT_FILES, err);
+    tv_unlock_output(f->lock);
+    f->lock = NULL;
+    return st;
+}
+
 char *doc_path(const char *dir, const char *name)
 {
     size_t n = strlen(dir);

@@ -17,8 +17,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "atomic_file.h"
 #include "status.h"
 #include "strbuf.h"
+
+/* A report folder is written into a stage and its files replaced as one
+ * group (tv_stage_commit): the text after its plots, the HTML a browser
+ * opens last of all; a failed run keeps only gnuplot's log, which its
+ * message names, beside the old report. */
+#define REPORT_LAST_FILES ((const char *const[]){"report.md", "ladder.md", "report.html", NULL})
+#define REPORT_KEPT_FILES ((const char *const[]){"gnuplot.log", NULL})
 
 typedef enum { DOC_H1, DOC_H2, DOC_PARA, DOC_TABLE, DOC_IMG, DOC_PRE } DocBlockKind;
 
@@ -78,6 +86,22 @@ TvStatus doc_render_html(const Doc *d, const char *outdir, StrBuf *o, TvError *e
 
 
 /* dir/name as a heap string (NULL when out of memory). */
+/* A report folder being written: its lock (OUTDIR.lock: one run at a
+ * time; two at once both exited 0, one's plots beside the other's text)
+ * and its stage (every file written to stage.stage, then the folder's
+ * files replaced as one group, REPORT_LAST_FILES last).  doc_folder_open
+ * makes the folder's parent, takes the lock and opens the stage;
+ * doc_folder_close(f, ok, err) commits the stage when ok (errors into err),
+ * else drops it (the old report stays, REPORT_KEPT_FILES kept, and a
+ * message in err names OUTDIR), and releases the lock; it returns the
+ * status of the whole. */
+typedef struct {
+    TvLock *lock;
+    TvStage stage;
+} DocFolder;
+TvStatus doc_folder_open(DocFolder *f, const char *outdir, TvError *err);
+TvStatus doc_folder_close(DocFolder *f, TvStatus st, TvError *err);
+
 char *doc_path(const char *dir, const char *name);
 
 /* Writes len bytes of text to outdir/name.  Errors: it cannot be written

@@ -77,12 +77,14 @@ TvStatus spsa_report(const char *dir, const char *outdir, TvError *err)
                        "%s has no /spsa table (a run killed before its first one was written): run 'tavreli spsa "
                        "CONFIG --resume' to write it",
                        store);
-    if ((st = tv_make_dirs(outdir, "output directory", err)) != TV_OK) {
+    DocFolder folder;
+    if ((st = doc_folder_open(&folder, outdir, err)) != TV_OK) {
         spsa_table_free(&t);
         return st;
     }
+    const char *out = folder.stage.stage; /* every file is written there */
     PlotSet p;
-    plot_begin(&p, outdir);
+    plot_begin(&p, out);
     st = plot_trajectory(&p, &t, err);
     if (st == TV_OK)
         st = plot_draw(&p, err);
@@ -171,14 +173,15 @@ TvStatus spsa_report(const char *dir, const char *outdir, TvError *err)
     if (st == TV_OK) {
         StrBuf md = {0}, html = {0};
         doc_render_md(&D, &md);
-        st = doc_render_html(&D, outdir, &html, err);
+        st = doc_render_html(&D, out, &html, err);
         if (st == TV_OK)
-            st = doc_write_buf(outdir, "report.md", &md, err);
+            st = doc_write_buf(out, "report.md", &md, err);
         if (st == TV_OK)
-            st = doc_write_buf(outdir, "report.html", &html, err);
+            st = doc_write_buf(out, "report.html", &html, err);
         strbuf_free(&md);
         strbuf_free(&html);
     }
+    st = doc_folder_close(&folder, st, err);
     doc_free(&D);
     h5store_contents_free(&vc);
     spsa_table_free(&t);

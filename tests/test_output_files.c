@@ -11,6 +11,7 @@
  *    their field without a terminating NUL, reads back, the names escaped;
  *  - report.md escapes HTML as report.html does. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -368,6 +369,119 @@ static void test_output_lock(void **state)
     }
 }
 
+/* Outputs that belong together (issue 34): a kill between NEW.ini and its
+ * tuning log left a new INI beside the old log.  A group whose second
+ * rename fails (a folder in the way) keeps its journal; the next holder of
+ * the lock completes it. */
+static void test_commit_group(void **state)
+{
+    (void)state;
+    char ini[128], log[128], ti[160], tl[160], journal[160];
+    snprintf(ini, sizeof ini, "%s/g.ini", tmpdir);
+    snprintf(log, sizeof log, "%s/g.log", tmpdir);
+    snprintf(ti, sizeof ti, "%s.tmp-1", ini);
+    snprintf(tl, sizeof tl, "%s.tmp-1", log);
+    snprintf(journal, sizeof journal, "%s.commit", ini);
+    spit(ini, "old ini");
+    spit(ti, "new ini");
+    spit(tl, "new log");
+    assert_int_equal(mkdir(log, 0777), 0); /* the second rename fails */
+    const char *tmps[2] = {ti, tl}, *targets[2] = {ini, log};
+    TvError err;
+    assert_int_equal(tv_commit_group(ini, tmps, targets, 2, &err), TV_ERR_IO);
+    assert_non_null(strstr(err.msg, "g.log"));
+    assert_int_equal(access(journal, F_OK), 0); /* left for the next run */
+    assert_int_equal(rmdir(log), 0);
+    TvLock *l = NULL;
+    assert_int_equal(tv_lock_output(ini, "wait", NULL, NULL, &l, &err), TV_OK);
+    char *a = slurp(ini), *b = slurp(log);
+    assert_string_equal(a, "new ini");
+    assert_string_equal(b, "new log"); /* completed: the group is whole */
+    free(a);
+    free(b);
+    assert_int_equal(access(journal, F_OK), -1);
+    assert_int_equal(access(tl, F_OK), -1);
+    tv_unlock_output(l);
+    /* a whole group: no journal left */
+    spit(ti, "newer ini");
+    spit(tl, "newer log");
+    assert_int_equal(tv_commit_group(ini, tmps, targets, 2, &err), TV_OK);
+    a = slurp(ini);
+    b = slurp(log);
+    assert_string_equal(a, "newer ini");
+    assert_string_equal(b, "newer log");
+    free(a);
+    free(b);
+    assert_int_equal(access(journal, F_OK), -1);
+}
+
+/* A report folder replaced as a group: the stage's files move in, the
+ * stage a killed run left is removed, an abort leaves the old files and a
+ * message names the folder. */
+static void test_stage(void **state)
+{
+    (void)state;
+    char dir[128], p[TV_PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/rep", tmpdir);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    spit(p, "old html");
+    snprintf(p, sizeof p, "%s/mine.txt", dir);
+    spit(p, "the user's"); /* not the report's: stays */
+    snprintf(p, sizeof p, "%s/.stage-4194305-0", dir); /* no such pid */
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/.stage-4194305-0/elo.png", dir);
+    spit(p, "");
+    TvStage s;
+    TvError err;
+    assert_int_equal(tv_stage_open(&s, dir, "output directory", &err), TV_OK);
+    snprintf(p, sizeof p, "%s/.stage-4194305-0", dir);
+    assert_int_equal(access(p, F_OK), -1);
+    snprintf(p, sizeof p, "%s/report.html", s.stage);
+    spit(p, "new html");
+    snprintf(p, sizeof p, "%s/elo.png", s.stage);
+    spit(p, "png");
+    /* an abort: the old files, the message names the folder */
+    tv_fail(&err, TV_ERR_IO, "gnuplot failed on %s/plots.gp (see %s/gnuplot.log)", s.stage, s.stage);
+    tv_stage_abort(&s, NULL, &err);
+    char want[2 * TV_PATH_MAX + 128];
+    snprintf(want, sizeof want, "gnuplot failed on %s/plots.gp (see %s/gnuplot.log)", dir, dir);
+    assert_string_equal(err.msg, want);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *t = slurp(p);
+    assert_string_equal(t, "old html");
+    free(t);
+    snprintf(p, sizeof p, "%s/elo.png", dir);
+    assert_int_equal(access(p, F_OK), -1);
+    /* a commit */
+    assert_int_equal(tv_stage_open(&s, dir, "output directory", &err), TV_OK);
+    snprintf(p, sizeof p, "%s/report.html", s.stage);
+    spit(p, "new html");
+    snprintf(p, sizeof p, "%s/elo.png", s.stage);
+    spit(p, "png");
+    const char *last[] = {"report.html", NULL};
+    assert_int_equal(tv_stage_commit(&s, last, &err), TV_OK);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    t = slurp(p);
+    assert_string_equal(t, "new html");
+    free(t);
+    snprintf(p, sizeof p, "%s/mine.txt", dir);
+    t = slurp(p);
+    assert_string_equal(t, "the user's");
+    free(t);
+    snprintf(p, sizeof p, "%s/elo.png", dir);
+    assert_int_equal(access(p, F_OK), 0);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(n, 3); /* report.html, elo.png, mine.txt: no stage, no journal */
+    snprintf(p, sizeof p, "%s.commit", dir);
+    assert_int_equal(access(p, F_OK), -1);
+}
+
 static void test_report_md_escapes_html(void **state)
 {
     (void)state;
@@ -431,6 +545,8 @@ int main(void)
         cmocka_unit_test(test_report_md_escapes_html),
         cmocka_unit_test(test_output_never_an_input),
         cmocka_unit_test(test_output_lock),
+        cmocka_unit_test(test_commit_group),
+        cmocka_unit_test(test_stage),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -68,10 +68,15 @@ if [ "${3:-}" = fulldisk-inner ]; then
   leftovers=$(find "$small" -name '*.tmp*' | head -3)
   check "full disk: no temporary file is left ($leftovers)" [ -z "$leftovers" ]
 
-  # room for the plot script and data but not for the plots themselves
+  # room for the plot script and data but not for the plots themselves;
+  # an old report there stays whole (it once had its plots and data
+  # replaced, its text not)
   if command -v gnuplot >/dev/null; then
     rm -f "$small/fill"
     rm -rf "$small/rep"
+    "$tv" report "$tmp/s.h5" -o "$small/rep" >"$tmp/fd.out" 2>"$tmp/fd.err"
+    check "full disk: an old report to keep (exit $?)" [ -s "$small/rep/report.html" ]
+    sums=$(cd "$small/rep" && md5sum * | grep -v gnuplot.log | sort)
     dd if=/dev/zero of="$small/fill" bs=4k >/dev/null 2>&1
     rm -f "$small/fill"
     dd if=/dev/zero of="$small/fill" bs=4k count=$(( $(df -k --output=avail "$small" | tail -1) / 4 - 10 )) \
@@ -81,6 +86,11 @@ if [ "${3:-}" = fulldisk-inner ]; then
     check "full disk: report with 40 KiB free fails (exit $rc)" [ $rc != 0 ]
     check "full disk: ... saying the disk is full, not blaming gnuplot's terminal" \
       sh -c "grep -q 'full\|No space left' '$tmp/fd.err' && ! grep -q 'terminal' '$tmp/fd.err'"
+    check "full disk: ... naming the folder, not a stage" \
+      sh -c "grep -q '$small/rep' '$tmp/fd.err' && ! grep -q 'stage' '$tmp/fd.err'"
+    check "full disk: ... the old report as it was, every file" \
+      [ "$(cd "$small/rep" && md5sum * | grep -v gnuplot.log | sort)" = "$sums" ]
+    check "full disk: ... no stage left" [ -z "$(ls -A "$small/rep" | grep stage)" ]
   fi
   umount "$small"
   echo "full disk: $passes passed, $fails failed"
@@ -211,6 +221,36 @@ check "export --tgn naming another store: refused (exit $rc)" [ $rc != 0 ]
 check "... before reading, the store untouched" sh -c "grep -q 'is an HDF5 file' '$tmp/err' && cmp -s '$tmp/keep.h5' '$tmp/keep.copy'"
 "$tv" export "$tmp/other.h5" --digest "$tmp/other.h5" >"$tmp/out" 2>"$tmp/err"
 check "export --digest naming its own store: refused" sh -c "grep -q 'is an HDF5 file' '$tmp/err' && '$tv' verify '$tmp/other.h5' >/dev/null 2>&1"
+
+# ---- a report folder is replaced as a whole (issue 34) ----------------------------------
+# gnuplot wrote the PNGs in place: a kill -9 during the plots left a 0-byte
+# PNG under the old report.html (2 of 8 kills).  A stand-in gnuplot here
+# leaves such a PNG and kills the report.
+if command -v gnuplot >/dev/null; then
+  "$tv" report "$tmp/keep.h5" -o "$tmp/rep" >/dev/null 2>"$tmp/err"
+  check "report: a first report (exit $?)" [ -s "$tmp/rep/report.html" ]
+  sums=$(cd "$tmp/rep" && md5sum * | sort)
+  mkdir -p "$tmp/killer"
+  printf '#!/bin/sh\n: > elo.png\nkill -9 $PPID\nsleep 5\n' >"$tmp/killer/gnuplot"
+  chmod +x "$tmp/killer/gnuplot"
+  PATH="$tmp/killer:$PATH" "$tv" report "$tmp/other.h5" -o "$tmp/rep" >/dev/null 2>&1
+  rc=$?
+  check "report killed during its plots (exit $rc)" [ $rc = 137 ]
+  check "... the old report whole: every file as it was, no 0-byte PNG" \
+    [ "$(cd "$tmp/rep" && md5sum * | sort)" = "$sums" ]
+  "$tv" report "$tmp/other.h5" -o "$tmp/rep" >/dev/null 2>"$tmp/err"
+  check "... the next report: exit $?" [ -s "$tmp/rep/report.html" ]
+  check "... it replaced the old one" [ "$(cd "$tmp/rep" && md5sum * | sort)" != "$sums" ]
+  check "... and removed what the killed one left" [ -z "$(ls -A "$tmp/rep" | grep stage)" ]
+  # a failing gnuplot: the old report stays, the message names the folder and its log
+  printf '#!/bin/sh\necho "plots.gp, line 3: bad" >&2\nexit 1\n' >"$tmp/killer/gnuplot"
+  sums=$(cd "$tmp/rep" && md5sum * | sort)
+  PATH="$tmp/killer:$PATH" "$tv" report "$tmp/keep.h5" -o "$tmp/rep" >/dev/null 2>"$tmp/err"
+  check "report with a failing gnuplot: exit $?, the old report as it was" \
+    [ "$(cd "$tmp/rep" && md5sum * | grep -v gnuplot.log | sort)" = "$(echo "$sums" | grep -v gnuplot.log)" ]
+  check "... the message names the folder, not a stage, and its log is there" \
+    sh -c "grep -q '$tmp/rep/plots.gp' '$tmp/err' && ! grep -q stage '$tmp/err' && [ -s '$tmp/rep/gnuplot.log' ]"
+fi
 
 # ---- the tuner's INI reads back ------------------------------------------------------
 "$tv" selfplay "$tmp/t.ini" --out "$tmp/one.h5" --games 1 --quiet >/dev/null 2>&1

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <omp.h>
 
@@ -199,9 +200,27 @@ static TvStatus tune_run_locked(const TuneArgs *a, const TuneCallbacks *cb, Tune
                  "(docs/tuning.md)",
                  a->out, a->engine);
         char *comment = tune_ini_comment(&r, header, sprt);
-        st = engine_write(a->out, &ne, comment, err);
-        if (st == TV_OK)
-            st = tune_write_log(logpath, &r, header, err);
+        /* NEW.ini and its log as one group: a kill between the two once
+         * left a new INI beside the old log (tv_commit_group) */
+        TvAtomicFile ini, log;
+        st = tv_atomic_open(&ini, a->out, "engine file", err);
+        if (st == TV_OK) {
+            engine_print(ini.f, &ne, comment);
+            st = tv_atomic_open(&log, logpath, "tuning log", err);
+            if (st == TV_OK) {
+                tune_log_print(log.f, &r, header);
+                if ((st = tv_atomic_finish(&ini, err)) != TV_OK)
+                    tv_atomic_abort(&log);
+                else if ((st = tv_atomic_finish(&log, err)) != TV_OK)
+                    unlink(ini.tmp);
+            } else {
+                tv_atomic_abort(&ini);
+            }
+        }
+        if (st == TV_OK) {
+            const char *tmps[2] = {ini.tmp, log.tmp}, *targets[2] = {ini.target, log.target};
+            st = tv_commit_group(a->out, tmps, targets, 2, err);
+        }
         out->summary = comment;
         out->improved = r.improved;
         out->improvement_checked = r.improvement_checked;

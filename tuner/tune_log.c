@@ -24,7 +24,12 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
     TvStatus st = tv_atomic_open(&a, path, "tuning log", err);
     if (st != TV_OK)
         return st;
-    FILE *f = a.f;
+    tune_log_print(a.f, r, header);
+    return tv_atomic_commit(&a, err);
+}
+
+void tune_log_print(FILE *f, const TuneResult *r, const char *header)
+{
     fprintf(f, "# tavreli tuning log (format: tuner/tune_log.h)\n");
     if (header)
         for (const char *s = header; *s;) {
@@ -74,7 +79,6 @@ TvStatus tune_write_log(const char *path, const TuneResult *r, const char *heade
         for (int k = 0; k < r->ncv; k++)
             fprintf(f, "cv %.6g %.10g %.4g\n", r->cv_l2[k], r->cv_loss[k], r->cv_se[k]);
     }
-    return tv_atomic_commit(&a, err);
 }
 
 /* ---- the reader ------------------------------------------------------------------ */

@@ -34,6 +34,9 @@
  * lines at the top.  Errors: path cannot be written (TV_ERR_IO). */
 TvStatus tune_write_log(const char *path, const TuneResult *r, const char *header, TvError *err);
 
+/* The text tune_write_log writes, to f (a file of a group: tv_commit_group). */
+void tune_log_print(FILE *f, const TuneResult *r, const char *header);
+
 /* One 'iter' record. */
 typedef struct {
     long iter;
