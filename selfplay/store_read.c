@@ -4,11 +4,17 @@
  * the engines, every /games row and the values of every row read (the
  * checks of one row are in store_rows.c; see h5store_read in h5store.h).  A store left by a crash reads
  * as of its last committed append; a damaged one is refused with the row
- * and the reason. */
+ * and the reason.  Every game is replayed under the store's rule options
+ * (verify_move_strings): a move the rules do not allow or write so, and a
+ * termination or result the moves contradict (a checkmate's result flipped
+ * in /games and /positions alike), are refused by every command, not by
+ * verify and export alone. */
 #include "store_internal.h"
 #include "tournament.h"
 
 #include "engine_id.h"
+#include "rule_options.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -149,6 +155,7 @@ typedef struct {
     int32_t ply;
     int8_t side;  /* /positions only: checked against the game's result */
     float result;
+    char move[H5STORE_MOVE_LEN]; /* /moves only: replayed */
 } RowKey;
 
 /* Rows of /moves or /positions read as the scan of /games reaches them, a
@@ -166,6 +173,7 @@ typedef struct {
     bool whole;           /* whole rows (else RowKey) */
     hid_t ds, mt;         /* the dataset and the memory type its rows are read with */
     size_t row_size, game_at, ply_at, side_at, result_at; /* side and result: /positions only */
+    size_t move_at;       /* /moves only */
     int64_t rows;         /* the dataset's extent */
     char *buf;            /* rows [base, have) */
     int64_t base, have, cap; /* cap: rows the buffer holds */
@@ -190,6 +198,7 @@ static bool cursor_open(RowCursor *c, hid_t file, int which, bool whole)
         c->ply_at = which == DS_MOVES ? offsetof(StoredMove, ply) : offsetof(StoredPosition, ply);
         c->side_at = offsetof(StoredPosition, side);
         c->result_at = offsetof(StoredPosition, result);
+        c->move_at = offsetof(StoredMove, move);
         c->mt = store_mem_type_for(c->ds, which);
         return c->mt >= 0;
     }
@@ -198,11 +207,19 @@ static bool cursor_open(RowCursor *c, hid_t file, int which, bool whole)
     c->ply_at = offsetof(RowKey, ply);
     c->side_at = offsetof(RowKey, side);
     c->result_at = offsetof(RowKey, result);
+    c->move_at = offsetof(RowKey, move);
     c->mt = H5Tcreate(H5T_COMPOUND, sizeof(RowKey));
-    return c->mt >= 0 && H5Tinsert(c->mt, "game", offsetof(RowKey, game), H5T_NATIVE_INT64) >= 0 &&
-           H5Tinsert(c->mt, "ply", offsetof(RowKey, ply), H5T_NATIVE_INT32) >= 0 &&
-           (which == DS_MOVES || (H5Tinsert(c->mt, "side", offsetof(RowKey, side), H5T_NATIVE_INT8) >= 0 &&
-                                  H5Tinsert(c->mt, "result", offsetof(RowKey, result), H5T_NATIVE_FLOAT) >= 0));
+    hid_t str = H5I_INVALID_HID;
+    bool ok = c->mt >= 0 && H5Tinsert(c->mt, "game", offsetof(RowKey, game), H5T_NATIVE_INT64) >= 0 &&
+              H5Tinsert(c->mt, "ply", offsetof(RowKey, ply), H5T_NATIVE_INT32) >= 0;
+    if (ok && which == DS_MOVES)
+        ok = (str = H5Tcopy(H5T_C_S1)) >= 0 && H5Tset_size(str, H5STORE_MOVE_LEN) >= 0 &&
+             H5Tset_strpad(str, H5T_STR_NULLPAD) >= 0 && H5Tinsert(c->mt, "move", offsetof(RowKey, move), str) >= 0;
+    else if (ok)
+        ok = H5Tinsert(c->mt, "side", offsetof(RowKey, side), H5T_NATIVE_INT8) >= 0 &&
+             H5Tinsert(c->mt, "result", offsetof(RowKey, result), H5T_NATIVE_FLOAT) >= 0;
+    store_close_id(&str, H5Tclose);
+    return ok;
 }
 
 static void cursor_close(RowCursor *c)
@@ -340,11 +357,81 @@ TvStatus store_check_config(const char *path, const char *stored_ini, const char
                    path, diff[0] ? ": first difference: stored " : "", diff);
 }
 
+/* Games replayed at once, on every core, in a strict scan: their /moves
+ * rows stay in the cursor until then (256 games of about 100 plies: 1 MB
+ * of keys). */
+#define REPLAY_BATCH 256
+
 /* What the scan of /games knows of the big datasets. */
 typedef struct {
     RowCursor cur[2]; /* /moves, /positions */
     int nengines;
+    Options rules;    /* the store's rule options: every game is replayed under them */
+    /* a strict scan: the rows of /games whose rows passed and wait for their
+     * replay, and the /moves row of the first (the cursor keeps it) */
+    int64_t pending[REPLAY_BATCH];
+    int npending;
+    int64_t hold;
 } Rows;
+
+/* Replays game g from the move strings in the /moves cursor (hist: g->plies
+ * + 1 entries); NULL when it is good, else why. */
+static const char *replay_problem(const StoredGame *g, const Rows *r, uint64_t *hist, char *why, size_t n)
+{
+    const RowCursor *c = &r->cur[0];
+    const char *first = g->plies ? c->buf + (size_t)(g->move_offset - c->base) * c->row_size + c->move_at : NULL;
+    return verify_move_strings(g, first, c->row_size, &r->rules, NULL, hist, why, n);
+}
+
+/* Replays the pending games on every core; the /games row of the first
+ * that fails (its problem in why), or -1.  *no_memory on an allocation
+ * failure. */
+static int64_t replay_pending(Rows *r, const StoredGame *g, bool *no_memory, char *why, size_t n)
+{
+    int64_t first_bad = INT64_MAX;
+    bool oom = false;
+    if (r->npending > 1) {
+#pragma omp parallel reduction(min : first_bad) reduction(|| : oom)
+        {
+            uint64_t *hist = NULL;
+            int32_t cap = -1;
+#pragma omp for schedule(dynamic, 4)
+            for (int k = 0; k < r->npending; k++) {
+                const StoredGame *x = &g[r->pending[k]];
+                if (r->pending[k] > first_bad || oom)
+                    continue;
+                if (x->plies > cap) {
+                    free(hist);
+                    cap = x->plies;
+                    if (!(hist = malloc(sizeof *hist * ((size_t)cap + 1)))) {
+                        oom = true;
+                        cap = -1;
+                        continue;
+                    }
+                }
+                char w[400];
+                if (replay_problem(x, r, hist, w, sizeof w))
+                    first_bad = r->pending[k] < first_bad ? r->pending[k] : first_bad;
+            }
+            free(hist);
+        }
+    } else if (r->npending == 1) {
+        first_bad = r->pending[0]; /* looked at below */
+    }
+    *no_memory = oom;
+    int64_t bad = -1;
+    if (!oom && first_bad != INT64_MAX) { /* its message (or, for one game, its replay) */
+        const StoredGame *x = &g[first_bad];
+        uint64_t *hist = malloc(sizeof *hist * ((size_t)x->plies + 1));
+        if (!hist)
+            *no_memory = true;
+        else if (replay_problem(x, r, hist, why, n))
+            bad = first_bad;
+        free(hist);
+    }
+    r->npending = 0;
+    return bad;
+}
 
 static bool fill_row(const StoredGame *g)
 {
@@ -359,6 +446,7 @@ static bool fill_row(const StoredGame *g)
 static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, Rows *r, bool *unwritten, char *why,
                                size_t n)
 {
+    const bool repair = mo < 0;
     if (mo < 0) {
         mo = g->move_offset >= 0 ? g->move_offset : 0;
         po = g->position_offset >= 0 ? g->position_offset : 0;
@@ -387,7 +475,9 @@ static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, Rows
                          (long long)off, (long long)(off + g->plies - 1), NAMES[k], (long long)c->rows);
                 return why;
             }
-            c->keep = off; /* the rows of the games before this one are done with */
+            /* the rows of the games before this one are done with (but
+             * for the /moves rows of the games that wait for their replay) */
+            c->keep = k == 0 && r->npending ? r->hold : off;
             if (!cursor_reach(c, off + g->plies)) {
                 snprintf(why, n, "its %s could not be read", NAMES[k]);
                 return why;
@@ -410,7 +500,18 @@ static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, Rows
                 return why;
             }
         }
-        return store_game_value_problem(g, r->nengines, why, n);
+        const char *bad = store_game_value_problem(g, r->nengines, why, n);
+        if (bad || !repair)
+            return bad; /* a strict scan replays its games in batches (scan_games) */
+        /* a repair: each game on its own */
+        uint64_t *hist = malloc(sizeof *hist * ((size_t)g->plies + 1));
+        if (!hist) {
+            snprintf(why, n, "out of memory replaying it");
+            return why;
+        }
+        bad = replay_problem(g, r, hist, why, n);
+        free(hist);
+        return bad;
     }
     return why;
 }
@@ -434,14 +535,29 @@ static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, Ro
     bool unwritten;
     int64_t mo = 0, po = 0, good = ng;
     *kept = *torn = 0;
+    char rwhy[400];
+    bool no_memory = false;
+    int64_t bad = -1;
     for (int64_t i = 0; i < ng; i++) {
         if (stop && *stop) /* a look costs a load: a game's rows cost microseconds */
             return store_stopped(err, path, "reading");
         if (!row_problem(&g[i], mo, po, r, &unwritten, why, sizeof why)) {
+            if (!r->npending)
+                r->hold = g[i].move_offset;
+            r->pending[r->npending++] = i;
             mo += g[i].move_count;
             po += g[i].position_count;
+            if (r->npending == REPLAY_BATCH && (bad = replay_pending(r, g, &no_memory, rwhy, sizeof rwhy)) >= 0)
+                break;
+            if (no_memory)
+                return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory replaying its games", path);
             continue;
         }
+        /* the games before this row are replayed first: the first problem is named */
+        if ((bad = replay_pending(r, g, &no_memory, rwhy, sizeof rwhy)) >= 0)
+            break;
+        if (no_memory)
+            return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory replaying its games", path);
         if (stop && *stop)
             return store_stopped(err, path, "reading");
         if (r->cur[0].failed || r->cur[1].failed)
@@ -458,6 +574,13 @@ static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, Ro
         good = i;
         break;
     }
+    if (bad < 0 && (bad = replay_pending(r, g, &no_memory, rwhy, sizeof rwhy)) < 0 && no_memory)
+        return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory replaying its games", path);
+    if (bad >= 0)
+        return tv_fail(err, TV_ERR_PARSE,
+                       "%s: /games row %lld (game %lld): %s; the store is damaged ('tavreli verify %s' lists every "
+                       "problem, 'tavreli repair %s' copies its good games into a new store)",
+                       path, (long long)bad, (long long)g[bad].index, rwhy, path, path);
     int64_t (*ir)[2] = malloc(sizeof *ir * (size_t)(good ? good : 1));
     if (!ir)
         return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
@@ -609,8 +732,17 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
     if (st != TV_OK)
         goto done;
     /* Every row checked against the game and ply of the rows it points to,
-     * read as far as the games reach. */
+     * read as far as the games reach, and every game replayed under the
+     * store's rule options. */
     rows.nengines = out->nengines;
+    {
+        TvError e;
+        if (rule_options_parse(out->options, &rows.rules, &e) != TV_OK) {
+            st = tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s; no game of it can be replayed",
+                         path, out->options, e.msg);
+            goto done;
+        }
+    }
     if (!cursor_open(&rows.cur[0], file, DS_MOVES, with_moves) ||
         !cursor_open(&rows.cur[1], file, DS_POSITIONS, with_positions)) {
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot open /moves and /positions");

@@ -144,6 +144,12 @@ const char *verify_ending(const StoredGame *g, const Position *final, const Opti
 const char *verify_moves(const StoredGame *g, const StoredMove *moves, const Options *o, Move *out, uint64_t *hist,
                          char *why, size_t n)
 {
+    return verify_move_strings(g, moves ? moves[0].move : NULL, sizeof *moves, o, out, hist, why, n);
+}
+
+const char *verify_move_strings(const StoredGame *g, const char *first, size_t stride, const Options *o, Move *out,
+                                uint64_t *hist, char *why, size_t n)
+{
     Position p;
     TvError e;
     if (tfen_read(g->start_tfen, &p, &e) != TV_OK) {
@@ -157,10 +163,21 @@ const char *verify_moves(const StoredGame *g, const StoredMove *moves, const Opt
                      game_state_name(s));
             return why;
         }
-        char shown[64];
+        const char *text = first + (size_t)k * stride;
+        char shown[64], stored[H5STORE_MOVE_LEN + 1];
+        snprintf(stored, sizeof stored, "%.*s", H5STORE_MOVE_LEN, text);
         Move m;
-        if (move_parse(&p, o, moves[k].move, TV_PARSE_STRICT, &m, NULL, &e) != TV_OK) {
-            snprintf(why, n, "ply %d: move '%s': %.300s", k + 1, tv_escape(moves[k].move, shown, sizeof shown), e.msg);
+        if (move_parse(&p, o, stored, TV_PARSE_STRICT, &m, NULL, &e) != TV_OK) {
+            snprintf(why, n, "ply %d: move '%s': %.300s", k + 1, tv_escape(stored, shown, sizeof shown), e.msg);
+            return why;
+        }
+        /* its written form too (a wrong + suffix reads, but a TGN of it is
+         * refused): every reader sees what export sees */
+        char written[TV_MOVE_STR_MAX];
+        move_to_str(&p, o, m, true, written, sizeof written);
+        if (strncmp(stored, written, H5STORE_MOVE_LEN) != 0) {
+            snprintf(why, n, "ply %d: move stored as '%s', written '%s' by the rules", k + 1,
+                     tv_escape(stored, shown, sizeof shown), written);
             return why;
         }
         if (out)

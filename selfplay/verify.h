@@ -47,10 +47,18 @@ const char *verify_ending(const StoredGame *g, const Position *final, const Opti
 /* Replays game g from its start position under o with its stored moves
  * (moves[0..g->plies)): each must be legal (read strictly), no position
  * before the last already over by the rules, and the ending as
- * verify_ending says.  The moves read go to out (may be NULL; g->plies
- * entries); hist needs g->plies entries.  NULL when the game is good, else
- * the first problem written into why. */
+ * verify_ending says; each written as the rules write it (its + suffix).
+ * The moves read go to out (may be NULL; g->plies entries); hist needs
+ * g->plies entries.  NULL when the game is good, else the first problem
+ * written into why.  The one replay of every reader: the store's reader
+ * (h5store_read: every command), --resume and export. */
 const char *verify_moves(const StoredGame *g, const StoredMove *moves, const Options *o, Move *out, uint64_t *hist,
                          char *why, size_t n);
+
+/* verify_moves over move strings of H5STORE_MOVE_LEN bytes (not
+ * necessarily NUL-terminated) at first, first + stride, ...: rows of any
+ * layout (the reader's keys, whole /moves rows). */
+const char *verify_move_strings(const StoredGame *g, const char *first, size_t stride, const Options *o, Move *out,
+                                uint64_t *hist, char *why, size_t n);
 
 #endif

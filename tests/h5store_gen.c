@@ -12,44 +12,134 @@
 #include <cmocka.h>
 
 #include "h5store_gen.h"
+#include "movegen.h"
+#include "notation.h"
 #include "outcome.h"
+#include "rule_options.h"
+#include "tfen.h"
 
 const char *const INI = "[tournament]\nname = test\npairs = 2\n\n[engine a]\npath = a.ini\n";
 const char *const OPTIONS = "slide_over_own=no enpassant=combatant ending=checkmate";
 
 /* ---- generated data: every value follows from the game index ---------------- */
 
+/* Game g is a real game, since every reader replays the stored moves: from
+ * a start position with towers (its move number g + 1), up to 1 + (7g mod
+ * 23) plies of legal moves, the k-th the ((31g + 17k) mod N)-th of the N
+ * legal ones, ended by the rules when they end it, else, by g mod 4, by the
+ * ply limit, a resignation, a draw adjudication or a time forfeit. */
+typedef struct {
+    int64_t g;
+    int32_t plies;
+    char move[23][H5STORE_MOVE_LEN];
+    char tfen[23][H5STORE_TFEN_LEN];
+    int8_t side[23];
+    int8_t termination, result;
+} Played;
+
+/* one game at a time: the callers ask for a game's rows in order */
+static Played played = {.g = -1};
+
+static void start_tfen(int64_t g, char *buf, size_t n)
+{
+    snprintf(buf, n, "rnbqkbnr/prpnpbpqphpbpnpr/8/8/4PH3/8/PRPNPBPQ1PBPNPR/RNBQKBNR b KQkq e3 0 %lld", (long long)g + 1);
+}
+
+static const Played *play(int64_t g)
+{
+    if (played.g == g)
+        return &played;
+    Played *w = &played;
+    memset(w, 0, sizeof *w);
+    w->g = g;
+    Options o;
+    Position p;
+    char start[H5STORE_TFEN_LEN];
+    start_tfen(g, start, sizeof start);
+    if (rule_options_parse(OPTIONS, &o, NULL) != TV_OK || tfen_read(start, &p, NULL) != TV_OK)
+        fail_msg("the generator's start position or options do not read");
+    const int want = 1 + (int)((g * 7) % 23);
+    uint64_t hist[24];
+    GameState s = TV_STATE_ONGOING;
+    int k = 0;
+    for (;; k++) {
+        s = movegen_state(&p, &o);
+        int seen = 1;
+        for (int i = k - 2; i >= 0; i -= 2)
+            seen += hist[i] == p.hash;
+        if (s == TV_STATE_ONGOING && seen >= 3)
+            s = TV_STATE_REPETITION;
+        if (s != TV_STATE_ONGOING || k == want)
+            break;
+        MoveList l;
+        movegen_legal(&p, &o, &l);
+        Move m = l.moves[(size_t)((g * 31 + k * 17) % l.count)];
+        tfen_write(&p, w->tfen[k], sizeof w->tfen[k]);
+        w->side[k] = (int8_t)p.side;
+        char text[TV_MOVE_STR_MAX];
+        move_to_str(&p, &o, m, true, text, sizeof text);
+        memcpy(w->move[k], text, strlen(text) < sizeof w->move[k] ? strlen(text) : sizeof w->move[k]);
+        hist[k] = p.hash;
+        Undo u;
+        pos_make_move(&p, m, &u);
+    }
+    w->plies = k;
+    const int mover_lost = p.side == TV_WHITE ? -1 : 1;
+    switch (s) {
+    case TV_STATE_CHECKMATE:
+        w->termination = TERM_CHECKMATE, w->result = (int8_t)mover_lost;
+        break;
+    case TV_STATE_WIZARD_CAPTURED:
+        w->termination = TERM_WIZARD_CAPTURED, w->result = (int8_t)mover_lost;
+        break;
+    case TV_STATE_STALEMATE:
+        w->termination = TERM_STALEMATE;
+        break;
+    case TV_STATE_REPETITION:
+        w->termination = TERM_REPETITION;
+        break;
+    default:
+        switch (g % 4) {
+        case 0: w->termination = TERM_ADJ_MAX_PLIES; break;
+        case 1: w->termination = TERM_ADJ_RESIGN, w->result = (int8_t)(g % 8 == 1 ? 1 : -1); break;
+        case 2: w->termination = TERM_ADJ_DRAW; break;
+        default: w->termination = TERM_TIME_FORFEIT, w->result = (int8_t)mover_lost; break;
+        }
+    }
+    return w;
+}
+
 int32_t moves_of(int64_t g)
 {
-    return 1 + (int32_t)((g * 7) % 23);
+    return play(g)->plies;
 }
 
 void make_game(int64_t g, StoredGame *out)
 {
+    const Played *w = play(g);
     memset(out, 0, sizeof *out);
     out->index = g;
     out->pairing = (int32_t)(g % 3);
     out->white = (int32_t)(g % 2);
     out->black = 1 - out->white;
     out->opening = (int32_t)(g / 2);
-    snprintf(out->start_tfen, sizeof out->start_tfen,
-             "rnbqkbnr/prpnpbpqphpbpnpr/8/8/4PH3/8/PRPNPBPQ1PBPNPR/RNBQKBNR b KQkq e3 0 %lld", (long long)g + 1);
-    out->termination = (int8_t)(g % 7);
-    /* the reader refuses a result that its termination does not allow */
-    out->result = (int8_t)(termination_is_decisive(out->termination) ? (g % 2 ? 1 : -1) : 0);
-    out->plies = moves_of(g);
+    start_tfen(g, out->start_tfen, sizeof out->start_tfen);
+    out->termination = w->termination;
+    out->result = w->result;
+    out->plies = w->plies;
     out->seed = (uint64_t)g * 0x9E3779B97F4A7C15ull;
     out->wall_time = 0.25 * (double)g;
-    out->move_count = moves_of(g);
-    out->position_count = moves_of(g);
+    out->move_count = w->plies;
+    out->position_count = w->plies;
 }
 
 void make_move(int64_t g, int k, StoredMove *out)
 {
+    const Played *w = play(g);
     memset(out, 0, sizeof *out);
     out->game = g;
     out->ply = k;
-    snprintf(out->move, sizeof out->move, "e%d-e%d+", k % 8 + 1, (k + 1) % 8 + 1);
+    memcpy(out->move, w->move[k], sizeof out->move);
     out->score = (int32_t)((g * 100 + k) % 30000) * (k % 2 ? -1 : 1); /* within +-SCORE_INF */
     out->depth = k % 9;
     out->nodes = g * 100000 + k;
@@ -57,16 +147,15 @@ void make_move(int64_t g, int k, StoredMove *out)
 
 void make_position(int64_t g, int k, StoredPosition *out)
 {
+    const Played *w = play(g);
     memset(out, 0, sizeof *out);
     out->game = g;
     out->ply = k;
-    snprintf(out->tfen, sizeof out->tfen, "r3k2r/8/2(NPRbprq)5/8/3(RBNQprpn)4/8/8/R3K2R %c KQkq - %d %lld",
-             k % 2 ? 'b' : 'w', k, (long long)g + 1);
-    out->side = (int8_t)(k % 2);
+    memcpy(out->tfen, w->tfen[k], sizeof out->tfen);
+    out->side = w->side[k];
     out->score = (int32_t)(g - k);
-    /* the game's result from the side to move's view (make_game) */
-    int result = termination_is_decisive((int)(g % 7)) ? (g % 2 ? 1 : -1) : 0;
-    out->result = result == 0 ? 0.5f : (result > 0) == (k % 2 == 0) ? 1.0f : 0.0f;
+    /* the game's result from the side to move's view */
+    out->result = w->result == 0 ? 0.5f : (w->result > 0) == (w->side[k] == 0) ? 1.0f : 0.0f;
 }
 
 Batch make_batch(int64_t first, int n)

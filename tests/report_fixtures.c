@@ -17,7 +17,10 @@
 #include <cmocka.h>
 
 #include "h5_fixtures.h"
+#include "movegen.h"
+#include "notation.h"
 #include "outcome.h"
+#include "rule_options.h"
 #include "search.h"
 #include "tfen.h"
 
@@ -99,36 +102,115 @@ void make_engines(StoredEngine *e, int n, const char *const *names)
     }
 }
 
+/* ---- real games: every reader replays the stored moves ------------------------ */
+
+/* Lines the rules end, from the start position: White mates in 5 plies (a
+ * search of helpmates from the start position found it), Black by the same
+ * moves mirrored with Black moving first, and a knight shuffle that brings
+ * the start position back a third time (a draw by repetition). */
+static const char *const MATE_WHITE[] = {"d1-c1", "e8-f8", "c1-b2", "f8-g8", "b2(1)-g7", NULL};
+static const char *const MATE_BLACK[] = {"d8-c8", "e1-f1", "c8-b7", "f1-g1", "b7(1)-g2", NULL};
+static const char *const SHUFFLE[] = {"g1-f3", "g8-f6", "f3-g1", "f6-g8", "g1-f3", "g8-f6", "f3-g1", "f6-g8", NULL};
+#define START_BLACK_FIRST "rnbqkbnr/prpnpbpqphpbpnpr/8/8/8/8/PRPNPBPQPHPBPNPR/RNBQKBNR b KQkq - 0 1"
+
+/* The rules' verdict with hist[0..k) the hashes before p (as verify). */
+static GameState state_after(const Position *p, const Options *o, const uint64_t *hist, int k)
+{
+    GameState s = movegen_state(p, o);
+    int seen = 1;
+    for (int i = k - 2; i >= 0; i -= 2)
+        seen += hist[i] == p->hash;
+    return s == TV_STATE_ONGOING && seen >= 3 ? TV_STATE_REPETITION : s;
+}
+
+/* Writes game g's moves and positions into m and p (room for g->plies + 8
+ * rows) as a real game of its termination and result: a checkmate or a
+ * repetition by the lines above (its plies become theirs), anything else
+ * g->plies moves chosen by its index that end nothing (one more when the
+ * side to move at the end must be the loser of a referee's loss). */
+static void real_game(StoredGame *g, const Options *o, StoredMove *m, StoredPosition *p)
+{
+    const char *const *line = NULL;
+    const char *start = TV_START_TFEN;
+    if (g->termination == TERM_CHECKMATE)
+        line = g->result > 0 ? MATE_WHITE : MATE_BLACK, start = g->result > 0 ? TV_START_TFEN : START_BLACK_FIRST;
+    else if (g->termination == TERM_REPETITION)
+        line = SHUFFLE;
+    else if (g->termination == TERM_STALEMATE || g->termination == TERM_WIZARD_CAPTURED)
+        fail_msg("report_fixtures: no line for termination %d", g->termination);
+    if (line) {
+        g->plies = 0;
+        while (line[g->plies])
+            g->plies++;
+    } else if (termination_is_failure(g->termination) && (g->plies % 2 == 0) != (g->result < 0)) {
+        g->plies++; /* White to move at the end (an even ply count) lost: result -1 */
+    }
+    snprintf(g->start_tfen, sizeof g->start_tfen, "%s", start);
+    Position pos;
+    if (tfen_read(start, &pos, NULL) != TV_OK)
+        fail_msg("report_fixtures: start position");
+    uint64_t *hist = calloc((size_t)g->plies + 1, sizeof *hist);
+    assert_non_null(hist);
+    for (int k = 0; k < g->plies; k++) {
+        Move mv;
+        TvError e;
+        if (line) {
+            if (move_parse(&pos, o, line[k], TV_PARSE_STRICT, &mv, NULL, &e) != TV_OK)
+                fail_msg("report_fixtures: line move %s: %s", line[k], e.msg);
+        } else {
+            MoveList l;
+            movegen_legal(&pos, o, &l);
+            bool found = false;
+            for (int j = 0; j < l.count && !found; j++) { /* the first that ends nothing */
+                mv = l.moves[(g->index * 31 + k * 17 + j) % l.count];
+                Undo u;
+                hist[k] = pos.hash;
+                pos_make_move(&pos, mv, &u);
+                found = state_after(&pos, o, hist, k + 1) == TV_STATE_ONGOING;
+                pos_unmake_move(&pos, &u);
+            }
+            if (!found)
+                fail_msg("report_fixtures: game %lld: every move ends it at ply %d", (long long)g->index, k + 1);
+        }
+        memset(&m[k], 0, sizeof m[k]);
+        memset(&p[k], 0, sizeof p[k]);
+        m[k].game = p[k].game = g->index;
+        m[k].ply = p[k].ply = k;
+        char text[TV_MOVE_STR_MAX];
+        move_to_str(&pos, o, mv, true, text, sizeof text);
+        memcpy(m[k].move, text, strlen(text) < sizeof m[k].move ? strlen(text) : sizeof m[k].move);
+        tfen_write(&pos, p[k].tfen, sizeof p[k].tfen);
+        p[k].side = (int8_t)pos.side;
+        p[k].result = g->result == 0 ? 0.5f : (g->result > 0) == (pos.side == TV_WHITE) ? 1.0f : 0.0f;
+        hist[k] = pos.hash;
+        Undo u;
+        pos_make_move(&pos, mv, &u);
+    }
+    free(hist);
+}
+
 /* A store of the engines e holding the given games (NULL: none), made by
- * the tournament INI text ini under the given rule options. */
+ * the tournament INI text ini under the given rule options.  Each game is
+ * made real (real_game): its plies and start position may change. */
 void write_store_engines(const char *path, const StoredEngine *e, int nengines, StoredGame *games, int ngames,
                                 const char *ini, const char *options)
 {
     H5Store *s = NULL;
     TvError err;
-    /* every game's rows, as a store holds them (the report reads only
-     * /games, but every reader checks that the rows are there) */
+    Options o;
+    if (rule_options_parse(options, &o, &err) != TV_OK)
+        fail_msg("options %s: %s", options, err.msg);
     int64_t rows = 0;
     for (int i = 0; i < ngames; i++)
-        rows += games[i].plies;
+        rows += games[i].plies + 8;
     StoredMove *m = calloc((size_t)rows + 1, sizeof *m);
     StoredPosition *p = calloc((size_t)rows + 1, sizeof *p);
     assert_non_null(m);
     assert_non_null(p);
     for (int i = 0, r = 0; i < ngames; i++) {
+        real_game(&games[i], &o, &m[r], &p[r]);
         games[i].move_count = games[i].position_count = games[i].plies;
-        /* what every reader checks of /games and /positions: a start
-         * position that reads, each position's result the game's from its
-         * side's view */
-        if (!games[i].start_tfen[0] || !strcmp(games[i].start_tfen, "startpos"))
-            strcpy(games[i].start_tfen, TV_START_TFEN);
-        for (int k = 0; k < games[i].plies; k++, r++) {
-            m[r].game = p[r].game = games[i].index;
-            m[r].ply = p[r].ply = k;
-            p[r].side = (int8_t)(k % 2);
-            int res = games[i].result;
-            p[r].result = res == 0 ? 0.5f : (res > 0) == (k % 2 == 0) ? 1.0f : 0.0f;
-        }
+        r += games[i].plies;
     }
     if (h5store_create(path, true, e, nengines, ini, options, &s, &err) != TV_OK)
         fail_msg("create %s: %s", path, err.msg);
