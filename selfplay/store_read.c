@@ -412,6 +412,7 @@ typedef struct {
     RowCursor cur[2]; /* /moves, /positions */
     int nengines;
     Options rules;    /* the store's rule options: every game is replayed under them */
+    Tournament *plan; /* the plan of the store's INI (tournament_read_plan), NULL when it is not a tournament's */
     /* a strict scan: the rows of /games whose rows passed and wait for their
      * replay, and the /moves row of the first (the cursor keeps it) */
     int64_t pending[REPLAY_BATCH];
@@ -546,6 +547,19 @@ static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, Rows
             }
         }
         const char *bad = store_game_value_problem(g, r->nengines, why, n);
+        PlannedGame pg;
+        if (!bad && r->plan) {
+            tournament_game(r->plan, g->index, &pg);
+            if (g->pairing != pg.pairing || g->white != pg.white || g->black != pg.black || g->opening != pg.opening ||
+                g->seed != pg.seed) {
+                snprintf(why, n,
+                         "not the plan of the store's INI: pairing %d, white %d, black %d, opening %d, seed %llu "
+                         "stored, the plan has %d, %d, %d, %d, %llu",
+                         g->pairing, g->white, g->black, g->opening, (unsigned long long)g->seed, pg.pairing,
+                         pg.white, pg.black, pg.opening, (unsigned long long)pg.seed);
+                bad = why;
+            }
+        }
         if (bad || !repair)
             return bad; /* a strict scan replays its games in batches (scan_games) */
         /* a repair: each game on its own */
@@ -847,6 +861,18 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
             goto done;
         }
     }
+    /* the plan of a tournament's store: every game checked against it (a
+     * game of swapped colours, another pairing or seed was rated by report
+     * and fitted by tune; only --resume, which knows the plan, refused it) */
+    if (!(rows.plan = malloc(sizeof *rows.plan))) {
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory", path);
+        goto done;
+    }
+    if (tournament_read_plan(out->tournament_ini, rows.plan, NULL) != TV_OK || rows.plan->nengines != out->nengines) {
+        tournament_free(rows.plan); /* not a tournament's INI (an SPSA file, a test's): no plan to check */
+        free(rows.plan);
+        rows.plan = NULL;
+    }
     if (!cursor_open(&rows.cur[0], file, DS_MOVES, with_moves) ||
         !cursor_open(&rows.cur[1], file, DS_POSITIONS, with_positions)) {
         st = store_h5_fail(err, TV_ERR_IO, path, "cannot open /moves and /positions");
@@ -933,6 +959,10 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
     }
     st = TV_OK;
 done:
+    if (rows.plan) {
+        tournament_free(rows.plan);
+        free(rows.plan);
+    }
     cursor_close(&rows.cur[0]);
     cursor_close(&rows.cur[1]);
     if (root >= 0)

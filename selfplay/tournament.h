@@ -184,6 +184,13 @@ TvStatus tournament_read_text(const char *path, char *text, size_t len, Tourname
  * an openings file shorter than the plan is read as cycled, since the stored games were played that way (stores
  * made before [openings] cycle existed). */
 TvStatus tournament_read_stored_text(const char *path, char *text, size_t len, Tournament *t, TvError *err);
+/* The plan of a store's INI text (a copy is taken): the same reader, but no
+ * file it names is read (engine INIs, openings), so the engines' settings
+ * and the openings are not known; what tournament_game needs is (the
+ * engines by section, format, seed, [openings] per_game).  Errors: the text
+ * is not a tournament's (an SPSA file, a store of tests), as
+ * tournament_read_text says. */
+TvStatus tournament_read_plan(const char *text, Tournament *t, TvError *err);
 
 /* Whether a store made by tournament `stored` can be continued by `now`:
  * every setting that decides a game is the same (format, seed, rules,

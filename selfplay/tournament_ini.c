@@ -158,6 +158,7 @@ typedef struct {
     int cycle_line, order_line, start_line; /* lines of [openings] cycle, order, start */
     bool stored; /* the text of a store's attribute: its games were played, so a short openings file (stores made
                     before cycle existed) is read as cycled */
+    bool plan_only; /* tournament_read_plan: no file the text names is read (engine INIs, openings) */
     /* [each]: its keys, given to every engine once the file is read */
     int neach;
     struct {
@@ -472,7 +473,7 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         memcpy(keep, te->engine.name, sizeof keep);
         TvError e;
         tv_error_clear(&e);
-        if (engine_read(resolved, &te->engine, &e) != TV_OK)
+        if (!r->plan_only && engine_read(resolved, &te->engine, &e) != TV_OK)
             return failf(r, r->in.line, e.status, "engine '%s': %s", keep, e.msg);
         memcpy(te->engine.name, keep, sizeof keep);
         memcpy(te->path, resolved, sizeof te->path);
@@ -709,6 +710,18 @@ TvStatus tournament_read(const char *path, Tournament *t, TvError *err)
 }
 
 static TvStatus read_text(const char *path, char *text, size_t len, bool stored, Tournament *t, TvError *err);
+static TvStatus read_text_as(const char *path, char *text, size_t len, bool stored, bool plan_only, Tournament *t,
+                             TvError *err);
+
+TvStatus tournament_read_plan(const char *text, Tournament *t, TvError *err)
+{
+    char *copy = strdup(text ? text : "");
+    if (!copy) {
+        set_defaults(t, "stored INI");
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    return read_text_as("stored INI", copy, strlen(copy), true, true, t, err);
+}
 
 TvStatus tournament_read_text(const char *path, char *text, size_t len, Tournament *t, TvError *err)
 {
@@ -721,6 +734,12 @@ TvStatus tournament_read_stored_text(const char *path, char *text, size_t len, T
 }
 
 static TvStatus read_text(const char *path, char *text, size_t len, bool stored, Tournament *t, TvError *err)
+{
+    return read_text_as(path, text, len, stored, false, t, err);
+}
+
+static TvStatus read_text_as(const char *path, char *text, size_t len, bool stored, bool plan_only, Tournament *t,
+                             TvError *err)
 {
     tv_error_clear(err);
     set_defaults(t, path);
@@ -738,6 +757,7 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
     r->t = t;
     r->name = path;
     r->stored = stored;
+    r->plan_only = plan_only;
     const char *slash = strrchr(path, '/');
     if (slash && (size_t)(slash - path + 1) < sizeof r->dir) {
         memcpy(r->dir, path, (size_t)(slash - path + 1));
@@ -781,6 +801,8 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
                   "program); the built-in engine takes its settings from its path and option.NAME", es->section);
             break;
         }
+        if (r->plan_only)
+            continue; /* the engines' files and settings are not read */
         /* option.NAME, in file order: the player takes what it can now */
         TvError e;
         int bad = -1;
@@ -827,7 +849,7 @@ static TvStatus read_text(const char *path, char *text, size_t len, bool stored,
     TvStatus st = TV_OK;
     if (r->failed) {
         st = tv_fail_at(err, r->status, path, r->err_line, "%s", r->msg);
-    } else if (t->openings.file[0]) {
+    } else if (t->openings.file[0] && !r->plan_only) {
         st = tournament_load_openings(t, r->file_line, r->start_line, r->stored, err);
     }
     tv_ini_keys_free(&r->keys);

@@ -16,7 +16,8 @@
  *     every /positions row of the game (consistent, so only the moves tell);
  *   - a huge extent of /positions or /moves (one flipped bit: 36 rows ->
  *     134 M rows of fill values), which must cost nothing;
- *   - a game that is not the plan's (seed, opening, pairing, colours).
+ *   - a game that is not the plan's (seed, opening, pairing, colours): every
+ *     reader checks the plan of a tournament's INI.
  * On each, the commands run: export --digest, export --tgn, verify, report,
  * tune, selfplay --resume and repair (and replay --file on the reference's
  * TGN with a checkmate's Result flipped).  Each must give the reference answer
@@ -769,11 +770,11 @@ int main(int argc, char **argv)
         {{"/moves extent 134 M rows", C_ALL, -1, true, "", 20}, moves_extent, false},
         /* the report names the torn tail and repair the rows it leaves out: the others answer as before */
         {{"/games extent 4 M rows", C_ALL & ~C_REPORT & ~C_REPAIR, -1, true, "", 10}, games_extent, true},
-        /* a game of another plan: only --resume knows the plan */
-        {{"seed not the plan's", C_RESUME, -1, false, "not the plan's", 60}, seed_changed, true},
-        {{"opening not the plan's", C_RESUME, -1, false, "opening", 60}, opening_changed, false},
-        {{"pairing not the plan's", C_RESUME, -1, false, "not the plan's", 60}, pairing_changed, false},
-        {{"colours not the plan's", C_RESUME, -1, false, "not the plan's", 60}, colours_swapped, false},
+        /* a game of another plan: every reader knows the plan of a tournament's INI */
+        {{"seed not the plan's", C_ALL, draw, false, "not the plan", 60}, seed_changed, true},
+        {{"opening not the plan's", C_ALL, draw, false, "opening", 60}, opening_changed, false},
+        {{"pairing not the plan's", C_ALL, draw, false, "not the plan", 60}, pairing_changed, false},
+        {{"colours not the plan's", C_ALL, draw, false, "not the plan", 60}, colours_swapped, true},
     };
     int nfamilies = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
