@@ -233,6 +233,25 @@ static bool set_extent(const char *path, const char *ds_name, hsize_t rows)
     return ok;
 }
 
+/* Rewrites the root attribute `name` as a variable-length UTF-8 string
+ * (how the store writes its string attributes). */
+static bool set_root_string(const char *path, const char *name, const char *value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
+    bool ok = f >= 0 && t >= 0 && sp >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 &&
+              H5Tset_cset(t, H5T_CSET_UTF8) >= 0 && H5Adelete(f, name) >= 0 &&
+              (a = H5Acreate2(f, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 && H5Awrite(a, t, &value) >= 0;
+    if (a >= 0)
+        H5Aclose(a);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    if (f >= 0)
+        H5Fclose(f);
+    return ok;
+}
+
 /* The reference store's /games, as far as the families need it. */
 typedef struct {
     int64_t index, move_offset, position_offset;
@@ -540,6 +559,10 @@ static bool move_unterminated(const char *p)
 static bool move_control_byte(const char *p) { return set_string(p, "moves", draw_move(5), "move", 16, "e2-e\n4"); }
 static bool move_illegal(const char *p) { return set_string(p, "moves", draw_move(5), "move", 16, "a1-h8"); }
 
+/* Rule options that do not read: no game can be replayed (repair once
+ * copied every game of such a store, which export then refused). */
+static bool options_garbage(const char *p) { return set_root_string(p, "options", "ending=sometimes"); }
+
 /* An engine's name empty, or two engines under one name: a TGN export
  * copied them into its tags, a report rated two engines as one. */
 static bool engine_name_empty(const char *p) { return set_string(p, "engines", 1, "name", 64, ""); }
@@ -733,6 +756,8 @@ int main(int argc, char **argv)
         {{"no /games.termination", C_ALL, -1, false, "'termination'", 60}, no_termination, false},
         {{"no /games.white", C_ALL, -1, false, "'white'", 60}, no_white, false},
         {{"no /moves.score", C_ALL, -1, false, "'score'", 60}, no_moves_score, true},
+        /* the rule options */
+        {{"rule options that do not read", C_ALL, -1, false, "rule options", 60}, options_garbage, true},
         /* /engines names */
         {{"an engine's name empty", C_ALL, -1, false, "empty name", 60}, engine_name_empty, true},
         {{"two engines under one name", C_ALL, -1, false, "both named 'twin'", 60}, engine_names_alike, false},
