@@ -794,7 +794,7 @@ int main(int argc, char **argv)
         {{"/positions extent 134 M rows", C_ALL, -1, true, "", 20}, positions_extent, true},
         {{"/moves extent 134 M rows", C_ALL, -1, true, "", 20}, moves_extent, false},
         /* the report names the torn tail and repair the rows it leaves out: the others answer as before */
-        {{"/games extent 4 M rows", C_ALL & ~C_REPORT & ~C_REPAIR, -1, true, "", 10}, games_extent, true},
+        {{"/games extent 4 M rows", C_ALL & ~C_REPORT & ~C_REPAIR, -1, true, "", 60}, games_extent, true},
         /* a game of another plan: every reader knows the plan of a tournament's INI */
         {{"seed not the plan's", C_ALL, draw, false, "not the plan", 60}, seed_changed, true},
         {{"opening not the plan's", C_ALL, draw, false, "opening", 60}, opening_changed, false},
