@@ -22,3 +22,13 @@ if(TAVRELI_MPI)
 else()
   set_tests_properties(test_slurm PROPERTIES LABELS fast)
 endif()
+# The batch script on a real Slurm of two nodes (tests/test_slurm_nodes.sh):
+# a slurmctld and two slurmd with their own host names, a private munged;
+# scancel, requeue and a rank killed with kill -9, each against the
+# one-process digest.  Skipped (77) without root, Slurm or munge (.ci/setup
+# --test installs them).  About 1 minute sanitized at load average 14.
+if(TAVRELI_MPI)
+  add_test(NAME test_slurm_nodes COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_slurm_nodes.sh $<TARGET_FILE:tavreli>
+           ${PROJECT_SOURCE_DIR} ${TAVRELI_PLAIN_BINARY})
+  set_tests_properties(test_slurm_nodes PROPERTIES LABELS mpi TIMEOUT 900 SKIP_RETURN_CODE 77)
+endif()
