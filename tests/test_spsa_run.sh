@@ -107,6 +107,12 @@ if [ "$part" = mpi ]; then
   check "mpi: 2 ranks give the same /spsa table and games as one process" same_run "$tmp/one" "$tmp/mpi"
   check "mpi: the parts are merged and removed" [ ! -e "$tmp/mpi/spsa.part-0.h5" -a ! -e "$tmp/mpi/spsa.part-1.h5" ]
   check "mpi: rank 0 alone prints the result" [ "$(grep -c '^50 of 50 iterations' "$tmp/mpi.out")" = 1 ]
+  # the session is recorded with both ranks (issue 35: a run on several
+  # ranks recorded none; one process records ranks=1)
+  check "mpi: spsa.h5 records the session: 2 ranks, one host with both, every game" \
+    sh -c "h5dump -a /sessions '$tmp/mpi/spsa.h5' | grep -q 'end=finished games=200 .* ranks=2 host=[^,]*,2,2,'"
+  check "mpi: one process records ranks=1" \
+    sh -c "h5dump -a /sessions '$tmp/one/spsa.h5' | grep -q 'end=finished games=200 .* ranks=1 host=[^,]*,1,1,'"
 
   # The built-in engine with a search setting and a weight that start away
   # from their engine INI's values (docs/spsa.md's detuned.ini, shortened):

@@ -472,12 +472,28 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
         t.threads = 0; /* all cores */
     ro.stop = o->stop;
     t.stop = o->stop;
-    /* what shaped this session, recorded in the store as it ends (one
-     * process; the sessions of a run on several ranks are not recorded) */
+    /* what shaped this session, recorded in the store as it ends; on
+     * several ranks every rank's host, threads and cores, gathered on
+     * rank 0, which records the session */
     RunHost here;
     RunSession session;
-    run_session_host_here(&here, runner_threads(&ro), NULL, 0);
-    run_session_begin(&session, 1, &here, 1);
+#ifdef TAVRELI_WITH_MPI
+    if (R.mpi) {
+        char host[MPI_MAX_PROCESSOR_NAME] = "";
+        int len = 0;
+        MPI_Get_processor_name(host, &len);
+        run_session_host_here(&here, runner_threads(&ro), host[0] ? host : NULL, 0);
+        RunHost *all = R.rank == 0 ? calloc((size_t)R.size, sizeof *all) : NULL;
+        MPI_Gather(&here, (int)sizeof here, MPI_BYTE, all, (int)sizeof here, MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (R.rank == 0)
+            run_session_begin(&session, R.size, all ? all : &here, all ? R.size : 1);
+        free(all);
+    } else
+#endif
+    {
+        run_session_host_here(&here, runner_threads(&ro), NULL, 0);
+        run_session_begin(&session, 1, &here, 1);
+    }
     session_begun = true;
     const SpsaRunOptions quiet = {.c = c}; /* the other ranks' progress goes nowhere */
     const SpsaRunOptions *view = R.rank == 0 ? o : &quiet;
@@ -555,7 +571,9 @@ TvStatus spsa_run(const SpsaRunOptions *o, SpsaOutcome *out, TvError *err)
     memcpy(out->theta, &tb.theta[k * P], sizeof *out->theta * (size_t)P);
     report(view, k, games_run, tv_now_seconds() - t0, &tb.theta[k * P], true);
 
-done:
+done:;
+    /* the session's games: every rank's (the results are shared after each iteration) */
+    const int64_t games_all = session_begun ? games_mine : 0;
     if (h5) {
         TvError close_err;
         bool intact = session_begun && !h5store_write_failed(h5) && !R.mpi;
@@ -570,7 +588,7 @@ done:
             RunStats rs;
             memset(&rs, 0, sizeof rs);
             rs.interrupted = out->interrupted;
-            rs.played = games_mine;
+            rs.played = games_all;
             run_session_close(&session, &ro, store, &rs, st);
         }
     }
@@ -581,6 +599,16 @@ done:
             st = distrib_prepare_store(store, true, false, &start_t, NULL, &have_store, err);
         }
         st = from_rank0(&R, st, err);
+        /* rank 0 records the session: in the store, or in its part when the parts stay (a merge keeps it) */
+        if (session_begun && R.rank == 0) {
+            RunStats rs;
+            memset(&rs, 0, sizeof rs);
+            rs.interrupted = out->interrupted;
+            rs.played = games_all;
+            const char *where = st == TV_OK && !out->interrupted ? store : part;
+            if (exists(where))
+                run_session_close(&session, &ro, where, &rs, st);
+        }
     }
     if (st == TV_OK && R.rank == 0 && (h5 || R.mpi) && !(R.mpi && out->interrupted))
         st = spsa_table_write(store, &tb, err);
