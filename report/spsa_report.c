@@ -14,6 +14,7 @@
 #include "report_doc.h"
 #include "report_plot.h"
 #include "report_sessions.h"
+#include "spsa.h"
 #include "spsa_run.h"
 
 #define SPSA_TRAJECTORY_PNG "spsa_trajectory.png"
@@ -59,6 +60,31 @@ static TvStatus plot_trajectory(PlotSet *p, const SpsaTable *t, TvError *err)
     strbuf_addf(&p->script, "\n");
     strbuf_addf(&p->pngs, "%s\n", SPSA_TRAJECTORY_PNG);
     return TV_OK;
+}
+
+/* Whether the SPSA file stored in `store` asks for a verification: 1 yes,
+ * 0 no, -1 unknown (the store or its file does not read here: an engine
+ * file it names is elsewhere). */
+static int spsa_verifies(const char *store)
+{
+    StoreContents c;
+    if (h5store_read(store, false, false, &c, NULL) != TV_OK)
+        return -1;
+    int verifies = -1;
+    char *text = c.tournament_ini ? strdup(c.tournament_ini) : NULL;
+    if (text) {
+        SpsaConfig *cfg = calloc(1, sizeof *cfg);
+        if (cfg && spsa_read_text(store, text, strlen(text), cfg, NULL) == TV_OK)
+            verifies = cfg->verify ? 1 : 0;
+        else if (!cfg)
+            free(text);
+        if (cfg) {
+            spsa_free(cfg);
+            free(cfg);
+        }
+    }
+    h5store_contents_free(&c);
+    return verifies;
 }
 
 TvStatus spsa_report(const char *dir, const char *outdir, TvError *err)
@@ -151,9 +177,16 @@ TvStatus spsa_report(const char *dir, const char *outdir, TvError *err)
                      "how its games ended and its LLR path are in [verify/report.html](verify/report.html).",
                      vc.sprt ? vc.sprt : "no SPRT settings stored", (long long)vc.ngames,
                      vc.sprt_result ? vc.sprt_result : "not finished (run 'tavreli spsa CONFIG --resume')");
+        else if (K < t.iterations)
+            doc_para(&D, "No verification yet: the run is not finished (%ld of %ld iterations); the run that finishes "
+                         "it verifies the tuned engine unless its file says verify = no.",
+                     K, t.iterations);
+        else if (spsa_verifies(store) == 0)
+            doc_para(&D, "No verification: the run's file says verify = no (an SPRT of DIR/tuned.ini against "
+                         "DIR/start.ini with `tavreli selfplay` gives one).");
         else
-            doc_para(&D, "No verification yet (%s is missing: the run is not finished, or its file says verify = "
-                         "no).",
+            doc_para(&D, "No verification yet (%s is missing): the run is finished but its verification has not run "
+                         "or was stopped before its first game was stored; `tavreli spsa CONFIG --resume` runs it.",
                      verify);
         /* what shaped the games: the run's store and the verification's */
         StoreContents sc[2];

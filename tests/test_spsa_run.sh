@@ -80,6 +80,12 @@ if [ "$part" = planted ]; then
   check "planted: 1 and 2 threads give the same /spsa table and games" same_run "$tmp/one" "$tmp/two"
   check "planted: the tuned options" grep -qx "option.Strength = $(printf '%.0f' "$x")" "$tmp/one/tuned.ini"
   check "planted: the progress line names the iteration and theta" grep -q "iteration 50/50 .*Strength=" "$tmp/one.err"
+  # a finished run with verify = no: its report says so (it said "No
+  # verification yet (... the run is not finished ...)"; issue 38)
+  "$tv" report "$tmp/one" >/dev/null 2>"$tmp/report.err"
+  check "planted: the report of a finished run with verify = no says verify = no, not 'not finished'" \
+    sh -c "grep -q \"No verification: the run's file says verify = no\" '$tmp/one/report/report.md' &&
+           ! grep -q 'not finished' '$tmp/one/report/report.md'"
   # a program that crashes as a game begins (each process at its 3rd
   # ucinewgame): the game is begun again with a fresh one, and the run says
   # so (it went on without a word: SPSA's runs had no note; issue 35)
