@@ -308,6 +308,22 @@ static void test_converges_on_bounds(void **state)
     assert_true(r.pgnorm <= r.pgtol);
     assert_true(r.at_bound[m0] && r.at_bound[m0 + 1]);
     assert_true(r.fitted[m0] == wi->hi && r.rounded[m0] == (int)wi->hi);
+    /* the summary gives it no '+- 0' (issue 38): it says no +- applies */
+    {
+        char name[96], want[200], *c = tune_ini_comment(&r, "header", "sprt");
+        eval_weight_element_name(m0, name, sizeof name);
+        snprintf(want, sizeof want, "%s: ", name);
+        const char *line = c ? strstr(c, want) : NULL;
+        assert_non_null(line);
+        char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        char one[400];
+        snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), line);
+        print_message("%s\n", one);
+        assert_non_null(strstr(one, "held at its bound"));
+        assert_null(strstr(one, "+- 0"));
+        free(c);
+    }
     double w[NW];
     memcpy(w, r.fitted, sizeof w);
     double f0 = tune_loss(&s, w, r.K, NULL, NULL);
