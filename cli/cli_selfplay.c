@@ -396,7 +396,7 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     if (t.sprt)
         printf("SPRT: %s\n", stats.sprt_result);
     cli_print_standings(&t, stats.games, stats.ngames);
-    cli_print_referee(&t, &stats.referee);
+    cli_print_referee(&t, &stats.referee, stats.games, stats.ngames);
     cli_print_waits(&t, &stats.ready);
     if (stats.interrupted) {
         char again[1200];

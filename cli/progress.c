@@ -147,14 +147,16 @@ void cli_progress_note(const char *text, void *user)
     fflush(stderr);
 }
 
-void cli_print_referee(const Tournament *t, const RefereeCounts *rc)
+void cli_print_referee(const Tournament *t, const RefereeCounts *rc, const RatedGame *games, int64_t ngames)
 {
     for (int e = 0; e < t->nengines; e++) {
-        int64_t total = 0;
+        int64_t total = 0, played = 0;
         for (int k = 0; k < RUN_REFEREE_KINDS; k++)
             total += rc->lost[e][k];
         if (!total)
             continue;
+        for (int64_t g = 0; g < ngames; g++)
+            played += games[g].white == e || games[g].black == e;
         printf("%s lost %lld game%s by the referee:", t->engines[e].engine.name, (long long)total,
                total > 1 ? "s" : "");
         const char *sep = " ";
@@ -164,6 +166,11 @@ void cli_print_referee(const Tournament *t, const RefereeCounts *rc)
                 sep = ", ";
             }
         printf("\n");
+        if (played > 0 && (double)total > REFEREE_NOTE_SHARE * (double)played)
+            printf("note: %s lost %.1f%% of its %lld games by the referee, not by play (over %g%%): its Elo above "
+                   "rests on them (a clock, timemargin or the machine's load more than its strength)\n",
+                   t->engines[e].engine.name, 100.0 * (double)total / (double)played, (long long)played,
+                   100 * REFEREE_NOTE_SHARE);
     }
 }
 

@@ -54,7 +54,7 @@ bool cli_out_finish(CliOut *o, const volatile sig_atomic_t *stop);
 
 /* After a run, on stdout: per engine that lost games by the referee, how many
  * and by which termination (nothing when none did). */
-void cli_print_referee(const Tournament *t, const RefereeCounts *rc);
+void cli_print_referee(const Tournament *t, const RefereeCounts *rc, const RatedGame *games, int64_t ngames);
 
 /* After a run, on stdout: per engine whose waits before readyok deserve a
  * note (run_wait_notable), how long it waited in all, the longest wait and

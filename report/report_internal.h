@@ -21,16 +21,8 @@
  * engine_died, engine_stalled), each a game its engine lost without playing
  * it out. */
 #define NREFEREE (TERM_ENGINE_STALLED - TERM_ILLEGAL_MOVE + 1)
-/* A note says so when an engine lost more than this share of its games by
- * the referee's decision.  Each such game can move its score by a whole
- * point, so a share s can move it by s: 2% is up to 14 Elo near an even
- * score (about 7 Elo per percentage point), more than the 0..5 nElo SPRT
- * bounds of docs/engines.md and more than the 95% half-width of a 2,000-game
- * run (12 Elo at 40% draws).
- * (A 3-engine tournament at tc = 2+0.05 under load lost 35 of its 102 games
- * on time, and its report claimed LOS 98.2% where the same tournament
- * without forfeits gave 57.4%.) */
-#define REFEREE_NOTE_SHARE 0.02
+/* REFEREE_NOTE_SHARE (selfplay/outcome.h): the share of an engine's games lost
+ * by the referee above which the report notes that its figures rest on them. */
 #define NTERM (TERM_COUNT + 1) /* the Termination values, and one more for anything else */
 
 /* A weight of the tuning log and how far it moved, for the ranking. */

@@ -30,6 +30,18 @@ typedef enum {
 
 /* Whether t is one of the referee's terminations (7 to 10): the side to
  * move in the final position lost, and the rules had not ended the game. */
+/* The run's summary and the report note it when an engine lost more than
+ * this share of its games by the referee's decision.  Each such game can
+ * move its score by a whole point, so a share s can move it by s: 2% is up
+ * to 14 Elo near an even score (about 7 Elo per percentage point), more
+ * than the 0..5 nElo SPRT bounds of docs/engines.md and more than the 95%
+ * half-width of a 2,000-game run (12 Elo at 40% draws).
+ * (A 3-engine tournament at tc = 2+0.05 under load lost 35 of its 102 games
+ * on time, and its report claimed LOS 98.2% where the same tournament
+ * without forfeits gave 57.4%; a movetime match at load 27 lost 35 of 63
+ * games on time and printed an Elo of +187.) */
+#define REFEREE_NOTE_SHARE 0.02
+
 static inline int termination_is_failure(int t) { return t >= TERM_ILLEGAL_MOVE && t <= TERM_ENGINE_STALLED; }
 
 /* Whether termination t ends a game with a winner (checkmate, a captured

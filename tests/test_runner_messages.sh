@@ -167,6 +167,12 @@ check "an engine overstepping its clock: the tournament finishes" [ $rc -eq 0 ]
 check "... a line per game it lost on time" [ "$(grep -c '^game [0-3]: b loses on time (\(white\|black\), [0-9]* ms over the margin, after [0-9]* pl\(y\|ies\), against a)$' "$tmp/over.err")" -eq 4 ]
 check "... counted on the progress line" grep -q "^games 4/4 .* | lost by referee: b 4 time$" "$tmp/over.err"
 check "... and in the summary" grep -qx "b lost 4 games by the referee: 4 time_forfeit" "$tmp/over.out"
+# over REFEREE_NOTE_SHARE (2%) of its games: the summary says its Elo rests
+# on them (a match mostly of forfeits printed an Elo and nothing else; issue 38)
+check "... with a note that its Elo rests on them (4 of 4 games, over 2%)" \
+  grep -q "^note: b lost 100.0% of its 4 games by the referee, not by play (over 2%): its Elo above rests on them" \
+  "$tmp/over.out"
+check "... and none for the engine that lost none" sh -c "! grep -q '^note: good lost' '$tmp/over.out'"
 grep -q "lost by referee: b 4 time" "$tmp/over.err" || cat "$tmp/over.err"
 "$tv" selfplay "$tmp/over.ini" --out "$tmp/over.h5" --force --quiet >"$tmp/over.out" 2>"$tmp/over.err"
 check "--quiet: no line per game" [ "$(grep -c 'loses on time' "$tmp/over.err")" -eq 0 ]
