@@ -464,15 +464,15 @@ static TvStatus fail_engine(EngineProc *p, TvError *err, const char *what)
     return tv_fail(err, TV_ERR_IO, "engine '%s' (%s): %s%s", p->label, p->command, what, tail);
 }
 
-/* Reads until a line whose verb is `want`, within ENGINE_PROC_HANDSHAKE_MS
- * (or until a flag of stop, which may be NULL, is set: -2); during `uci`, id
+/* Reads until a line whose verb is `want`, within timeout_ms (or until a
+ * flag of stop, which may be NULL, is set: -2); during `uci`, id
  * and option lines are kept, and every other line is passed over (a stray
  * bestmove among them).  0: it came; -1: no answer in time, -2: aborted,
  * -3: the engine ended. */
-static int await_line(EngineProc *p, const char *want, const StopFlags *stop)
+static int await_line(EngineProc *p, const char *want, const StopFlags *stop, int timeout_ms)
 {
     char line[UCI_LINE_MAX];
-    double deadline = tv_now_seconds() + ENGINE_PROC_HANDSHAKE_MS / 1000.0;
+    double deadline = tv_now_seconds() + timeout_ms / 1000.0;
     for (;;) {
         int r = read_line(p, line, sizeof line, deadline, stop);
         if (r == 0) {
@@ -506,14 +506,15 @@ static int await_line(EngineProc *p, const char *want, const StopFlags *stop)
 }
 
 /* await_line as an error: what was sent, and what went wrong. */
-static TvStatus await(EngineProc *p, const char *want, const char *sent, TvError *err)
+static TvStatus await(EngineProc *p, const char *want, const char *sent, int timeout_ms, TvError *err)
 {
-    int r = await_line(p, want, NULL);
+    int r = await_line(p, want, NULL, timeout_ms);
     if (r == 0)
         return TV_OK;
     char what[200];
     if (r == -1)
-        snprintf(what, sizeof what, "no '%s' within %d s of '%s'", want, ENGINE_PROC_HANDSHAKE_MS / 1000, sent);
+        snprintf(what, sizeof what, "no '%s' within %g s of '%s'%s", want, timeout_ms / 1000.0, sent,
+                 timeout_ms == ENGINE_PROC_HANDSHAKE_MS ? "" : " (its start_timeout)");
     else
         snprintf(what, sizeof what, "it ended before answering '%s' with '%s' (%s)", sent, want,
                  engine_proc_exit_text(p));
@@ -718,11 +719,12 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     /* An engine that exits at once may be gone before `uci` is written: what
      * it printed and how it ended are still read (await) and told. */
     send_line(p, "uci");
-    TvStatus st = await(p, "uciok", "uci", err);
+    const int start_ms = spec->start_timeout_ms > 0 ? spec->start_timeout_ms : ENGINE_PROC_HANDSHAKE_MS;
+    TvStatus st = await(p, "uciok", "uci", start_ms, err);
     if (st == TV_OK)
         st = send_options(p, spec, err);
     if (st == TV_OK)
-        st = send_line(p, "isready") ? await(p, "readyok", "isready", err)
+        st = send_line(p, "isready") ? await(p, "readyok", "isready", start_ms, err)
                                      : fail_engine(p, err, "it closed its input after its options were set");
     if (st != TV_OK) {
         engine_proc_close(p);
@@ -742,7 +744,7 @@ bool engine_proc_alive(const EngineProc *p) { return p && !p->dead; }
 TvStatus engine_proc_new_game(EngineProc *p, TvError *err)
 {
     if (send_line(p, "ucinewgame") && send_line(p, "isready")) {
-        const int r = await_line(p, "readyok", NULL);
+        const int r = await_line(p, "readyok", NULL, ENGINE_PROC_HANDSHAKE_MS);
         if (r == 0)
             return TV_OK;
         if (r == -1) {
@@ -781,7 +783,7 @@ EngineMoveStatus engine_proc_go(EngineProc *p, const char *start_tfen, const cha
     ok = ok && send_line(p, "isready");
     if (!ok)
         return ENGINE_MOVE_DIED;
-    int ready = await_line(p, "readyok", stop);
+    int ready = await_line(p, "readyok", stop, ENGINE_PROC_HANDSHAKE_MS);
     out->ready_seconds = tv_now_seconds() - asked;
     if (ready == -2)
         return ENGINE_MOVE_ABORTED;

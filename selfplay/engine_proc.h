@@ -56,6 +56,8 @@ typedef struct {
     int noptions;         /* option.NAME = VALUE lines of the tournament, sent with setoption */
     const char (*option_names)[UCI_OPTION_NAME_MAX];
     const char (*option_values)[UCI_OPTION_VALUE_MAX];
+    int start_timeout_ms; /* the start's handshake (uciok, then readyok after the options) must come within
+                             this time (0: ENGINE_PROC_HANDSHAKE_MS) */
 } EngineProcSpec;
 
 typedef struct EngineProc EngineProc;

@@ -135,7 +135,8 @@ static EngineProcSpec process_spec(const TournamentEngine *te, const Options *o,
                             .rules = o,
                             .noptions = te->noptions,
                             .option_names = (const char (*)[UCI_OPTION_NAME_MAX])te->option_names,
-                            .option_values = (const char (*)[UCI_OPTION_VALUE_MAX])te->option_values};
+                            .option_values = (const char (*)[UCI_OPTION_VALUE_MAX])te->option_values,
+                            .start_timeout_ms = te->start_timeout_ms};
 }
 
 static void process_drop(Player *p)
@@ -192,7 +193,12 @@ static TvStatus process_new_game(Player *p, uint64_t seed, bool *again, TvError 
         char errpath[TOURNAMENT_PATH_MAX + 128];
         EngineProcSpec spec = process_spec(p->te, p->rules, p->store_path, errpath, sizeof errpath);
         if (engine_proc_start(&spec, &p->proc, err) != TV_OK) {
-            *again = p->started; /* it played before: a restart that failed may succeed later */
+            /* The program started before this game (the run checked every
+             * program at its start, runner_identify): a start that fails now
+             * (a uciok late on a loaded machine) is tried again with the game
+             * ([tournament] game_attempts).  SPSA starts its programs anew
+             * every iteration, and one late uciok at iteration 2 ended a run. */
+            *again = true;
             return err ? err->status : TV_ERR_IO;
         }
         /* a restart must start the program this player began with: one name, one version */

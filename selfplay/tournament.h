@@ -73,6 +73,10 @@ typedef struct TournamentEngine { /* the tag: engine_id.h declares it */
     int timeout_ms;        /* timeout (seconds in the INI): the wait for a move without clock or movetime
                               before the engine is called stalled; default MATCH_ANSWER_TIMEOUT_MS */
     /* PLAYER_PROCESS: */
+    int start_timeout_ms;  /* start_timeout (seconds in the INI): the wait for the start's uciok and readyok;
+                              0 = the default, ENGINE_PROC_HANDSHAKE_MS (10 s).  A start that fails during the run
+                              (not the first, before any game) begins the game again, [tournament] game_attempts
+                              times at most, with a growing pause */
     char command[1024];    /* command = PROGRAM ARGS (a program with '/' relative to the tournament file) */
     char dir[512];         /* dir: its working directory (default the tournament file's) */
     char stderr_path[TOURNAMENT_PATH_MAX]; /* stderr: a file its stderr lines are appended to; "" = the

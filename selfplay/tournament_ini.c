@@ -561,9 +561,11 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         long lo, hi;
         const char *unit;
         int ms;
-    } TIMES[2] = {{"timeout", 1, 86400, "seconds", 1000}, {"timemargin", 0, 60000, "milliseconds", 1}};
-    int *const times_dst[2] = {&te->timeout_ms, &te->timemargin_ms};
-    for (int k = 0; k < 2; k++)
+    } TIMES[3] = {{"timeout", 1, 86400, "seconds", 1000},
+                  {"timemargin", 0, 60000, "milliseconds", 1},
+                  {"start_timeout", 1, 86400, "seconds", 1000}};
+    int *const times_dst[3] = {&te->timeout_ms, &te->timemargin_ms, &te->start_timeout_ms};
+    for (int k = 0; k < 3; k++)
         if (!strcmp(name, TIMES[k].key)) {
             long v;
             if (!tv_parse_long(value, TIMES[k].lo, TIMES[k].hi, &v))
@@ -574,7 +576,7 @@ static int engine_key(Reader *r, int idx, const char *name, const char *value)
         }
     return failf(r, r->in.line, TV_ERR_PARSE,
                  "unknown key '%s' in [%s] (known: path, command, bench, dir, stderr, log, log_cap, option.NAME, depth, nodes, "
-                 "movetime, tc, timemargin, timeout)",
+                 "movetime, tc, timemargin, timeout, start_timeout)",
                  name, es->section);
 }
 
@@ -796,9 +798,10 @@ static TvStatus read_text_as(const char *path, char *text, size_t len, bool stor
         if (program && !te->dir[0])
             copy_str(te->dir, sizeof te->dir, r->dir[0] ? r->dir : ".");
         if (!program && (te->dir[0] || te->stderr_path[0] || te->log_path[0] || te->bench[0] ||
-                         te->log_cap_mb != TOURNAMENT_LOG_CAP_MB)) {
-            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log, log_cap and bench are for a command (a separate "
-                  "program); the built-in engine takes its settings from its path and option.NAME", es->section);
+                         te->log_cap_mb != TOURNAMENT_LOG_CAP_MB || te->start_timeout_ms)) {
+            failf(r, es->line, TV_ERR_PARSE, "[%s]: dir, stderr, log, log_cap, bench and start_timeout are for a "
+                  "command (a separate program); the built-in engine takes its settings from its path and "
+                  "option.NAME", es->section);
             break;
         }
         if (r->plan_only)

@@ -47,6 +47,9 @@
  *
  * --crash-newgame N: in any mode, dies (abort) on its Nth `ucinewgame` and
  * every later one (as --mode crash-newgame --after N does).
+ * --slow-start N --count-file F: in any mode, the Nth start of the program
+ * (counted in file F, shared by every process given it) waits SECONDS
+ * (--seconds) before `uciok`: a start late once, on a loaded machine.
  * --no-rules: does not declare the rule options (slide_over_own, enpassant,
  * ending), so a tournament with a non-default rule option must refuse it.
  * --name NAME: its `id name`.  Every other line is ignored. */
@@ -144,6 +147,8 @@ int main(int argc, char **argv)
     double seconds = 12; /* --seconds: decimals allowed (0.3) */
     long strength = 0, optimum = 60, strength_max = 100;
     int crash_newgame = 0; /* --crash-newgame N: 0 never */
+    int slow_start = 0;    /* --slow-start N: 0 never */
+    const char *count_file = NULL;
     bool rules = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mode") && i + 1 < argc)
@@ -160,12 +165,31 @@ int main(int argc, char **argv)
             strength_max = atol(argv[++i]);
         else if (!strcmp(argv[i], "--crash-newgame") && i + 1 < argc)
             crash_newgame = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--slow-start") && i + 1 < argc)
+            slow_start = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--count-file") && i + 1 < argc)
+            count_file = argv[++i];
         else if (!strcmp(argv[i], "--no-rules"))
             rules = false;
         else {
             fprintf(stderr, "fake_engine: unknown argument '%s'\n", argv[i]);
             return 2;
         }
+    }
+    bool slow_now = false; /* this start is the --slow-start one */
+    if (slow_start > 0 && count_file) {
+        int fd = open(count_file, O_RDWR | O_CREAT, 0644);
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if (fd >= 0 && fcntl(fd, F_SETLKW, &fl) == 0) {
+            char b[32] = "";
+            ssize_t n = pread(fd, b, sizeof b - 1, 0);
+            int count = (n > 0 ? atoi(b) : 0) + 1;
+            int len = snprintf(b, sizeof b, "%d\n", count);
+            if (ftruncate(fd, 0) == 0 && pwrite(fd, b, (size_t)len, 0) == len)
+                slow_now = count == slow_start;
+        }
+        if (fd >= 0)
+            close(fd);
     }
     if (!strcmp(mode, "no-start")) {
         say("fake_engine: cannot start (this is on purpose)");
@@ -222,8 +246,9 @@ int main(int argc, char **argv)
                     say(strbuf_str(&b));
                     strbuf_free(&b);
                 }
-            if (!strcmp(mode, "slow-uciok"))
+            if (!strcmp(mode, "slow-uciok") || slow_now)
                 sleep_ms((long)(seconds * 1000));
+            slow_now = false;
             say("uciok");
         } else if (!strcmp(verb, "isready")) {
             if ((handshake_done && !strcmp(mode, "slow-ready")) ||

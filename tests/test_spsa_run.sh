@@ -94,6 +94,23 @@ if [ "$part" = planted ]; then
   rc=$?
   check "planted, crashing at a new game: the run ends with 0 ($rc)" [ $rc = 0 ]
   check "... and says each game it began again" grep -q "is begun again with a fresh process" "$tmp/crash.out"
+  # a program whose start is once late beyond start_timeout (its 6th: the
+  # run checks its programs with 3 starts, then starts both players anew
+  # each iteration; the 6th is at iteration 2): the game is begun again and
+  # the run goes on (a late uciok at iteration 2 ended a run, rc 1; issue 38)
+  planted_ini | sed "s/^iterations = 50/iterations = 3/; s|--optimum 60|--optimum 60 --slow-start 6 --count-file $tmp/starts --seconds 8|; s/^depth = 1/depth = 1\nstart_timeout = 5/" >"$tmp/s.ini"
+  "$tv" spsa "$tmp/s.ini" --out "$tmp/slow" --threads 1 >"$tmp/slow.out" 2>"$tmp/slow.err"
+  rc=$?
+  check "planted, one start late beyond start_timeout = 5: the run ends with 0 ($rc: $(tail -2 "$tmp/slow.err"))" [ $rc = 0 ]
+  check "... the late start's game was begun again, the run saying so with the start_timeout" \
+    sh -c "grep -q \"no 'uciok' within 5 s of 'uci' (its start_timeout).*is begun again with a fresh process\" '$tmp/slow.out'"
+  # the first start (the run's check of its programs) is refused with the same limit
+  rm -f "$tmp/starts"
+  sed "s/--slow-start 6/--slow-start 1/" "$tmp/s.ini" >"$tmp/s1.ini"
+  "$tv" spsa "$tmp/s1.ini" --out "$tmp/slow1" --threads 1 >"$tmp/slow1.out" 2>"$tmp/slow1.err"
+  rc=$?
+  check "planted, the first start late beyond start_timeout: refused before any game (exit $rc)" \
+    sh -c "[ $rc != 0 ] && grep -q \"no 'uciok' within 5 s of 'uci' (its start_timeout)\" '$tmp/slow1.err'"
 fi
 
 if [ "$part" = mpi ]; then
