@@ -323,6 +323,12 @@ static TvStatus play(const RunOptions *ro, H5Store *store, NextGameFn next, void
             if (!openings) {
                 TvError e;
                 if (tournament_opening(t, g.opening, &opening, &e) != TV_OK) {
+                    /* a signal while the opening was made: a stop like one
+                     * during a game (the game is abandoned; an MPI rank
+                     * reported it as a failure: "rank 1: stopped by a signal
+                     * while making opening 1", at load 30) */
+                    if (stop_flags_set(&stop))
+                        break;
 #pragma omp critical(store)
                     keep_first_error(&write_status, &write_err, &e, TV_ERR_ARG);
                     abort_games = 1;

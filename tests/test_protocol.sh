@@ -286,11 +286,13 @@ for sig in INT TERM KILL; do
   rm -f "$tmp/slow.h5"
   "$tv" selfplay "$tmp/slow.ini" --out "$tmp/slow.h5" --quiet >/dev/null 2>&1 &
   pid=$!
-  for i in $(seq 1 100); do [ "$(engines)" -ge 4 ] && break; sleep 0.05; done
+  # waits are for events, bounded only against a hang: under eight busy
+  # loops the 4 engines took over 5 s to start (a 5 s bound failed CI)
+  for i in $(seq 1 1200); do [ "$(engines)" -ge 4 ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
   running=$(engines)
   kill -$sig $pid
   wait $pid 2>/dev/null
-  for i in $(seq 1 40); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
+  for i in $(seq 1 1200); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
   check "SIG$sig: 4 engines were running (2 threads x 2)" [ "$running" -eq 4 ]
   check "SIG$sig of the harness: no engine process is left" [ "$(leftovers)" -eq 0 ]
 done
@@ -301,11 +303,11 @@ depth = 1" "command = $tmp/fake --mode daemon
 depth = 1"
 "$tv" selfplay "$tmp/kids.ini" --out "$tmp/kids.h5" --quiet >/dev/null 2>&1 &
 pid=$!
-for i in $(seq 1 100); do [ "$(engines)" -ge 4 ] && break; sleep 0.05; done
+for i in $(seq 1 1200); do [ "$(engines)" -ge 4 ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
 running=$(engines)
 kill -KILL $pid
 wait $pid 2>/dev/null
-for i in $(seq 1 60); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
+for i in $(seq 1 1200); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.05; done
 check "SIGKILL with a grandchild and a daemon: they were running" [ "$running" -ge 4 ]
 check "SIGKILL of the harness: no grandchild or daemon is left" [ "$(leftovers)" -eq 0 ]
 # --resume after SIGTERM finishes the plan with separate programs: the
