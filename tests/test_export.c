@@ -14,6 +14,7 @@
  *    and a stored termination, result, move or position that the rules
  *    contradict is found. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 
 #include "export.h"
+#include "h5store.h"
 #include "record.h"
 #include "runner.h"
 #include "strength.h"
@@ -95,6 +97,62 @@ static bool has_move_comment(const char *text)
     const char *end = strchr(c, '}');
     const char *slash = strchr(c, '/');
     return end && slash && slash < end && end[-1] == 's';
+}
+
+/* A NextGameFn that hands out game 0 once, setting the stop flag as it
+ * does: a signal that comes as the game's opening is to be made. */
+static int64_t stop_at_first(void *ctx, const GameDone *done, bool want_more)
+{
+    (void)done;
+    (void)want_more;
+    volatile sig_atomic_t *stop = ctx;
+    if (*stop)
+        return -1;
+    *stop = 1;
+    return 0;
+}
+
+/* A signal while a game's opening is made (openings made as each game
+ * starts, as an MPI rank makes them) is a stop, not a failure: rank 1
+ * reported "stopped by a signal while making opening 1" as its failure at
+ * load 30 (issue 35's test_slurm beside eight busy loops). */
+static void test_stop_while_making_an_opening(void **state)
+{
+    (void)state;
+    volatile sig_atomic_t stop = 0;
+    Tournament t;
+    tournament_defaults(&t, "stop-test");
+    t.text = "[tournament]\nname = stop-test\n";
+    t.nengines = 2;
+    t.pairs = 2;
+    t.threads = 1;
+    t.stop = &stop;
+    for (int i = 0; i < 2; i++) {
+        engine_default(&t.engines[i].engine);
+        t.engines[i].engine.limits = (SearchLimits){1, 0, 0};
+        snprintf(t.engines[i].engine.name, sizeof t.engines[i].engine.name, "s%d", i);
+        snprintf(t.engines[i].path, sizeof t.engines[i].path, "(built in)");
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/stop.h5", tmpdir);
+    RunOptions ro;
+    memset(&ro, 0, sizeof ro);
+    ro.t = &t;
+    ro.out_path = path;
+    ro.stop = &stop;
+    TvError err;
+    StoredEngine *ids = NULL;
+    assert_int_equal(runner_identify(&t, path, &ids, &err), TV_OK);
+    H5Store *h5 = NULL;
+    assert_int_equal(h5store_create(path, true, ids, 2, t.text, "", &h5, &err), TV_OK);
+    int64_t played = -1, positions = -1;
+    TvStatus st = runner_play(&ro, h5, stop_at_first, (void *)&stop, NULL, &played, &positions, &err);
+    if (st != TV_OK)
+        print_message("runner_play: %s\n", err.msg);
+    assert_int_equal(st, TV_OK);
+    assert_int_equal(played, 0);
+    assert_int_equal(h5store_close(h5, &err), TV_OK);
+    free(ids);
 }
 
 static void test_digest_and_tgn(void **state)
@@ -288,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_tournament_name),
         cmocka_unit_test(test_strength_on_the_runner),
         cmocka_unit_test(test_verify),
+        cmocka_unit_test(test_stop_while_making_an_opening),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
