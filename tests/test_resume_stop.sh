@@ -3,7 +3,8 @@
 #  - a signal while `selfplay --resume` reads and checks a big store (the
 #    reads, the replay of every kept game, the open for appending) is obeyed
 #    at once (on the CPU used after it), as an interruption (status 143, "interrupted: run ...
-#    --resume"), and the store is unchanged byte for byte;
+#    --resume"), and the store is unchanged byte for byte (a signal that
+#    comes after the reading, the run says so, leaves every game stored);
 #  - two runs on one --out: the second is refused while the first holds the
 #    run lock, naming its pid;
 #  - a store creation killed just before its link leaves OUT.h5.tmp-PID-N:
@@ -36,6 +37,7 @@ echo "a resume of the big store (1 game played) took $whole_ms ms, $whole_cpu ms
 # term_stop): a fifth of the whole resume's; a signal that waited for the
 # rest of the reading (before the fix) goes over it
 limit_ms=$(( whole_cpu / 5 ))
+in_reading=0
 for frac in 10 40 70; do
   at_ms=$(( whole_ms * frac / 100 ))
   cp "$tmp/big.h5" "$tmp/r.h5"
@@ -49,8 +51,22 @@ for frac in 10 40 70; do
     [ "$STOP_CPU_MS" -ge 0 -a "$STOP_CPU_MS" -lt $limit_ms ]
   check "... with the status of SIGTERM ($status)" [ "$status" = 143 ]
   check "... saying how to resume" grep -q "^interrupted: run 'tavreli selfplay .* --resume'" "$tmp/r.out"
-  check "... the store unchanged" [ "$(md5sum <"$tmp/r.h5")" = "$sum" ]
+  # The moments are fractions of a resume measured before, on a machine
+  # whose load changes: a signal may come after the reading (once, on a
+  # quiet CI machine compiling beside the suite, at 70%), when the run has
+  # opened the store and begun its game.  The run says which: stopped while
+  # reading, the store is unchanged byte for byte; later, it still holds
+  # every game it held.
+  if grep -q "stopped while reading the store" "$tmp/r.out"; then
+    in_reading=$((in_reading + 1))
+    check "... stopped while reading: the store unchanged" [ "$(md5sum <"$tmp/r.h5")" = "$sum" ]
+  else
+    "$tv" export "$tmp/r.h5" --digest "$tmp/r.dig" >/dev/null 2>&1
+    check "... stopped after the reading: the store still holds its 3000 games" [ "$(wc -l <"$tmp/r.dig")" -ge 3000 ]
+    cp "$tmp/big.h5" "$tmp/r.h5" # the next moment starts from the big store again
+  fi
 done
+check "the signal came during the reading at least once of the three moments" [ "${in_reading:-0}" -ge 1 ]
 "$tv" selfplay "$tmp/one.ini" --out "$tmp/r.h5" --resume --games 2 --threads 2 --quiet >"$tmp/r.out" 2>&1
 check "the stopped store resumes" grep -q "2 games stored this run (3000 before)" "$tmp/r.out"
 
