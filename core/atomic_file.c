@@ -19,6 +19,13 @@
 
 static TvStatus roll_forward(const char *output, TvError *err);
 
+/* Whether the writer pid that left a temporary file or a stage is gone: not
+ * this process, and no such process (EPERM: another user's, alive). */
+static bool writer_gone(long pid)
+{
+    return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 /* Creates PATH.tmp-PID-N with O_EXCL; returns its descriptor or -1 (errno). */
 static int create_temp(const char *path, char *tmp, size_t n)
 {
@@ -310,8 +317,8 @@ static TvStatus remove_dead_temps(const char *path, TvLeftoverFn removed, void *
         if (strncmp(e->d_name, base, bl) || sscanf(e->d_name + bl, ".tmp-%ld-%d%n", &pid, &k, &used) != 2 ||
             e->d_name[bl + (size_t)used] != 0 || pid <= 0)
             continue;
-        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue; /* this process's, or a live one's (EPERM: another user's) */
+        if (!writer_gone(pid))
+            continue;
         char leftover[TV_PATH_MAX + 300];
         snprintf(leftover, sizeof leftover, "%s/%s", dir, e->d_name);
         if (remove(leftover) != 0 && errno != ENOENT)
@@ -603,7 +610,7 @@ TvStatus tv_stage_open(TvStage *s, const char *dir, const char *what, TvError *e
             if (sscanf(e->d_name, STAGE_PREFIX "%ld-%d%n", &pid, &k, &used) != 2 || e->d_name[used] || pid <= 0 ||
                 strncmp(e->d_name, STAGE_PREFIX, strlen(STAGE_PREFIX)))
                 continue;
-            if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            if (!writer_gone(pid))
                 continue;
             char p[TV_PATH_MAX * 2];
             snprintf(p, sizeof p, "%s/%s", s->dir, e->d_name);
@@ -707,8 +714,13 @@ TvStatus tv_stage_commit(TvStage *s, const char *const *last, TvError *err)
         if (fd >= 0)
             close(fd);
     }
-    if (st == TV_OK)
+    bool begun = false; /* renames began: the journal DIR.commit names the stage's files */
+    if (st == TV_OK) {
         st = tv_commit_group(s->dir, (const char *const *)tmps, (const char *const *)targets, n, err);
+        char journal[TV_PATH_MAX + 8];
+        snprintf(journal, sizeof journal, "%s.commit", s->dir);
+        begun = st != TV_OK && access(journal, F_OK) == 0;
+    }
     for (int i = 0; i < n; i++) {
         free(names[i]);
         if (tmps)
@@ -719,10 +731,12 @@ TvStatus tv_stage_commit(TvStage *s, const char *const *last, TvError *err)
     free(names);
     free(tmps);
     free(targets);
-    if (st != TV_OK) {
+    if (begun) /* left for the next holder of DIR's lock to complete (roll_forward), then remove */
+        s->stage[0] = 0;
+    else if (st != TV_OK)
         tv_stage_abort(s, NULL, err);
+    if (st != TV_OK)
         return st;
-    }
     rmdir(s->stage);
     s->stage[0] = 0;
     return TV_OK;

@@ -116,7 +116,9 @@ TvStatus tv_stage_open(TvStage *s, const char *dir, const char *what, TvError *e
 /* Syncs every file of the stage and moves them into DIR as one group, the
  * names in last (NULL-terminated, may be NULL) after all others and in
  * that order; removes the stage.  On a failure the stage is removed (see
- * tv_stage_abort). */
+ * tv_stage_abort), unless its renames had begun: then the journal names
+ * its files and the stage stays for the next holder of DIR's lock to
+ * complete. */
 TvStatus tv_stage_commit(TvStage *s, const char *const *last, TvError *err);
 
 /* Removes the stage and its files (and DIR, when tv_stage_open made it and

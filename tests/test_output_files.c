@@ -480,6 +480,30 @@ static void test_stage(void **state)
     assert_int_equal(n, 3); /* report.html, elo.png, mine.txt: no stage, no journal */
     snprintf(p, sizeof p, "%s.commit", dir);
     assert_int_equal(access(p, F_OK), -1);
+    /* a group whose renames began (report.html cannot replace a folder in
+     * the way): the stage stays with the journal, and the next holder of the
+     * folder's lock completes it (before, the failure removed the stage and
+     * the journal named files gone) */
+    assert_int_equal(tv_stage_open(&s, dir, "output directory", &err), TV_OK);
+    snprintf(p, sizeof p, "%s/elo.png", s.stage);
+    spit(p, "png 2");
+    snprintf(p, sizeof p, "%s/report.html", s.stage);
+    spit(p, "html 2");
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    assert_int_equal(unlink(p), 0);
+    assert_int_equal(mkdir(p, 0777), 0);
+    assert_int_equal(tv_stage_commit(&s, last, &err), TV_ERR_IO);
+    assert_int_equal(rmdir(p), 0);
+    TvLock *l = NULL;
+    assert_int_equal(tv_lock_output(dir, "wait", NULL, NULL, &l, &err), TV_OK);
+    t = slurp(p);
+    assert_string_equal(t, "html 2");
+    free(t);
+    snprintf(p, sizeof p, "%s/elo.png", dir);
+    t = slurp(p);
+    assert_string_equal(t, "png 2");
+    free(t);
+    tv_unlock_output(l);
 }
 
 static void test_report_md_escapes_html(void **state)
