@@ -544,7 +544,8 @@ static int run_verify(const CliCommand *cmd, int argc, char **argv)
         return CLI_USAGE;
     StoreContents c;
     TvError err;
-    if (h5store_read(in, true, true, &c, &err) != TV_OK) {
+    /* the replay is verify's own: every problem of every game listed */
+    if (h5store_read_unreplayed(in, true, true, &c, &err) != TV_OK) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }

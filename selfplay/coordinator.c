@@ -14,7 +14,6 @@
 
 #include "record.h"
 #include "stats.h"
-#include "verify.h"
 
 /* ---- progress --------------------------------------------------------------- */
 
@@ -130,79 +129,31 @@ void coordinator_free(Coordinator *c)
     free(c);
 }
 
-/* The stored games a resume keeps, checked: each game of the plan must be
- * the plan's (pairing, colours, opening, seed), and its moves must replay
- * to its stored termination and result (verify_moves).  A store that
- * differs is refused (it was made by another plan, or damaged). */
-/* A stored game is the plan's game pg: the same pairing, colours, opening and seed. */
-static bool is_planned(const StoredGame *g, const PlannedGame *pg)
-{
-    return g->pairing == pg->pairing && g->white == pg->white && g->black == pg->black && g->opening == pg->opening &&
-           g->seed == pg->seed;
-}
-
+/* The stored games a resume keeps, checked against the plan: each game of
+ * the plan must be the plan's (pairing, colours, opening, seed); a store
+ * that differs is refused (it was made by another plan, or edited).  Their
+ * moves were replayed to their stored termination and result as the store
+ * was read (h5store_read). */
 static TvStatus resume_check_games(const RunOptions *ro, const StoreContents *sc, int64_t total, TvError *err)
 {
-    Options o;
-    TvError e;
-    if (rule_options_parse(sc->options, &o, &e) != TV_OK)
-        return tv_fail(err, TV_ERR_PARSE, "%s: the store's rule options '%s': %s", ro->out_path, sc->options, e.msg);
-    int32_t longest = 0;
-    for (int64_t i = 0; i < sc->ngames; i++)
-        longest = sc->games[i].plies > longest ? sc->games[i].plies : longest;
-    /* the replays on every core; the first game that fails is named */
-    int64_t first_bad = sc->ngames;
-    bool no_memory = false;
-#pragma omp parallel num_threads(runner_threads(ro)) reduction(min : first_bad) reduction(|| : no_memory)
-    {
-        uint64_t *h = malloc(sizeof *h * ((size_t)longest + 1));
-        no_memory = !h;
-#pragma omp for schedule(dynamic, 64)
-        for (int64_t i = 0; i < sc->ngames; i++) {
-            const StoredGame *g = &sc->games[i];
-            char why[400];
-            PlannedGame pg;
-            if (!h || i > first_bad || g->index >= total || (ro->stop && *ro->stop)) /* a replay: microseconds */
-                continue;
-            tournament_game(ro->t, g->index, &pg);
-            if (!is_planned(g, &pg) || verify_moves(g, &sc->moves[g->move_offset], &o, NULL, h, why, sizeof why))
-                first_bad = i;
-        }
-        free(h);
-    }
-    if (no_memory)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
-    if (ro->stop && *ro->stop)
-        return tv_fail(err, TV_ERR_IO, "stopped by a signal while checking the games of %s against the plan; it was "
-                                       "not changed",
-                       ro->out_path);
-    uint64_t *hist = malloc(sizeof *hist * ((size_t)longest + 1));
-    if (!hist)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory checking the stored games");
-    TvStatus st = TV_OK;
-    for (int64_t i = first_bad; i < sc->ngames && st == TV_OK; i++) { /* the message of the first */
+    for (int64_t i = 0; i < sc->ngames; i++) {
+        if (ro->stop && *ro->stop)
+            return tv_fail(err, TV_ERR_IO, "stopped by a signal while checking the games of %s against the plan; it "
+                                           "was not changed",
+                           ro->out_path);
         const StoredGame *g = &sc->games[i];
         if (g->index >= total)
             continue; /* beyond a plan of fewer pairs: not counted */
-        PlannedGame pg;
+        PlannedGame pg, stored = {g->index, g->pairing, g->white, g->black, g->opening, g->seed};
         tournament_game(ro->t, g->index, &pg);
-        char why[400];
-        if (!is_planned(g, &pg))
-            st = tv_fail(err, TV_ERR_ARG,
-                         "%s: game %lld is not the plan's: pairing %d, white %d, black %d, opening %d, seed %llu "
-                         "stored, the plan has %d, %d, %d, %d, %llu (the store was made by another tournament, or "
-                         "edited); use --force to start a new store",
-                         ro->out_path, (long long)g->index, g->pairing, g->white, g->black, g->opening,
-                         (unsigned long long)g->seed, pg.pairing, pg.white, pg.black, pg.opening,
-                         (unsigned long long)pg.seed);
-        else if (verify_moves(g, &sc->moves[g->move_offset], &o, NULL, hist, why, sizeof why))
-            st = tv_fail(err, TV_ERR_PARSE,
-                         "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem, "
-                         "'tavreli repair' copies the good games)",
-                         ro->out_path, (long long)g->index, why, ro->out_path);
+        char why[300];
+        if (tournament_game_difference(&stored, &pg, why, sizeof why))
+            return tv_fail(err, TV_ERR_ARG,
+                           "%s: game %lld is not the plan's: %s (the store was made by another tournament, or "
+                           "edited); use --force to start a new store",
+                           ro->out_path, (long long)g->index, why);
     }
-    free(hist);
-    return st;
+    return TV_OK;
 }
 
 TvStatus coordinator_open(const RunOptions *ro, bool read_store, const StoredEngine *ids, Coordinator **out,
@@ -235,7 +186,7 @@ TvStatus coordinator_open(const RunOptions *ro, bool read_store, const StoredEng
     memset(c->fin.result_of, -2, n);
     if (read_store) {
         StoreContents sc;
-        TvStatus st = h5store_read_stoppable(ro->out_path, true, false, ro->stop, &sc, err);
+        TvStatus st = h5store_read_stoppable(ro->out_path, false, false, ro->stop, &sc, err);
         if (st == TV_OK && ids &&
             (st = runner_check_engines(ro->out_path, sc.engines, sc.nengines, ids, t->nengines, err)) != TV_OK)
             h5store_contents_free(&sc);

@@ -13,11 +13,11 @@
 #include "h5store.h"
 #include "status.h"
 
-/* Replays every game of c (read with moves) as export_tgn does: each
- * move legal, the stored result and termination what the rules say of the
- * position the moves reach (verify_moves); when c holds the positions, each
- * is the position replayed too (verify_store_games).  Errors name the game
- * (`source`: the store's path). */
+/* The check of c before anything is exported: its moves were replayed as
+ * it was read (h5store_read: each move legal and written so, the stored
+ * result and termination what the rules say); when c holds the positions,
+ * each must be the position replayed too (verify_store_games).  Errors name
+ * the game (`source`: the store's path). */
 TvStatus export_check_moves(const StoreContents *c, const char *source, TvError *err);
 
 /* Writes the digest of the games of c (read with moves and positions) to

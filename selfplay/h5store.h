@@ -284,6 +284,12 @@ typedef struct {
  * damaged row. */
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err);
 
+/* h5store_read without the replay of the games: for `tavreli verify`,
+ * which replays every game itself and lists every problem (the reader
+ * names the first and refuses the store). */
+TvStatus h5store_read_unreplayed(const char *path, bool with_moves, bool with_positions, StoreContents *out,
+                                 TvError *err);
+
 /* h5store_read that a signal cuts short: *stop (may be NULL; set by a
  * signal handler) is looked at before each game's rows are checked, so the
  * reading ends within milliseconds of it (a 100,000-game store takes

@@ -193,8 +193,9 @@ typedef struct {
 
 /* h5store_read, or with `repair` (then without moves and positions) the
  * repair's reading: games need not follow each other, and a bad row is left
- * out instead of refusing the store. */
-TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair,
+ * out instead of refusing the store.  replay false: the games are not
+ * replayed (h5store_read_unreplayed). */
+TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair, bool replay,
                           const volatile sig_atomic_t *stop, StoreContents *out, TvError *err);
 
 /* h5store_check_readable that *stop (may be NULL) cuts short with

@@ -87,7 +87,7 @@ static TvStatus merge_stores(const char *out_path, const char *const *inputs, in
     for (int i = 0; i < ninputs; i++) {
         if (stop && *stop)
             break;
-        if ((st = store_read_games(inputs[i], false, false, repair, stop, &in[i].c, err)) != TV_OK) {
+        if ((st = store_read_games(inputs[i], false, false, repair, true, stop, &in[i].c, err)) != TV_OK) {
             if (stop && *stop) { /* stopped, not damaged */
                 st = TV_OK;
                 break;

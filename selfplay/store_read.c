@@ -413,6 +413,7 @@ typedef struct {
     int nengines;
     Options rules;    /* the store's rule options: every game is replayed under them */
     Tournament *plan; /* the plan of the store's INI (tournament_read_plan), NULL when it is not a tournament's */
+    bool replay;      /* every game replayed (false: the caller replays them, verify) */
     /* a strict scan: the rows of /games whose rows passed and wait for their
      * replay, and the /moves row of the first (the cursor keeps it) */
     int64_t pending[REPLAY_BATCH];
@@ -547,20 +548,16 @@ static const char *row_problem(const StoredGame *g, int64_t mo, int64_t po, Rows
             }
         }
         const char *bad = store_game_value_problem(g, r->nengines, why, n);
-        PlannedGame pg;
         if (!bad && r->plan) {
+            PlannedGame pg, stored = {g->index, g->pairing, g->white, g->black, g->opening, g->seed};
+            char diff[200];
             tournament_game(r->plan, g->index, &pg);
-            if (g->pairing != pg.pairing || g->white != pg.white || g->black != pg.black || g->opening != pg.opening ||
-                g->seed != pg.seed) {
-                snprintf(why, n,
-                         "not the plan of the store's INI: pairing %d, white %d, black %d, opening %d, seed %llu "
-                         "stored, the plan has %d, %d, %d, %d, %llu",
-                         g->pairing, g->white, g->black, g->opening, (unsigned long long)g->seed, pg.pairing,
-                         pg.white, pg.black, pg.opening, (unsigned long long)pg.seed);
+            if (tournament_game_difference(&stored, &pg, diff, sizeof diff)) {
+                snprintf(why, n, "not the plan of the store's INI: %s", diff);
                 bad = why;
             }
         }
-        if (bad || !repair)
+        if (bad || !repair || !r->replay)
             return bad; /* a strict scan replays its games in batches (scan_games) */
         /* a repair: each game on its own */
         uint64_t *hist = malloc(sizeof *hist * ((size_t)g->plies + 1));
@@ -601,11 +598,13 @@ static TvStatus scan_games(const char *path, const StoredGame *g, int64_t ng, Ro
         if (stop && *stop) /* a look costs a load: a game's rows cost microseconds */
             return store_stopped(err, path, "reading");
         if (!row_problem(&g[i], mo, po, r, &unwritten, why, sizeof why)) {
+            mo += g[i].move_count;
+            po += g[i].position_count;
+            if (!r->replay)
+                continue;
             if (!r->npending)
                 r->hold = g[i].move_offset;
             r->pending[r->npending++] = i;
-            mo += g[i].move_count;
-            po += g[i].position_count;
             if (r->npending == REPLAY_BATCH && (bad = replay_pending(r, g, &no_memory, rwhy, sizeof rwhy)) >= 0)
                 break;
             if (no_memory)
@@ -744,7 +743,7 @@ static int cmp_named_row(const void *a, const void *b)
 /* Opens and checks the store, reads its attributes and rows and keeps the
  * good games: strictly (h5store_read) or, with `repair`, every row that is
  * good on its own. */
-TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair,
+TvStatus store_read_games(const char *path, bool with_moves, bool with_positions, StoreRepair *repair, bool replay,
                           const volatile sig_atomic_t *stop, StoreContents *out, TvError *err)
 {
     TvStatus st = TV_ERR_IO;
@@ -853,6 +852,7 @@ TvStatus store_read_games(const char *path, bool with_moves, bool with_positions
      * read as far as the games reach, and every game replayed under the
      * store's rule options. */
     rows.nengines = out->nengines;
+    rows.replay = replay;
     {
         TvError e;
         if (rule_options_parse(out->options, &rows.rules, &e) != TV_OK) {
@@ -977,13 +977,19 @@ done:
 
 TvStatus h5store_read(const char *path, bool with_moves, bool with_positions, StoreContents *out, TvError *err)
 {
-    return store_read_games(path, with_moves, with_positions, NULL, NULL, out, err);
+    return store_read_games(path, with_moves, with_positions, NULL, true, NULL, out, err);
+}
+
+TvStatus h5store_read_unreplayed(const char *path, bool with_moves, bool with_positions, StoreContents *out,
+                                 TvError *err)
+{
+    return store_read_games(path, with_moves, with_positions, NULL, false, NULL, out, err);
 }
 
 TvStatus h5store_read_stoppable(const char *path, bool with_moves, bool with_positions,
                                 const volatile sig_atomic_t *stop, StoreContents *out, TvError *err)
 {
-    return store_read_games(path, with_moves, with_positions, NULL, stop, out, err);
+    return store_read_games(path, with_moves, with_positions, NULL, true, stop, out, err);
 }
 
 TvStatus store_stopped(TvError *err, const char *path, const char *doing)

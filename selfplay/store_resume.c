@@ -39,7 +39,7 @@ static TvStatus open_append(const char *path, const char *tournament_ini, bool m
     if (may_repair) {
         StoreContents c;
         if ((st = h5store_check_not_live(path, err)) != TV_OK ||
-            (st = store_read_games(path, false, false, NULL, stop, &c, err)) != TV_OK)
+            (st = store_read_games(path, false, false, NULL, true, stop, &c, err)) != TV_OK)
             goto done;
         int64_t torn = c.torn_rows;
         h5store_contents_free(&c);

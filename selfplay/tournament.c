@@ -235,6 +235,19 @@ int64_t tournament_openings_needed(const Tournament *t)
  * comparable.  With [openings] per_game every game has its own opening,
  * opening i.  The game's seed is the (i+1)-th output of splitmix64 started
  * at t->seed, i.e. mix(t->seed + (i + 1) * 0x9E3779B97F4A7C15). */
+const char *tournament_game_difference(const PlannedGame *stored, const PlannedGame *plan, char *why, size_t n)
+{
+    const PlannedGame *a = stored, *b = plan;
+    if (a->pairing == b->pairing && a->white == b->white && a->black == b->black && a->opening == b->opening &&
+        a->seed == b->seed)
+        return NULL;
+    snprintf(why, n,
+             "pairing %d, white %d, black %d, opening %d, seed %llu stored, the plan has %d, %d, %d, %d, %llu",
+             a->pairing, a->white, a->black, a->opening, (unsigned long long)a->seed, b->pairing, b->white, b->black,
+             b->opening, (unsigned long long)b->seed);
+    return why;
+}
+
 void tournament_game(const Tournament *t, int64_t i, PlannedGame *g)
 {
     int P = tournament_pairings(t);

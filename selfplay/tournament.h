@@ -222,6 +222,13 @@ typedef struct {
     uint64_t seed;   /* the game's own seed (random movers, tie-breaks) */
 } PlannedGame;
 
+/* NULL when `stored` (a game as a store holds it) is the plan's game
+ * `plan`: the same pairing, colours, opening and seed; else "pairing P,
+ * white W, black B, opening O, seed S stored, the plan has P', W', B', O',
+ * S'" into why.  The one comparison of the reader (every command) and of
+ * --resume. */
+const char *tournament_game_difference(const PlannedGame *stored, const PlannedGame *plan, char *why, size_t n);
+
 /* Number of pairings: n(n-1)/2 for round-robin, n-1 for gauntlet. */
 int tournament_pairings(const Tournament *t);
 
