@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "distrib.h"
 #include "stats.h"
 #include "status.h"
+#include "progress.h"
 #include "train.h"
 
 static const char TRAIN_HELP[] =
@@ -122,7 +124,13 @@ static int stopped(int done)
 static int run_confirm(const char *dir)
 {
     install_handlers();
-    const TrainCallbacks cb = {print_event, NULL, &g_train_stop};
+    CliProgress progress = {isatty(STDERR_FILENO), 0};
+    const TrainCallbacks cb = {.event = print_event,
+                               .stop = &g_train_stop,
+                               .progress = cli_progress_line,
+                               .referee = cli_progress_referee,
+                               .note = cli_progress_note,
+                               .progress_user = &progress};
     TrainOutcome out;
     TvError err;
     if (train_confirm(dir, &cb, &out, &err) != TV_OK) {
@@ -190,7 +198,13 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
         mkdir("results", 0777);
     }
     install_handlers();
-    const TrainCallbacks cb = {print_event, NULL, &g_train_stop};
+    CliProgress progress = {isatty(STDERR_FILENO), 0};
+    const TrainCallbacks cb = {.event = print_event,
+                               .stop = &g_train_stop,
+                               .progress = cli_progress_line,
+                               .referee = cli_progress_referee,
+                               .note = cli_progress_note,
+                               .progress_user = &progress};
     TrainOutcome out;
     TvStatus st = train_run(&c, text, dir, &cb, &out, &err);
     free(text);

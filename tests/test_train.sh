@@ -49,6 +49,10 @@ uninterrupted() {
   check "the run finishes" grep -q "^3 generations; the best is gen-" "$tmp/a.out"
   check "two generations or more are accepted by their SPRT" [ "$(grep -c ' result  *accepted' "$tmp/a.out")" -ge 2 ]
   check "no signal is reported" sh -c "! grep -q 'interrupted' '$tmp/a.out'"
+  # every match reports its progress (a generation's 2,000 games once ran an
+  # hour with no line): the self-play's last line and an SPRT's
+  check "the self-play reports its progress with an ETA" grep -q "games/min | ETA done" "$tmp/a.out"
+  check "the SPRT reports its LLR as it plays" grep -q "LLR" "$tmp/a.out"
   for g in 1 2 3; do
     for f in best.ini selfplay.ini selfplay.h5 tuned.ini tune.log result; do
       check "gen-$g/$f is kept" [ -s "$tmp/a/gen-$g/$f" ]

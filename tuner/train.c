@@ -170,6 +170,12 @@ static TvStatus play(const char *ini_path, const char *text, const char *store, 
     ro.resume = exists(store);
     ro.threads = (int)c->threads;
     ro.stop = cb ? cb->stop : NULL;
+    if (cb) {
+        ro.progress = cb->progress;
+        ro.referee = cb->referee;
+        ro.note = cb->note;
+        ro.progress_user = cb->progress_user;
+    }
     t.stop = ro.stop; /* the openings of a big plan take seconds */
     memset(stats, 0, sizeof *stats);
     /* the store's run lock, as `tavreli selfplay` takes it: a selfplay run

@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runner.h" /* RunProgressFn */
 #include "stats.h" /* RatedGame */
 #include "status.h"
 
@@ -74,6 +75,13 @@ typedef struct {
     void (*event)(const TrainEvent *e, void *user); /* may be NULL */
     void *user;
     volatile sig_atomic_t *stop; /* set by a signal handler: the run stops after flushing (may be NULL) */
+    /* The games' progress, as RunOptions takes them (each may be NULL):
+     * every self-play, SPRT and confirmation match reports through them
+     * with progress_user (a generation's 2,000 games take an hour) */
+    RunProgressFn progress;
+    RunRefereeFn referee;
+    void (*note)(const char *text, void *user);
+    void *progress_user;
 } TrainCallbacks;
 
 /* What train_run did. */
