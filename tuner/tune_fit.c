@@ -373,6 +373,8 @@ void tune_result_free(TuneResult *r)
 {
     free(r->history);
     r->history = NULL;
+    free(r->cov);
+    r->cov = NULL;
     r->nhistory = 0;
 }
 
@@ -639,6 +641,8 @@ TvStatus tune_fit(const TuneSet *fit, const TuneSet *hold, const EvalParams *sta
                 out->rounded[i] = start->w[i];
             }
         }
+        if (st == TV_OK)
+            st = tune_tradeoffs(out, err);
         out->moved_2se = 0;
         for (int j = 0; st == TV_OK && j < c.p; j++) {
             int i = c.fidx[j];

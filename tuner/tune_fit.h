@@ -97,6 +97,33 @@ void tune_options_default(TuneOptions *o);
 /* The strongest pairs kept (the count of all is kept too). */
 #define TUNE_CORR_MAX 32
 
+/* A group of weights (core/weights.def's group) trades off as a whole when
+ * the condition number of its estimates' correlation matrix exceeds this:
+ * some combination of them is then fixed this many times worse (in
+ * variance) than another, though no single pair need pass
+ * TUNE_CORR_REPORT (six weights with pairwise r = 0.7 reach 15).  9 is
+ * what a pair at TUNE_CORR_REPORT has, (1 + 0.8) / (1 - 0.8): the same
+ * bar for a group as for a pair. */
+#define TUNE_COND_REPORT 9.0
+/* Weights of a group named in its loosest combination (largest |coef| first). */
+#define TUNE_GROUP_SHOW 6
+/* Groups of weights.def (at most). */
+#define TUNE_GROUPS_MAX 16
+
+/* The joint uncertainty of a group's estimates: the fitted weights of one
+ * core/weights.def group that have a standard error (not at a bound, not
+ * poorly determined). */
+typedef struct {
+    const char *group;  /* weights.def's group name (static) */
+    int n;              /* its weights in the covariance */
+    double cond;        /* condition number of their estimates' correlation matrix (1: independent) */
+    double sd;          /* sd of the loosest combination: sqrt of the covariance's largest eigenvalue */
+    double sd_max;      /* the largest standard error of one weight of the group (sd >= sd_max) */
+    int nshow;          /* weights named in the combination */
+    int idx[TUNE_GROUP_SHOW];      /* weight elements, largest |coef| first */
+    double coef[TUNE_GROUP_SHOW];  /* the unit eigenvector's components (sign: the largest positive) */
+} TuneGroupTradeoff;
+
 typedef struct {
     int a, b;  /* weight elements, a < b in weights.def order */
     double r;  /* the correlation of their estimates */
@@ -131,8 +158,15 @@ typedef struct {
                                          fewer than TUNE_MIN_GAMES games or TUNE_MIN_POSITIONS
                                          positions): poorly determined, rounded keeps the start */
     bool fixed[EVAL_NWEIGHTS];     /* held at the start value by TuneOptions.fixed: left out of the fit */
-    TuneCorrPair corr[TUNE_CORR_MAX]; /* pairs with |r| > TUNE_CORR_REPORT, strongest first */
+    double *cov;                   /* heap, EVAL_NWEIGHTS^2: the game-clustered covariance of the estimates
+                                      (cov[i * EVAL_NWEIGHTS + j]) among the fitted weights with a finite
+                                      standard error, NAN elsewhere; NULL when none */
+    TuneCorrPair corr[TUNE_CORR_MAX]; /* pairs with |r| > TUNE_CORR_REPORT, strongest first, of weights
+                                      whose fit is adopted (not poorly determined, not held at a bound) */
     int ncorr, ncorr_all;          /* kept, and found (ncorr_all - ncorr beyond TUNE_CORR_MAX) */
+    TuneGroupTradeoff groups[TUNE_GROUPS_MAX]; /* per weights.def group with two such weights or more,
+                                                  in weights.def order */
+    int ngroups;
     int32_t fit_games;             /* games of the fit set */
     int64_t fit_positions;         /* positions of the fit set */
     int moved_2se;                 /* fitted weights (finite error, not on a bound) moved by more than 2

@@ -31,10 +31,16 @@ double tune_hold_loss(const TuneSet *hold, const double *w, double K);
 
 /* The standard errors of the fitted weights w (free weights fidx[0..p-1])
  * at scale K and pull l2: clustered by game into se, per position into
- * se_positions, the residual variance into *resvar, the strong correlations
- * into corr (tune_se.c tells how). */
+ * se_positions, the residual variance into *resvar, the clustered
+ * covariance into out->cov (allocated here; tune_se.c tells how). */
 TvStatus tune_covariance(const TuneSet *s, const double *w, double K, double l2, const int *fidx, int p, double *se,
-                         double *se_positions, double *resvar, TuneResult *corr, TvError *err);
+                         double *se_positions, double *resvar, TuneResult *out, TvError *err);
+
+/* From out->cov, once out->undetermined and out->at_bound are set: the
+ * strongly correlated pairs (out->corr) and each group's joint uncertainty
+ * (out->groups) among the weights whose fit is adopted.  Errors: a GSL
+ * failure of an eigen-decomposition, out of memory. */
+TvStatus tune_tradeoffs(TuneResult *out, TvError *err);
 
 /* For each weight, the number of games and of positions of s in which its
  * feature occurs. */

@@ -71,6 +71,20 @@ void tune_log_print(FILE *f, const TuneResult *r, const char *header)
         eval_weight_element_name(r->corr[k].b, nb, sizeof nb);
         fprintf(f, "corr %s %s %.4f\n", na, nb, r->corr[k].r);
     }
+    fprintf(f, "# group NAME N COND SD SDMAX W:C...  (per weights.def group with 2 or more adopted weights: the "
+               "condition number of their estimates' correlations, trading off as a group above %g; the sd of "
+               "their loosest combination, the largest single standard error, the combination's components)\n",
+            TUNE_COND_REPORT);
+    for (int k = 0; k < r->ngroups; k++) {
+        const TuneGroupTradeoff *g = &r->groups[k];
+        fprintf(f, "group %s %d %.6g %.6g %.6g", g->group, g->n, g->cond, g->sd, g->sd_max);
+        for (int j = 0; j < g->nshow; j++) {
+            char name[96];
+            eval_weight_element_name(g->idx[j], name, sizeof name);
+            fprintf(f, " %s:%.4f", name, g->coef[j]);
+        }
+        fprintf(f, "\n");
+    }
     if (r->l2_auto) {
         fprintf(f, "# cv L2 LOSS SE  (%d-fold cross-validation over games: mean validation MSE and its error; "
                    "chosen %.6g)\n",
@@ -124,7 +138,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
     FILE *f = fopen(path, "r");
     if (!f)
         return tv_fail(err, TV_ERR_IO, "cannot read the tuning log %s: %s", path, strerror(errno));
-    int64_t cap_iters = 0, cap_paths = 0, cap_weights = 0, cap_cv = 0, cap_corr = 0;
+    int64_t cap_iters = 0, cap_paths = 0, cap_weights = 0, cap_cv = 0, cap_corr = 0, cap_groups = 0;
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
@@ -208,6 +222,44 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
             t->corr[t->ncorr++] = co;
             continue;
         }
+        TuneLogGroup gr;
+        memset(&gr, 0, sizeof gr);
+        used = -1;
+        if (sscanf(line, " group %31s %d %lf %lf %lf %n", gr.group, &gr.n, &gr.cond, &gr.sd, &gr.sd_max, &used) == 5 &&
+            used >= 0) {
+            if (gr.n < 2 || !(gr.cond >= 1) || !(gr.sd >= 0) || !(gr.sd_max >= 0) || isnan(gr.sd) ||
+                !isfinite(gr.sd_max)) {
+                st = log_error(err, path, lineno, "group: N must be 2 or more, COND a number >= 1, SD and SDMAX >= 0");
+                break;
+            }
+            const char *q = line + used;
+            while (!only_space(q)) {
+                char word[128];
+                int wl = -1;
+                if (sscanf(q, " %127s %n", word, &wl) != 1 || wl < 0)
+                    break;
+                char *colon = strrchr(word, ':'), *end;
+                double c = colon ? strtod(colon + 1, &end) : NAN;
+                if (!colon || colon == word || colon - word >= 96 || *end || !(c >= -1 && c <= 1) ||
+                    gr.nshow >= TUNE_GROUP_SHOW) {
+                    st = log_error(err, path, lineno,
+                                   "group: each W:C must be a weight's name and a coefficient from -1 to 1 (at most "
+                                   "6 of them)");
+                    break;
+                }
+                snprintf(gr.names[gr.nshow], sizeof gr.names[gr.nshow], "%.*s", (int)(colon - word), word);
+                gr.coef[gr.nshow++] = c;
+                q += wl;
+            }
+            if (st != TV_OK)
+                break;
+            if (!tv_grow((void **)&t->groups, &cap_groups, (int64_t)t->ngroups + 1, sizeof *t->groups)) {
+                st = out_of_memory(err, path);
+                break;
+            }
+            t->groups[t->ngroups++] = gr;
+            continue;
+        }
         char l2w[32];
         TuneLogCv cv = {0, 0, 0};
         used = -1;
@@ -229,7 +281,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
         }
         st = log_error(err, path, lineno,
                        "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR', "
-                       "'corr NAME1 NAME2 R' or 'cv L2 LOSS SE'");
+                       "'corr NAME1 NAME2 R', 'group NAME N COND SD SDMAX W:C...' or 'cv L2 LOSS SE'");
         break;
     }
     if (st == TV_OK && ferror(f))
@@ -252,6 +304,7 @@ void tune_log_free(TuneLog *t)
     free(t->weights);
     free(t->cv);
     free(t->corr);
+    free(t->groups);
     memset(t, 0, sizeof *t);
 }
 
@@ -266,6 +319,39 @@ static void add_corr(StrBuf *b, const TuneResult *r, const char *lead)
         eval_weight_element_name(r->corr[k].a, na, sizeof na);
         eval_weight_element_name(r->corr[k].b, nb, sizeof nb);
         strbuf_addf(b, "%s%s %s %+.3f\n", lead, na, nb, r->corr[k].r);
+    }
+}
+
+/* The groups whose weights trade off as a whole (condition number above
+ * TUNE_COND_REPORT), one line each, or a line saying none does. */
+static void add_groups(StrBuf *b, const TuneResult *r)
+{
+    int n = 0;
+    for (int k = 0; k < r->ngroups; k++)
+        n += r->groups[k].cond > TUNE_COND_REPORT;
+    if (!n) {
+        strbuf_addf(b, "no group of weights trades off as a whole (condition number of a group's estimates' "
+                       "correlations above %g)\n",
+                    TUNE_COND_REPORT);
+        return;
+    }
+    strbuf_addf(b, "weights that trade off as a group (condition number of their estimates' correlations above %g, "
+                   "as a pair at |r| %g has: the data fix one combination of them much worse than another; along "
+                   "the loosest combination they move together by its sd, against the largest single error): %d "
+                   "group%s\n",
+                TUNE_COND_REPORT, TUNE_CORR_REPORT, n, n == 1 ? "" : "s");
+    for (int k = 0; k < r->ngroups; k++) {
+        const TuneGroupTradeoff *g = &r->groups[k];
+        if (!(g->cond > TUNE_COND_REPORT))
+            continue;
+        strbuf_addf(b, "  %s: %d weights, condition number %.3g; loosest combination", g->group, g->n, g->cond);
+        for (int j = 0; j < g->nshow; j++) {
+            char name[96];
+            eval_weight_element_name(g->idx[j], name, sizeof name);
+            strbuf_addf(b, " %+.2f %s", g->coef[j], name);
+        }
+        strbuf_addf(b, "%s, sd %.3g (largest single standard error %.3g)\n", g->nshow < g->n ? " ..." : "", g->sd,
+                    g->sd_max);
     }
 }
 
@@ -338,6 +424,7 @@ char *tune_ini_comment(const TuneResult *r, const char *header, const char *sprt
         add_corr(&b, r, "  ");
     } else
         strbuf_addf(&b, "no strongly correlated estimates (|r| > %g)\n", TUNE_CORR_REPORT);
+    add_groups(&b, r);
     strbuf_addf(&b, "weights: name: start -> new +- se, se the game-clustered standard error at L2 %.4g%s\n", r->l2,
                 r->boot_done > 1 ? "; in brackets the bootstrap sd over games, a check of it" : "");
     for (int i = 0; i < NW; i++)

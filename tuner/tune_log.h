@@ -17,13 +17,23 @@
  *                                      correlate strongly (|R| >
  *                                      TUNE_CORR_REPORT, R in [-1, 1]),
  *                                      strongest first
+ *   group NAME N COND SD SDMAX W:C...  a weights.def group with N >= 2
+ *                                      adopted weights: the condition number
+ *                                      of their estimates' correlations
+ *                                      (COND >= 1), the sd of their loosest
+ *                                      combination (SD), the largest single
+ *                                      standard error (SDMAX), and the
+ *                                      combination's largest components
+ *                                      (weight W, coefficient C in [-1, 1];
+ *                                      at most TUNE_GROUP_SHOW)
  *   cv L2 LOSS SE                      --l2 auto: the mean validation loss
  *                                      (MSE) over the folds of games at L2
  *                                      strength L2 (a number >= 0, or
  *                                      'start' for the start weights), and
  *                                      its standard error (>= 0)
  * The writer puts every iter line, then every path line, then the weight
- * lines, then the corr lines, then the cv lines, with comments before each group. */
+ * lines, then the corr lines, then the group lines, then the cv lines, with
+ * comments before each kind. */
 #ifndef TAVRELI_TUNE_LOG_H
 #define TAVRELI_TUNE_LOG_H
 
@@ -65,6 +75,16 @@ typedef struct {
     double r;          /* the correlation of their estimates */
 } TuneLogCorr;
 
+/* One 'group' record. */
+typedef struct {
+    char group[32];
+    int n;
+    double cond, sd, sd_max;
+    int nshow;
+    char names[TUNE_GROUP_SHOW][96];
+    double coef[TUNE_GROUP_SHOW];
+} TuneLogGroup;
+
 /* One 'cv' record. */
 typedef struct {
     double l2;   /* INFINITY: the start weights */
@@ -77,6 +97,8 @@ typedef struct {
     int ncv;
     TuneLogCorr *corr;
     int ncorr;
+    TuneLogGroup *groups;
+    int ngroups;
     TuneLogIter *iters;
     int niters;
     TuneLogPath *paths;
@@ -89,7 +111,9 @@ typedef struct {
  * empty on failure).  A 'path' line is read as its iteration and the numbers
  * that follow up to the first word that is not one: the report does not draw
  * the path, and its values are not checked.  Errors: path cannot be read
- * (TV_ERR_IO); a line that is none of the four records, a cv record whose
+ * (TV_ERR_IO); a line that is none of the records, a group record whose
+ * N is below 2, COND below 1, SD or SDMAX negative, or a W:C not a name and
+ * a coefficient in [-1, 1], a cv record whose
  * L2 is not 'start' or a number >= 0 or whose loss or SE is not a finite
  * number (SE >= 0), a fit_loss that is
  * not finite, a weight's START or NEW that is not a number or a STDERR that

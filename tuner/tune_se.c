@@ -127,11 +127,10 @@ static bool cluster_sums(const TuneSet *s, const double *w, double K, const int 
  * weight with a real component in a null direction (collinear features in
  * the data: the loss cannot tell it from a combination of others) gets se =
  * INFINITY, whatever the pull.  The inverse of H is a pseudo-inverse over
- * the same scaling.  The correlations of the clustered covariance with
- * |r| > TUNE_CORR_REPORT go to corr (strongest first).  *resvar receives
- * rss / (n - p). */
+ * the same scaling.  The clustered covariance goes to out->cov (NAN where
+ * a weight has no finite error).  *resvar receives rss / (n - p). */
 TvStatus tune_covariance(const TuneSet *s, const double *w, double K, double l2, const int *fidx, int p,
-                         double *se, double *se_positions, double *resvar, TuneResult *corr, TvError *err)
+                         double *se, double *se_positions, double *resvar, TuneResult *out, TvError *err)
 {
     size_t pp = (size_t)p * (size_t)p;
     double *A = malloc(sizeof *A * (pp ? pp : 1));
@@ -151,7 +150,17 @@ TvStatus tune_covariance(const TuneSet *s, const double *w, double K, double l2,
     tune_gn_sums(s, w, K, NULL, fidx, p, A, B, &rss, &W);
     tune_hess_sums(s, w, K, NULL, fidx, p, true, H, NULL, &rss2, &W2);
     *resvar = s->n > p ? rss / (double)(s->n - p) : NAN;
-    corr->ncorr = corr->ncorr_all = 0;
+    free(out->cov);
+    out->cov = malloc(sizeof *out->cov * NW * NW);
+    if (!out->cov) {
+        free(A);
+        free(H);
+        free(B);
+        free(Bc);
+        return tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    }
+    for (size_t k = 0; k < (size_t)NW * NW; k++)
+        out->cov[k] = NAN;
     if (p == 0) {
         free(A);
         free(H);
@@ -222,42 +231,21 @@ TvStatus tune_covariance(const TuneSet *s, const double *w, double K, double l2,
             gsl_matrix_view Bv = gsl_matrix_view_array(k ? Bc : B, up, up);
             gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, Mi, &Bv.matrix, 0.0, T);
             gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, Mi, 0.0, R);
-            double *out = k ? se : se_positions;
+            double *dst = k ? se : se_positions;
             for (int j = 0; j < p; j++) {
                 if (isinf(se[fidx[j]])) {
-                    out[fidx[j]] = INFINITY;
+                    dst[fidx[j]] = INFINITY;
                     continue;
                 }
                 double v = gsl_matrix_get(R, (size_t)j, (size_t)j) * (k ? cr1 : hc1);
-                out[fidx[j]] = v > 0 ? sqrt(v) : 0;
+                dst[fidx[j]] = v > 0 ? sqrt(v) : 0;
             }
         }
-        /* the strongly correlated pairs, strongest first */
+        /* the clustered covariance, for the pairs and groups (tune_tradeoffs) */
         for (int u = 0; u < p; u++)
-            for (int v = u + 1; v < p; v++) {
-                if (!isfinite(se[fidx[u]]) || !isfinite(se[fidx[v]]))
-                    continue;
-                double su = gsl_matrix_get(R, (size_t)u, (size_t)u), sv = gsl_matrix_get(R, (size_t)v, (size_t)v);
-                if (!(su > 0 && sv > 0))
-                    continue;
-                double r = gsl_matrix_get(R, (size_t)u, (size_t)v) / sqrt(su * sv);
-                if (!(fabs(r) > TUNE_CORR_REPORT))
-                    continue;
-                corr->ncorr_all++;
-                int at;
-                if (corr->ncorr < TUNE_CORR_MAX)
-                    at = corr->ncorr++;
-                else if (fabs(r) > fabs(corr->corr[TUNE_CORR_MAX - 1].r))
-                    at = TUNE_CORR_MAX - 1; /* the list is full: the weakest makes room */
-                else
-                    continue;
-                corr->corr[at] = (TuneCorrPair){fidx[u], fidx[v], r};
-                for (; at > 0 && fabs(corr->corr[at - 1].r) < fabs(corr->corr[at].r); at--) {
-                    TuneCorrPair t = corr->corr[at];
-                    corr->corr[at] = corr->corr[at - 1];
-                    corr->corr[at - 1] = t;
-                }
-            }
+            for (int v = 0; v < p; v++)
+                if (isfinite(se[fidx[u]]) && isfinite(se[fidx[v]]))
+                    out->cov[(size_t)fidx[u] * NW + (size_t)fidx[v]] = gsl_matrix_get(R, (size_t)u, (size_t)v) * cr1;
     }
     if (C)
         gsl_matrix_free(C);
@@ -302,4 +290,146 @@ void tune_count_feature_games(const TuneSet *s, int32_t *games, int64_t *positio
                 games[i]++;
             }
         }
+}
+
+/* ---- what trades off: pairs and groups ------------------------------------------ */
+
+/* Whether weight i's fit is adopted with a two-sided error: fitted, its
+ * covariance known, not poorly determined, not held at a bound. */
+static bool adopted(const TuneResult *r, int i)
+{
+    return r->free[i] && !r->undetermined[i] && !r->at_bound[i] && isfinite(r->cov[(size_t)i * NW + (size_t)i]) &&
+           r->cov[(size_t)i * NW + (size_t)i] > 0;
+}
+
+/* The correlation pairs: those a --fixed could anchor (a poorly determined
+ * weight is kept at its start whatever the pair says, and listing it
+ * advised fixing what is already kept). */
+static void tradeoff_pairs(TuneResult *r)
+{
+    r->ncorr = r->ncorr_all = 0;
+    for (int u = 0; u < NW; u++)
+        for (int v = u + 1; v < NW; v++) {
+            if (!adopted(r, u) || !adopted(r, v))
+                continue;
+            double c = r->cov[(size_t)u * NW + (size_t)v];
+            double rr = c / sqrt(r->cov[(size_t)u * NW + (size_t)u] * r->cov[(size_t)v * NW + (size_t)v]);
+            if (!(fabs(rr) > TUNE_CORR_REPORT))
+                continue;
+            r->ncorr_all++;
+            int at;
+            if (r->ncorr < TUNE_CORR_MAX)
+                at = r->ncorr++;
+            else if (fabs(rr) > fabs(r->corr[TUNE_CORR_MAX - 1].r))
+                at = TUNE_CORR_MAX - 1; /* the list is full: the weakest makes room */
+            else
+                continue;
+            r->corr[at] = (TuneCorrPair){u, v, rr};
+            for (; at > 0 && fabs(r->corr[at - 1].r) < fabs(r->corr[at].r); at--) {
+                TuneCorrPair t = r->corr[at];
+                r->corr[at] = r->corr[at - 1];
+                r->corr[at - 1] = t;
+            }
+        }
+}
+
+/* The joint uncertainty of the adopted weights idx[0..m) of one group into
+ * *g: the correlation matrix's condition number, the covariance's largest
+ * eigenvalue and its eigenvector (the combination the data fix least). */
+static TvStatus tradeoff_group(const TuneResult *r, const int *idx, int m, TuneGroupTradeoff *g, TvError *err)
+{
+    size_t um = (size_t)m;
+    gsl_matrix *C = gsl_matrix_alloc(um, um), *V = gsl_matrix_alloc(um, um);
+    gsl_vector *ev = gsl_vector_alloc(um);
+    gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(um);
+    TvStatus ts = TV_OK;
+    if (!C || !V || !ev || !ws)
+        ts = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
+    g->n = m;
+    g->sd_max = 0;
+    for (int pass = 0; pass < 2 && ts == TV_OK; pass++) {
+        /* pass 0: the correlations (scale-free: the condition number);
+         * pass 1: the covariance (in the weights' units: the combination) */
+        for (int a = 0; a < m; a++)
+            for (int b = 0; b < m; b++) {
+                double c = r->cov[(size_t)idx[a] * NW + (size_t)idx[b]];
+                if (!pass)
+                    c /= sqrt(r->cov[(size_t)idx[a] * NW + (size_t)idx[a]] *
+                              r->cov[(size_t)idx[b] * NW + (size_t)idx[b]]);
+                gsl_matrix_set(C, (size_t)a, (size_t)b, c);
+            }
+        int st = gsl_eigen_symmv(C, ev, V, ws);
+        if (st) {
+            ts = stats_gsl_fail(err, st, TUNE_GSL_MSG, "a group's eigen-decomposition");
+            break;
+        }
+        gsl_eigen_symmv_sort(ev, V, GSL_EIGEN_SORT_VAL_DESC);
+        double top = gsl_vector_get(ev, 0), low = gsl_vector_get(ev, um - 1);
+        if (!pass) {
+            g->cond = low > 0 ? top / low : INFINITY;
+            continue;
+        }
+        g->sd = top > 0 ? sqrt(top) : 0;
+        /* the components, largest first; the sign that makes the largest positive */
+        int order[NW];
+        for (int a = 0; a < m; a++)
+            order[a] = a;
+        for (int a = 1; a < m; a++)
+            for (int b = a; b > 0 && fabs(gsl_matrix_get(V, (size_t)order[b], 0)) >
+                                         fabs(gsl_matrix_get(V, (size_t)order[b - 1], 0));
+                 b--) {
+                int t = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = t;
+            }
+        double sign = gsl_matrix_get(V, (size_t)order[0], 0) < 0 ? -1 : 1;
+        g->nshow = m < TUNE_GROUP_SHOW ? m : TUNE_GROUP_SHOW;
+        for (int a = 0; a < g->nshow; a++) {
+            g->idx[a] = idx[order[a]];
+            g->coef[a] = sign * gsl_matrix_get(V, (size_t)order[a], 0);
+        }
+    }
+    for (int a = 0; a < m; a++)
+        g->sd_max = fmax(g->sd_max, sqrt(r->cov[(size_t)idx[a] * NW + (size_t)idx[a]]));
+    if (C)
+        gsl_matrix_free(C);
+    if (V)
+        gsl_matrix_free(V);
+    if (ev)
+        gsl_vector_free(ev);
+    if (ws)
+        gsl_eigen_symmv_free(ws);
+    return ts;
+}
+
+TvStatus tune_tradeoffs(TuneResult *r, TvError *err)
+{
+    r->ncorr = r->ncorr_all = 0;
+    r->ngroups = 0;
+    if (!r->cov)
+        return TV_OK;
+    tradeoff_pairs(r);
+    /* groups in the order of their first weight in weights.def */
+    for (int i = 0; i < NW && r->ngroups < TUNE_GROUPS_MAX; i++) {
+        const char *group = eval_weight_info_of(i)->group;
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++)
+            seen = !strcmp(eval_weight_info_of(k)->group, group);
+        if (seen)
+            continue;
+        int idx[NW], m = 0;
+        for (int j = i; j < NW; j++)
+            if (!strcmp(eval_weight_info_of(j)->group, group) && adopted(r, j))
+                idx[m++] = j;
+        if (m < 2)
+            continue;
+        TuneGroupTradeoff *g = &r->groups[r->ngroups];
+        memset(g, 0, sizeof *g);
+        g->group = group;
+        TvStatus st = tradeoff_group(r, idx, m, g, err);
+        if (st != TV_OK)
+            return st;
+        r->ngroups++;
+    }
+    return TV_OK;
 }
