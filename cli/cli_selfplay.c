@@ -248,6 +248,10 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
                                             : "both games of each opening pair between them will be the same game "
                                               "(for training data set [openings] per_game = yes)");
     }
+    if (t.opening_repeats)
+        cli_warning("the openings file '%s': %d of its entries give a position an earlier one gave (the first at "
+                    "line %d, that of line %d); each position is one opening",
+                    t.openings.file, t.opening_repeats, t.opening_repeat_line, t.opening_repeat_of);
     const int64_t repeated = tournament_openings_needed(&t) - t.nopening_tfens; /* [openings] cycle = yes */
     if (t.nopening_tfens > 0 && repeated > 0 && tournament_reproducible(&t))
         cli_warning("the openings file '%s' has %d openings and the plan needs %lld: %lld of %lld games start from "

@@ -112,7 +112,8 @@ bool tournament_can_continue(const Tournament *stored, const Tournament *now, ch
                 a->openings.per_game != b->openings.per_game ||
                 a->openings.sample_plies != b->openings.sample_plies ||
                 a->openings.sample_temperature != b->openings.sample_temperature ||
-                a->openings.random_order != b->openings.random_order || a->openings.start != b->openings.start,
+                a->openings.random_order != b->openings.random_order || a->openings.start != b->openings.start ||
+                a->openings.plies_given != b->openings.plies_given || a->openings.format != b->openings.format,
             "[openings] differ"); /* cycle may differ: it changes no game, it only allows more */
     DIFFERS(memcmp(&a->adjudication, &b->adjudication, sizeof a->adjudication) != 0, "[adjudication] differs");
     DIFFERS(a->sprt != b->sprt || (a->sprt && memcmp(&a->sprt_settings, &b->sprt_settings, sizeof a->sprt_settings)),

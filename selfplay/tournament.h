@@ -102,8 +102,19 @@ typedef struct {
     int draw_after_ply;    /* ... starting after this ply; default 80 */
 } Adjudication;
 
+/* How an openings file is read ([openings] format). */
+typedef enum {
+    OPENINGS_FORMAT_AUTO, /* TGN records when its first line that is not blank or a '#' comment starts with '[' */
+    OPENINGS_FORMAT_TGN,  /* game records: each record's start position and moves */
+    OPENINGS_FORMAT_TFEN, /* one position a line (as chess's EPD books) */
+} OpeningsFormat;
+
 typedef struct {
-    int plies;             /* random openings of this many plies; default 6 */
+    int plies;             /* random openings of this many plies; default 6; with a file of records, the
+                              most moves of each record played, when plies_given */
+    bool plies_given;      /* plies was given in the INI: without it a record's moves are all played (as
+                              cutechess takes a PGN book's moves) */
+    OpeningsFormat format; /* with a file; default OPENINGS_FORMAT_AUTO */
     int balance_depth;     /* a search of this depth must call them roughly balanced; default 2 */
     int balance_cp;        /* |score| <= this counts as balanced; default 150 */
     char file[512];        /* or a file of TFENs, one per line ('#' comments); empty = random */
@@ -142,6 +153,10 @@ typedef struct {
     char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used, in the
                                            order they are played (order and start applied) */
     int nopening_tfens;
+    int opening_repeats;   /* records or lines of the file that gave a position an earlier one gave (each
+                              position is one opening): their count, the first such line and the line
+                              it repeats */
+    int opening_repeat_line, opening_repeat_of;
     /* set by a front end (not the reader): a signal's stop flag, polled by
      * tournament_opening (making a big plan's openings takes seconds) */
     volatile sig_atomic_t *stop;

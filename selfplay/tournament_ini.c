@@ -156,6 +156,7 @@ typedef struct {
     int file_line;    /* line of [openings] file */
     int per_game_line; /* line of [openings] per_game */
     int cycle_line, order_line, start_line; /* lines of [openings] cycle, order, start */
+    int openings_format_line;                /* line of [openings] format */
     bool stored; /* the text of a store's attribute: its games were played, so a short openings file (stores made
                     before cycle existed) is read as cycled */
     bool plan_only; /* tournament_read_plan: no file the text names is read (engine INIs, openings) */
@@ -357,8 +358,25 @@ static int rules_key(Reader *r, const char *name, const char *value)
 static int openings_key(Reader *r, const char *name, const char *value)
 {
     OpeningSettings *o = &r->t->openings;
-    if (!strcmp(name, "plies"))
+    if (!strcmp(name, "plies")) {
+        o->plies_given = true;
         return int_key(r, "openings", name, value, 0, 100, "", &o->plies);
+    }
+    if (!strcmp(name, "format")) {
+        r->openings_format_line = r->in.line;
+        if (!strcmp(value, "tgn"))
+            o->format = OPENINGS_FORMAT_TGN;
+        else if (!strcmp(value, "tfen"))
+            o->format = OPENINGS_FORMAT_TFEN;
+        else if (!strcmp(value, "auto"))
+            o->format = OPENINGS_FORMAT_AUTO;
+        else
+            return failf(r, r->in.line, TV_ERR_PARSE,
+                         "[openings] format '%s' must be tgn (game records), tfen (one position a line) or auto "
+                         "(records when the first line starts with '[')",
+                         value);
+        return 1;
+    }
     if (!strcmp(name, "balance_depth"))
         return int_key(r, "openings", name, value, 0, 8, " (0 = no balance check)", &o->balance_depth);
     if (!strcmp(name, "balance_cp"))
@@ -407,7 +425,7 @@ static int openings_key(Reader *r, const char *name, const char *value)
         return int_key(r, "openings", name, value, 1, 1000000000, " (the first opening, 1-based)", &o->start);
     }
     return failf(r, r->in.line, TV_ERR_PARSE,
-                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, per_game, "
+                 "unknown key '%s' in [openings] (known: plies, balance_depth, balance_cp, file, format, per_game, "
                  "sample_plies, sample_temperature, cycle, order, start)",
                  name);
 }
@@ -840,10 +858,11 @@ static TvStatus read_text_as(const char *path, char *text, size_t len, bool stor
         failf(r, t->sprt_line, TV_ERR_PARSE, "[sprt] needs elo0 < elo1 (got %g and %g)", t->sprt_settings.elo0,
               t->sprt_settings.elo1);
     if (headers_ok && !t->openings.file[0]) { /* random openings never repeat and have no order */
-        static const char *const FILE_KEYS[3] = {"cycle = yes", "order = random", "start"};
-        const bool set[3] = {t->openings.cycle, t->openings.random_order, t->openings.start != 1};
-        const int file_key_lines[3] = {r->cycle_line, r->order_line, r->start_line};
-        for (int k = 0; k < 3; k++)
+        static const char *const FILE_KEYS[4] = {"cycle = yes", "order = random", "start", "format"};
+        const bool set[4] = {t->openings.cycle, t->openings.random_order, t->openings.start != 1,
+                             t->openings.format != OPENINGS_FORMAT_AUTO};
+        const int file_key_lines[4] = {r->cycle_line, r->order_line, r->start_line, r->openings_format_line};
+        for (int k = 0; k < 4; k++)
             if (set[k])
                 failf(r, file_key_lines[k], TV_ERR_PARSE,
                       "[openings] %s is for an openings file: give file = FILE (random openings never repeat "

@@ -64,11 +64,35 @@ static bool openings_are_records(const char *text)
     return false;
 }
 
+/* Adds p as an opening unless an earlier one of the file is the same
+ * position: then counts the repeat (the first one's line and the line it
+ * repeats into t). */
+static TvStatus add_distinct(Openings *o, Tournament *t, const Position *p, const char *path, int line, int *lines,
+                             TvError *err)
+{
+    TvStatus st = add_opening(o, t, p, path, line, err);
+    if (st != TV_OK)
+        return st;
+    for (int k = 0; k < o->n - 1; k++)
+        if (strcmp(o->tfens[k], o->tfens[o->n - 1]) == 0) {
+            o->n--; /* seen before */
+            if (!t->opening_repeats++) {
+                t->opening_repeat_line = line;
+                t->opening_repeat_of = lines[k];
+            }
+            return TV_OK;
+        }
+    lines[o->n - 1] = line;
+    return TV_OK;
+}
+
 /* Game records as openings: each record's start position (its TFEN tag, or
- * the start position), each distinct position once: a TGN file that
- * `tavreli export --tgn` wrote gives back the openings of its games (both
- * games of a pair start from the same one, which is taken once). */
-static TvStatus record_openings(Openings *o, const Tournament *t, const char *text, const char *path, TvError *err)
+ * the start position) and then its moves, all of them or, when [openings]
+ * plies is given, at most that many (as cutechess-cli takes a PGN book's
+ * moves, plies= cutting them); each distinct position once, the repeats
+ * counted.  `plies = 0` takes the start positions alone: a TGN file that
+ * `tavreli export --tgn` wrote gives back the openings of its games. */
+static TvStatus record_openings(Openings *o, Tournament *t, const char *text, const char *path, TvError *err)
 {
     RecordList list;
     TvError e;
@@ -79,27 +103,64 @@ static TvStatus record_openings(Openings *o, const Tournament *t, const char *te
         }
         return tv_fail(err, e.status, "%s", e.msg);
     }
-    TvStatus st = TV_OK;
-    const int first = o->n;
+    int *lines = malloc(sizeof *lines * (size_t)(list.count > 0 ? list.count : 1));
+    TvStatus st = lines ? TV_OK : tv_fail(err, TV_ERR_LIMIT, "%s: out of memory reading the openings", path);
+    const int limit = t->openings.plies_given ? t->openings.plies : -1;
     for (int i = 0; i < list.count && st == TV_OK; i++) {
         const GameRecord *g = &list.games[i];
         Position p;
         if (tfen_read_arg(g->start_tfen[0] ? g->start_tfen : "startpos", &p, &e) != TV_OK) {
             st = tv_fail_at(err, TV_ERR_PARSE, path, g->source_line, "%s", e.msg);
-        } else if ((st = add_opening(o, t, &p, path, g->source_line, err)) == TV_OK) {
-            for (int k = first; k < o->n - 1; k++)
-                if (strcmp(o->tfens[k], o->tfens[o->n - 1]) == 0) {
-                    o->n--; /* seen before */
-                    break;
-                }
+            break;
         }
+        if (limit != 0) {
+            ReplayResult res;
+            if (replay_movetext(&p, &t->rules, g->movetext ? g->movetext : "", TV_PARSE_STRICT, &res, &e) != TV_OK) {
+                st = tv_fail_at(err, TV_ERR_PARSE, path, g->source_line,
+                                "the record's moves (the opening) do not replay under the tournament's rules: %s",
+                                e.msg);
+                break;
+            }
+            const int n = limit < 0 || res.plies < limit ? res.plies : limit;
+            for (int k = 0; k < n; k++) {
+                Undo u;
+                pos_make_move(&p, res.moves[k], &u);
+            }
+            replay_result_free(&res);
+            if (movegen_state(&p, &t->rules) != TV_STATE_ONGOING) {
+                st = tv_fail_at(err, TV_ERR_PARSE, path, g->source_line,
+                                "the game is over after the record's %d move%s (%s): an opening must leave a game to "
+                                "play; give [openings] plies = N to take only its first N moves (0: its start "
+                                "position)",
+                                n, n == 1 ? "" : "s", game_state_name(movegen_state(&p, &t->rules)));
+                break;
+            }
+        }
+        st = add_distinct(o, t, &p, path, g->source_line, lines, err);
     }
+    free(lines);
     records_free(&list);
     return st;
 }
 
-/* TFEN lines as openings ('#' comments, blank lines skipped). */
-static TvStatus tfen_openings(Openings *o, const Tournament *t, char *text, const char *path, TvError *err)
+static TvStatus tfen_lines(Openings *o, Tournament *t, char *text, const char *path, int *lines, TvError *err);
+
+/* TFEN lines as openings ('#' comments, blank lines skipped), each
+ * distinct position once, the repeats counted. */
+static TvStatus tfen_openings(Openings *o, Tournament *t, char *text, const char *path, TvError *err)
+{
+    int nlines = 1;
+    for (const char *c = text; *c; c++)
+        nlines += *c == '\n';
+    int *lines = malloc(sizeof *lines * (size_t)nlines);
+    if (!lines)
+        return tv_fail(err, TV_ERR_LIMIT, "%s: out of memory reading the openings", path);
+    TvStatus st = tfen_lines(o, t, text, path, lines, err);
+    free(lines);
+    return st;
+}
+
+static TvStatus tfen_lines(Openings *o, Tournament *t, char *text, const char *path, int *lines, TvError *err)
 {
     int line = 1;
     for (char *s = text; *s; line++) {
@@ -124,7 +185,7 @@ static TvStatus tfen_openings(Openings *o, const Tournament *t, char *text, cons
         if (tfen_read_arg(s, &p, &e) != TV_OK) {
             return tv_fail_at(err, TV_ERR_PARSE, path, line, "%s", e.msg);
         }
-        TvStatus st = add_opening(o, t, &p, path, line, err);
+        TvStatus st = add_distinct(o, t, &p, path, line, lines, err);
         if (st != TV_OK)
             return st;
         s = next;
@@ -179,12 +240,14 @@ TvStatus tournament_load_openings(Tournament *t, int ini_line, int start_line, b
     }
     Openings o = {NULL, 0, 0};
     TvStatus st;
+    t->opening_repeats = t->opening_repeat_line = t->opening_repeat_of = 0;
     if (strlen(text) != len) {
         int line = 1;
         for (const char *c = text; *c; c++)
             line += *c == '\n';
         st = tv_fail_at(err, TV_ERR_PARSE, path, line, "a NUL byte: an openings file is text");
-    } else if (openings_are_records(text))
+    } else if (t->openings.format == OPENINGS_FORMAT_TGN ||
+               (t->openings.format == OPENINGS_FORMAT_AUTO && openings_are_records(text)))
         st = record_openings(&o, t, text, path, err);
     else
         st = tfen_openings(&o, t, text, path, err);
@@ -196,14 +259,20 @@ TvStatus tournament_load_openings(Tournament *t, int ini_line, int start_line, b
         st = tv_fail_at(err, TV_ERR_PARSE, t->source, start_line,
                      "[openings] start %d is beyond the %d openings of '%s' (give 1 to %d)", t->openings.start, o.n,
                      path, o.n);
-    else if (st == TV_OK && needed > o.n && !t->openings.cycle && !stored)
+    else if (st == TV_OK && needed > o.n && !t->openings.cycle && !stored) {
+        char why[200] = "";
+        if (t->opening_repeats)
+            snprintf(why, sizeof why, " (distinct positions: %d of its entries repeat an earlier one's, the first "
+                                      "at line %d that of line %d)",
+                     t->opening_repeats, t->opening_repeat_line, t->opening_repeat_of);
         st = tv_fail_at(err, TV_ERR_PARSE, t->source, ini_line,
-                     "the openings file '%s' has %d openings, but the plan needs %lld (%s = %lld), so the rest "
+                     "the openings file '%s' has %d openings%s, but the plan needs %lld (%s = %lld), so the rest "
                      "would repeat them: give more openings, fewer pairs, or set [openings] cycle = yes to play "
                      "them again",
-                     path, o.n, (long long)needed,
+                     path, o.n, why, (long long)needed,
                      t->openings.per_game ? "one per game with per_game = yes: games" : "one per round: pairs",
                      (long long)needed);
+    }
     if (st == TV_OK && !order_openings(t, &o))
         st = tv_fail(err, TV_ERR_LIMIT, "%s: out of memory ordering the openings", path);
     free(o.tfens);

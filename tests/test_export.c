@@ -221,7 +221,9 @@ static void test_digest_and_tgn(void **state)
     assert_true(has_move_comment(tgn_text));
     free(tgn_text);
 
-    /* the TGN file serves as an openings file: the games' start positions */
+    /* the TGN file serves as an openings file: the games' start positions
+     * with plies = 0 (without it a record's moves are played too, and a
+     * finished game is refused) */
     char eng[160], ini[160];
     snprintf(eng, sizeof eng, "%s/e.ini", tmpdir);
     snprintf(ini, sizeof ini, "%s/t.ini", tmpdir);
@@ -231,6 +233,9 @@ static void test_digest_and_tgn(void **state)
     char text[512];
     snprintf(text, sizeof text, "[tournament]\npairs = 4\n[openings]\nfile = t.tgn\n[engine a]\npath = e.ini\n[engine b]\npath = e.ini\n");
     Tournament t;
+    assert_int_equal(tournament_read_text(ini, strdup(text), strlen(text), &t, &err), TV_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "the game is over after the record's"));
+    snprintf(text, sizeof text, "[tournament]\npairs = 4\n[openings]\nfile = t.tgn\nplies = 0\n[engine a]\npath = e.ini\n[engine b]\npath = e.ini\n");
     assert_int_equal(tournament_read_text(ini, strdup(text), strlen(text), &t, &err), TV_OK);
     /* each distinct start position once: the two games of a pair share it */
     assert_int_equal(t.nopening_tfens, 4);

@@ -31,6 +31,7 @@
 #include "tfen.h"
 #include "engine_proc.h"
 #include "match.h"
+#include "record.h"
 #include "tournament.h"
 
 #define DATA TAVRELI_TEST_DATA "/tournaments/"
@@ -726,6 +727,167 @@ static int which(const Tournament *t, int o, char tfens[NGEN][TV_TFEN_MAX])
     return -1;
 }
 
+/* ---- opening books of TGN records (issue 36) ----------------------------------- */
+
+/* Writes text to a new temporary file; its path into path. */
+static void write_book(char *path, size_t n, const char *text)
+{
+    snprintf(path, n, "/tmp/tv-book-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The TFEN of the start position after the moves of a movetext. */
+static void after(const char *movetext, char *out)
+{
+    Position p;
+    pos_set_start(&p);
+    Options rules = {0};
+    ReplayResult res;
+    TvError err;
+    if (replay_movetext(&p, &rules, movetext, TV_PARSE_STRICT, &res, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    tfen_write(&res.final, out, TV_TFEN_MAX);
+    replay_result_free(&res);
+}
+
+static void opening_tfen(const Tournament *t, int o, char *out)
+{
+    Position p;
+    TvError err;
+    assert_int_equal(tournament_opening(t, o, &p, &err), TV_OK);
+    tfen_write(&p, out, TV_TFEN_MAX);
+}
+
+#define BOOK2 "[Event \"a\"]\n\n1. e2-e4 e7-e5 *\n\n[Event \"b\"]\n\n1. d2-d4 d7-d5 2. c2-c4 *\n"
+
+/* Each record of a book is one opening: its moves, all of them without
+ * plies (the issue's book became one opening, the start position, and the
+ * run was refused with "has 1 openings"). */
+static void test_book_records_keep_moves(void **state)
+{
+    (void)state;
+    char path[64], a[TV_TFEN_MAX], b[TV_TFEN_MAX], got[TV_TFEN_MAX];
+    write_book(path, sizeof path, BOOK2);
+    Tournament t;
+    TvError err;
+    if (read_with(path, "pairs = 2", "", &t, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.nopening_tfens, 2);
+    assert_int_equal(t.opening_repeats, 0);
+    after("e2-e4 e7-e5", a);
+    after("d2-d4 d7-d5 c2-c4", b);
+    opening_tfen(&t, 0, got);
+    assert_string_equal(got, a);
+    opening_tfen(&t, 1, got);
+    assert_string_equal(got, b);
+    tournament_free(&t);
+    remove(path);
+}
+
+/* plies = N takes at most N moves of each record (cutechess's plies= for a
+ * PGN book); plies = 0 the start positions alone. */
+static void test_book_plies(void **state)
+{
+    (void)state;
+    char path[64], want[TV_TFEN_MAX], got[TV_TFEN_MAX];
+    write_book(path, sizeof path, BOOK2);
+    Tournament t;
+    TvError err;
+    if (read_with(path, "pairs = 2", "plies = 2", &t, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.nopening_tfens, 2);
+    after("d2-d4 d7-d5", want);
+    opening_tfen(&t, 1, got);
+    assert_string_equal(got, want);
+    tournament_free(&t);
+    /* plies = 0: both records start from the start position: one opening,
+     * a repeat, and the plan's second pair has no opening of its own */
+    assert_int_equal(read_with(path, "pairs = 2", "plies = 0", &t, &err), TV_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "has 1 openings (distinct positions: 1 of its entries repeat an earlier one's, "
+                                    "the first at line 5 that of line 1), but the plan needs 2"));
+    assert_int_equal(read_with(path, "pairs = 1", "plies = 0", &t, &err), TV_OK);
+    assert_int_equal(t.nopening_tfens, 1);
+    assert_int_equal(t.opening_repeats, 1);
+    assert_int_equal(t.opening_repeat_line, 5);
+    assert_int_equal(t.opening_repeat_of, 1);
+    opening_tfen(&t, 0, got);
+    assert_string_equal(got, TV_START_TFEN);
+    tournament_free(&t);
+    remove(path);
+}
+
+/* Two records that reach one position are one opening, and counted. */
+static void test_book_repeats(void **state)
+{
+    (void)state;
+    char path[64];
+    write_book(path, sizeof path,
+               "[Event \"a\"]\n\n1. e2-e4 e7-e5 *\n\n[Event \"b\"]\n\n1. d2-d4 *\n\n[Event \"c\"]\n\n1. e2-e4 e7-e5 *\n");
+    Tournament t;
+    TvError err;
+    if (read_with(path, "pairs = 2", "", &t, &err) != TV_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.nopening_tfens, 2);
+    assert_int_equal(t.opening_repeats, 1);
+    assert_int_equal(t.opening_repeat_line, 9);
+    assert_int_equal(t.opening_repeat_of, 1);
+    tournament_free(&t);
+    remove(path);
+}
+
+/* A record whose moves do not replay, or end the game, is refused at its
+ * line, saying how to take fewer moves. */
+static void test_book_bad_records(void **state)
+{
+    (void)state;
+    char path[64];
+    write_book(path, sizeof path, "[Event \"a\"]\n\n1. e2-e4 *\n\n[Event \"b\"]\n\n1. e2-e5 *\n");
+    Tournament t;
+    TvError err;
+    assert_int_equal(read_with(path, "pairs = 1", "", &t, &err), TV_ERR_PARSE);
+    assert_int_equal(err.line, 5);
+    assert_non_null(strstr(err.msg, "the record's moves (the opening) do not replay under the tournament's rules"));
+    remove(path);
+    /* a helpmate (tests/report_fixtures.c) ends the game: refused, unless plies cuts it */
+    write_book(path, sizeof path, "[Event \"m\"]\n\n1. d1-c1 e8-f8 2. c1-b2 f8-g8 3. b2(1)-g7 1-0\n");
+    assert_int_equal(read_with(path, "pairs = 1", "", &t, &err), TV_ERR_PARSE);
+    assert_int_equal(err.line, 1);
+    assert_non_null(strstr(err.msg, "the game is over after the record's 5 moves (checkmate): an opening must "
+                                    "leave a game to play; give [openings] plies = N"));
+    assert_int_equal(read_with(path, "pairs = 1", "plies = 4", &t, &err), TV_OK);
+    tournament_free(&t);
+    remove(path);
+}
+
+/* format = tfen reads the file as positions even when a line starts with
+ * '['; format = tgn as records; format without a file is refused. */
+static void test_book_format(void **state)
+{
+    (void)state;
+    char path[64];
+    write_book(path, sizeof path, BOOK2);
+    Tournament t;
+    TvError err;
+    assert_int_equal(read_with(path, "pairs = 1", "format = tfen", &t, &err), TV_ERR_PARSE);
+    assert_int_equal(err.line, 1);
+    assert_int_equal(read_with(path, "pairs = 1", "format = tgn", &t, &err), TV_OK);
+    assert_int_equal(t.nopening_tfens, 2);
+    tournament_free(&t);
+    assert_int_equal(read_with(path, "pairs = 1", "format = epd", &t, &err), TV_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "[openings] format 'epd' must be tgn (game records), tfen (one position a line) "
+                                    "or auto"));
+    remove(path);
+    char text[] = "[openings]\nformat = tgn\n[engine a]\npath = engines/d1.ini\n[engine b]\npath = engines/d1.ini\n";
+    assert_int_equal(tournament_read_text(DATA "nofile.ini", strdup(text), strlen(text), &t, &err), TV_ERR_PARSE);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.msg, "[openings] format is for an openings file"));
+}
+
 /* The issue's case: 17 openings, pairs = 60. */
 static void test_openings_short_file(void **state)
 {
@@ -874,6 +1036,11 @@ int main(void)
         cmocka_unit_test(test_each),
         cmocka_unit_test(test_openings_short_file),
         cmocka_unit_test(test_openings_cycle_ini),
+        cmocka_unit_test(test_book_records_keep_moves),
+        cmocka_unit_test(test_book_plies),
+        cmocka_unit_test(test_book_repeats),
+        cmocka_unit_test(test_book_bad_records),
+        cmocka_unit_test(test_book_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
