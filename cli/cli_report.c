@@ -156,14 +156,21 @@ const CliCommand CLI_REPORT = {"report", REPORT_HELP, REPORT_FLAGS, run_report};
 
 static const char SPRT_HELP[] =
     "usage: tavreli sprt --penta N0,N1,N2,N3,N4 [--elo0 E0] [--elo1 E1] [--alpha A] [--beta B]\n"
+    "                    [--model normalized|logistic]\n"
     "\n"
     "fishtest's generalised SPRT on pentanomial counts (opening pairs scoring 0,\n"
     "0.5, 1, 1.5 and 2 points), bounds in normalized Elo (default elo0 0, elo1 5,\n"
-    "alpha 0.05, beta 0.05). Prints the LLR, its bounds and the decision.\n";
+    "alpha 0.05, beta 0.05), or with --model logistic in logistic Elo (as\n"
+    "cutechess-cli's elo0/elo1). Prints the LLR, its bounds, the decision, and the\n"
+    "bounds in the other model at these counts' per-pair deviation.\n"
+    "\n"
+    "Example:\n"
+    "  tavreli sprt --penta 10,50,100,60,12 --elo0 0 --elo1 5 --model logistic\n";
 
 typedef struct {
     const char *penta;
     double elo0, elo1, alpha, beta;
+    const char *model;
 } SprtArgs;
 
 static const CliFlag SPRT_FLAGS[] = {
@@ -172,12 +179,15 @@ static const CliFlag SPRT_FLAGS[] = {
     {"elo1", 0, CLI_DOUBLE, offsetof(SprtArgs, elo1), -1e6, 1e6},
     {"alpha", 0, CLI_DOUBLE_OPEN, offsetof(SprtArgs, alpha), 0, 0.5},
     {"beta", 0, CLI_DOUBLE_OPEN, offsetof(SprtArgs, beta), 0, 0.5},
+    {"model", 0, CLI_STRING, offsetof(SprtArgs, model), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
 static int run_sprt(const CliCommand *cmd, int argc, char **argv)
 {
-    SprtArgs a = {NULL, 0, 5, 0.05, 0.05};
+    SprtSettings d;
+    sprt_settings_default(&d);
+    SprtArgs a = {.elo0 = d.elo0, .elo1 = d.elo1, .alpha = d.alpha, .beta = d.beta};
     int rc = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
     if (rc >= 0)
         return rc;
@@ -201,6 +211,15 @@ static int run_sprt(const CliCommand *cmd, int argc, char **argv)
         }
     }
     const double v[4] = {a.elo0, a.elo1, a.alpha, a.beta};
+    SprtModel model = SPRT_NORMALIZED;
+    if (a.model && !strcmp(a.model, "logistic"))
+        model = SPRT_LOGISTIC;
+    else if (a.model && strcmp(a.model, "normalized")) {
+        char shown[80];
+        tv_escape(a.model, shown, sizeof shown);
+        cli_error("sprt: --model must be normalized or logistic, not '%s'", shown);
+        return CLI_USAGE;
+    }
     if (!have_penta) {
         cli_error("sprt: --penta N0,N1,N2,N3,N4 is required");
         return CLI_USAGE;
@@ -211,12 +230,17 @@ static int run_sprt(const CliCommand *cmd, int argc, char **argv)
     }
     double lo, hi;
     sprt_bounds(v[2], v[3], &lo, &hi);
-    double llr = sprt_llr_pentanomial(penta, v[0], v[1]);
+    const SprtSettings set = {.elo0 = v[0], .elo1 = v[1], .alpha = v[2], .beta = v[3], .model = model};
+    double llr = sprt_llr(penta, &set);
     if (!isfinite(llr)) {
         cli_error("sprt: these counts and bounds give no finite LLR (elo0 %g, elo1 %g)", v[0], v[1]);
         return CLI_FAIL;
     }
     printf("LLR %.8f bounds [%.6f, %.6f] %s\n", llr, lo, hi, sprt_decision_name(sprt_decide(llr, lo, hi)));
+    const double o0 = sprt_other_model(v[0], model, penta), o1 = sprt_other_model(v[1], model, penta);
+    if (isfinite(o0) && isfinite(o1))
+        printf("elo0 %g, elo1 %g %s Elo are [%.2f, %.2f] %s Elo at these counts' per-pair deviation\n", v[0], v[1],
+               sprt_model_name(model), o0, o1, sprt_model_name(model == SPRT_LOGISTIC ? SPRT_NORMALIZED : SPRT_LOGISTIC));
     return CLI_OK;
 }
 

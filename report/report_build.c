@@ -322,7 +322,8 @@ void report_headlines(const Report *R, StrBuf *out)
         for (int k = 0; k < R->nsprt; k++) {
             const SprtInfo *si = &R->sprt[k];
             if ((si->a == first && si->b == other) || (si->a == other && si->b == first))
-                strbuf_addf(&sprt, "; SPRT [%g, %g]: %s", si->elo0, si->elo1,
+                strbuf_addf(&sprt, "; SPRT [%g, %g] %s: %s", si->elo0, si->elo1,
+                            si->model == SPRT_LOGISTIC ? "Elo" : "nElo",
                             si->result && si->result[0] ? si->result
                                                         : sprt_decision_name(sprt_decide(si->llr, si->lower,
                                                                                          si->upper)));
@@ -672,10 +673,22 @@ static void doc_sprt(const Report *R, Doc *D)
         char png[32];
         plot_sprt_file(i, "png", png, sizeof png);
         doc_h2(D, "SPRT (%s)", R->files[s->file]);
+        const bool logistic = s->model == SPRT_LOGISTIC;
+        const char *unit = logistic ? "Elo" : "nElo";
         doc_para(D,
-                 "%.64s against %.64s: H0 nElo <= %g against H1 nElo >= %g, alpha %g, beta %g; LLR bounds "
-                 "[%.3f, %.3f].",
-                 store_name(c, 0), store_name(c, 1), s->elo0, s->elo1, s->alpha, s->beta, s->lower, s->upper);
+                 "%.64s against %.64s: H0 %s <= %g against H1 %s >= %g (%s model%s), alpha %g, beta %g; LLR "
+                 "bounds [%.3f, %.3f].",
+                 store_name(c, 0), store_name(c, 1), unit, s->elo0, unit, s->elo1, sprt_model_name(s->model),
+                 logistic ? ", cutechess-cli's Elo" : ", fishtest's default", s->alpha, s->beta, s->lower,
+                 s->upper);
+        /* both models: the other's bounds at these games' per-pair deviation */
+        const double o0 = sprt_other_model(s->elo0, s->model, s->penta),
+                     o1 = sprt_other_model(s->elo1, s->model, s->penta);
+        if (isfinite(o0) && isfinite(o1))
+            doc_para(D,
+                     "In the %s model, at the per-pair score deviation of these games, the bounds are [%.2f, %.2f] "
+                     "%s (the two models agree on a score's distance from 1/2; they differ by the draw rate).",
+                     sprt_model_name(logistic ? SPRT_NORMALIZED : SPRT_LOGISTIC), o0, o1, logistic ? "nElo" : "Elo");
         doc_table(D, "lr");
         doc_cell(D, "%s", "");
         doc_cell(D, "value");

@@ -42,6 +42,7 @@ static TvStatus parse_sprt(const char *file, const char *text, SprtInfo *s, TvEr
     s->elo1 = set.elo1;
     s->alpha = set.alpha;
     s->beta = set.beta;
+    s->model = set.model;
     sprt_bounds(s->alpha, s->beta, &s->lower, &s->upper);
     return TV_OK;
 }
@@ -85,7 +86,9 @@ static TvStatus sprt_path(const StoreContents *c, SprtInfo *s, TvError *err)
         }
         s->penta[pts2]++;
         s->npairs++;
-        s->llr = sprt_llr_pentanomial(s->penta, s->elo0, s->elo1);
+        const SprtSettings set = {.elo0 = s->elo0, .elo1 = s->elo1, .alpha = s->alpha, .beta = s->beta,
+                                  .model = s->model};
+        s->llr = sprt_llr(s->penta, &set);
         s->path_games[s->npairs] = 2.0 * (double)s->npairs;
         s->path_llr[s->npairs] = s->llr;
         if (isfinite(s->llr)) {

@@ -37,6 +37,7 @@ typedef struct {
 typedef struct {
     int file;              /* index in the file list */
     double elo0, elo1, alpha, beta, lower, upper;
+    SprtModel model;       /* the bounds' Elo model */
     char *result;          /* the stored decision (heap, may be NULL) */
     int a, b;              /* the store's engines 0 and 1, as players */
     int64_t npairs;

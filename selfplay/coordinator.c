@@ -64,7 +64,7 @@ static void sprt_advance(Sprt *sp, const Tournament *t, const Finished *f, int64
         }
         sp->penta[(int)(pts * 2 + 0.5)]++;
         sp->next_pair++;
-        sp->llr = sprt_llr_pentanomial(sp->penta, t->sprt_settings.elo0, t->sprt_settings.elo1);
+        sp->llr = sprt_llr(sp->penta, &t->sprt_settings);
         sp->decision = sprt_decide(sp->llr, sp->lower, sp->upper);
     }
 }
@@ -312,9 +312,9 @@ void coordinator_finish(Coordinator *c, RunStats *stats)
         stats->sprt_upper = sp->upper;
         stats->sprt_pairs = sp->next_pair;
         snprintf(stats->sprt_result, sizeof stats->sprt_result,
-                 "%s after %lld pairs (%lld games) in plan order: LLR %.4f, bounds [%.4f, %.4f]",
+                 "%s after %lld pairs (%lld games) in plan order: LLR %.4f, bounds [%.4f, %.4f]%s",
                  sprt_decision_name(sp->decision), (long long)sp->next_pair, (long long)(2 * sp->next_pair), sp->llr,
-                 sp->lower, sp->upper);
+                 sp->lower, sp->upper, c->t->sprt_settings.model == SPRT_LOGISTIC ? " (logistic Elo)" : "");
     }
     pthread_mutex_unlock(&c->lock);
 }

@@ -148,7 +148,7 @@ typedef struct {
     OpeningSettings openings;
     Adjudication adjudication;
     bool sprt;             /* an [sprt] section: stop when the test decides (2 engines only) */
-    SprtSettings sprt_settings; /* bounds in normalized Elo of the first engine over the second, error rates */
+    SprtSettings sprt_settings; /* bounds of the first engine over the second (in its model), error rates */
     int sprt_line;         /* line of the first [sprt] key (for messages) */
     char (*opening_tfens)[TV_TFEN_MAX]; /* the openings file's positions (heap), if a file is used, in the
                                            order they are played (order and start applied) */

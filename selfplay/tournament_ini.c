@@ -455,6 +455,21 @@ static int adjudication_key(Reader *r, const char *name, const char *value)
 static int sprt_key(Reader *r, const char *name, const char *value)
 {
     Tournament *t = r->t;
+    if (!strcmp(name, "model")) {
+        if (!strcmp(value, "normalized"))
+            t->sprt_settings.model = SPRT_NORMALIZED;
+        else if (!strcmp(value, "logistic"))
+            t->sprt_settings.model = SPRT_LOGISTIC;
+        else
+            return failf(r, r->in.line, TV_ERR_PARSE,
+                         "[sprt] model '%s' must be normalized (fishtest's and fastchess's default: the bounds "
+                         "mean the same test at any draw rate) or logistic (cutechess-cli's Elo)",
+                         value);
+        t->sprt = true;
+        if (!t->sprt_line)
+            t->sprt_line = r->in.line;
+        return 1;
+    }
     static const char *const keys[4] = {"elo0", "elo1", "alpha", "beta"};
     double *dst[4] = {&t->sprt_settings.elo0, &t->sprt_settings.elo1, &t->sprt_settings.alpha, &t->sprt_settings.beta};
     for (int k = 0; k < 4; k++)
@@ -466,14 +481,16 @@ static int sprt_key(Reader *r, const char *name, const char *value)
             bool prob = k >= 2;
             if (!*value || *end || (prob ? !(v > 0 && v < 0.5) : !(v > -1000 && v < 1000)))
                 return failf(r, r->in.line, TV_ERR_PARSE, "[sprt] %s '%s' must be %s", name, value,
-                             prob ? "a probability above 0 and below 0.5" : "a number of normalized Elo");
+                             prob ? "a probability above 0 and below 0.5"
+                                  : "a number of Elo (of [sprt] model: normalized unless model = logistic)");
             *dst[k] = v;
             t->sprt = true;
             if (!t->sprt_line)
                 t->sprt_line = r->in.line;
             return 1;
         }
-    return failf(r, r->in.line, TV_ERR_PARSE, "unknown key '%s' in [sprt] (known: elo0, elo1, alpha, beta)", name);
+    return failf(r, r->in.line, TV_ERR_PARSE, "unknown key '%s' in [sprt] (known: elo0, elo1, alpha, beta, model)",
+                 name);
 }
 
 static int engine_key(Reader *r, int idx, const char *name, const char *value)

@@ -299,6 +299,70 @@ double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
     return N * llr;
 }
 
+double sprt_llr_logistic(const int64_t penta[5], double elo0, double elo1)
+{
+    double a[5], phat[5], N = 0, llr = 0;
+    for (int i = 0; i < 5; i++) {
+        a[i] = i / 4.0;
+        phat[i] = regularize(penta[i]);
+        N += phat[i];
+    }
+    for (int i = 0; i < 5; i++)
+        phat[i] /= N;
+    double p[2][5];
+    for (int h = 0; h < 2; h++) {
+        /* the MLE with mean s: p_i = phat_i / (1 + x (a_i - s)), x the root of the secular equation */
+        const double s = 1 / (1 + pow(10, -(h ? elo1 : elo0) / 400));
+        double b[5];
+        for (int i = 0; i < 5; i++)
+            b[i] = a[i] - s;
+        const double x = secular(phat, b, 5);
+        if (!isfinite(x))
+            return NAN;
+        for (int i = 0; i < 5; i++)
+            p[h][i] = phat[i] / (1 + x * b[i]);
+    }
+    for (int i = 0; i < 5; i++)
+        llr += phat[i] * (log(p[1][i]) - log(p[0][i]));
+    return N * llr;
+}
+
+double sprt_llr(const int64_t penta[5], const SprtSettings *s)
+{
+    return s->model == SPRT_LOGISTIC ? sprt_llr_logistic(penta, s->elo0, s->elo1)
+                                     : sprt_llr_pentanomial(penta, s->elo0, s->elo1);
+}
+
+const char *sprt_model_name(SprtModel m)
+{
+    return m == SPRT_LOGISTIC ? "logistic" : "normalized";
+}
+
+double sprt_other_model(double elo, SprtModel from, const int64_t penta[5])
+{
+    double N = 0, mu = 0, var = 0;
+    for (int i = 0; i < 5; i++)
+        N += (double)penta[i];
+    if (N <= 0)
+        return NAN;
+    for (int i = 0; i < 5; i++)
+        mu += (double)penta[i] / N * (i / 4.0);
+    for (int i = 0; i < 5; i++)
+        var += (double)penta[i] / N * (i / 4.0 - mu) * (i / 4.0 - mu);
+    const double sigma = sqrt(var); /* of the pair's mean score */
+    if (!(sigma > 0))
+        return NAN;
+    const double per_t = SQRT2 * LN10 / 800.0; /* a pair's t-value per normalized Elo */
+    if (from == SPRT_LOGISTIC) {
+        const double s = 1 / (1 + pow(10, -elo / 400));
+        return (s - 0.5) / sigma / per_t + 0.0; /* + 0.0: no -0 */
+    }
+    const double s = 0.5 + elo * per_t * sigma;
+    if (!(s > 0 && s < 1))
+        return NAN;
+    return -400 * log10(1 / s - 1) + 0.0;
+}
+
 double sprt_expected_pairs(double nelo0, double nelo1, double alpha, double beta, double nelo)
 {
     const double per_t = SQRT2 * LN10 / 800.0;
@@ -442,6 +506,7 @@ void sprt_settings_default(SprtSettings *s)
     s->elo1 = 5;
     s->alpha = 0.05;
     s->beta = 0.05;
+    s->model = SPRT_NORMALIZED;
 }
 
 /* x in the shortest of %g, %.15g, %.17g that reads back exactly. */
@@ -462,7 +527,8 @@ char *sprt_settings_format(const SprtSettings *s, char *buf, size_t n)
     shortest(v[1], sizeof v[1], s->elo1);
     shortest(v[2], sizeof v[2], s->alpha);
     shortest(v[3], sizeof v[3], s->beta);
-    snprintf(buf, n, "elo0=%s elo1=%s alpha=%s beta=%s", v[0], v[1], v[2], v[3]);
+    snprintf(buf, n, "elo0=%s elo1=%s alpha=%s beta=%s%s", v[0], v[1], v[2], v[3],
+             s->model == SPRT_LOGISTIC ? " model=logistic" : "");
     return buf;
 }
 
@@ -472,12 +538,25 @@ TvStatus sprt_settings_parse(const char *text, SprtSettings *s, TvError *err)
     double *vals[4] = {&s->elo0, &s->elo1, &s->alpha, &s->beta};
     bool have[4] = {false, false, false, false};
     const char *p = text;
+    bool have_model = false;
+    s->model = SPRT_NORMALIZED;
     while (*p) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
         if (!*p)
             break;
         size_t klen = strcspn(p, "= \t,");
+        if (klen == 5 && !strncmp(p, "model", 5) && p[5] == '=' && !have_model) {
+            const char *v = p + 6;
+            size_t vlen = strcspn(v, " \t,");
+            if (vlen == 8 && !strncmp(v, "logistic", 8))
+                s->model = SPRT_LOGISTIC;
+            else if (!(vlen == 10 && !strncmp(v, "normalized", 10)))
+                goto bad;
+            have_model = true;
+            p = v + vlen;
+            continue;
+        }
         int k = -1;
         for (int i = 0; i < 4; i++)
             if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen))
@@ -501,7 +580,7 @@ TvStatus sprt_settings_parse(const char *text, SprtSettings *s, TvError *err)
     return TV_OK;
 bad:
     return tv_fail(err, TV_ERR_PARSE,
-                   "bad sprt attribute '%s': expected 'elo0=E0 elo1=E1 alpha=A beta=B' with elo0 < elo1 and "
-                   "0 < alpha, beta < 1",
+                   "bad sprt attribute '%s': expected 'elo0=E0 elo1=E1 alpha=A beta=B' (and optionally "
+                   "'model=logistic' or 'model=normalized') with elo0 < elo1 and 0 < alpha, beta < 1",
                    text);
 }

@@ -117,25 +117,40 @@ double stats_normal_cdf(double x);
 
 /* ---- SPRT ------------------------------------------------------------------- */
 
-/* An SPRT of the first engine against the second: H0 "normalized Elo is
- * elo0", H1 "... is elo1", error rates alpha and beta. */
+/* The Elo model of an SPRT's bounds.  Normalized Elo (fishtest's default,
+ * fastchess's): a difference in units of the per-pair score's deviation, so
+ * a bound means the same test whatever the draw rate.  Logistic Elo
+ * (cutechess-cli's, fishtest's older tests): the usual Elo of the expected
+ * score, 1 / (1 + 10^(-elo/400)); the same bound is an easier test where
+ * draws are many. */
+typedef enum { SPRT_NORMALIZED = 0, SPRT_LOGISTIC = 1 } SprtModel;
+
+/* "normalized" or "logistic". */
+const char *sprt_model_name(SprtModel m);
+
+/* An SPRT of the first engine against the second: H0 "Elo is elo0", H1
+ * "... is elo1" in the model, error rates alpha and beta. */
 typedef struct {
     double elo0, elo1;
     double alpha, beta;
+    SprtModel model;
 } SprtSettings;
 
-/* The defaults: elo0 0, elo1 5, alpha 0.05, beta 0.05. */
+/* The defaults: elo0 0, elo1 5, alpha 0.05, beta 0.05, normalized. */
 void sprt_settings_default(SprtSettings *s);
 
 /* Writes s as "elo0=E0 elo1=E1 alpha=A beta=B" (the store's root attribute
- * "sprt"), each number in the shortest form that reads back exactly.
+ * "sprt"), each number in the shortest form that reads back exactly, and
+ * " model=logistic" after them for that model (nothing for the normalized
+ * one: the stores written before the model existed read as they did).
  * Returns buf (size n >= 128). */
 char *sprt_settings_format(const SprtSettings *s, char *buf, size_t n);
 
 /* Reads what sprt_settings_format writes (keys in any order, separated by
- * blanks or commas).  Errors (TV_ERR_PARSE): a missing, unknown or repeated
- * key, a number that is not finite, elo0 >= elo1, alpha or beta outside
- * (0, 1). */
+ * blanks or commas; model optional, normalized without it).  Errors
+ * (TV_ERR_PARSE): a missing, unknown or repeated key, a number that is not
+ * finite, elo0 >= elo1, alpha or beta outside (0, 1), a model that is
+ * neither. */
 TvStatus sprt_settings_parse(const char *text, SprtSettings *s, TvError *err);
 
 /* SPRT bounds for error rates alpha, beta: lower = log(beta / (1 - alpha)),
@@ -147,6 +162,22 @@ void sprt_bounds(double alpha, double beta, double *lower, double *upper);
  * against nelo1.  For [39, 2226, 31451, 2412, 40] and [0.764, 3.439] it is
  * 2.16294087. */
 double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1);
+
+/* fishtest's generalised SPRT log-likelihood ratio in the logistic model
+ * (LLRcalc.LLR_logistic) for pentanomial counts: the maximum-likelihood
+ * distributions of the pair scores a_i = i/4 whose mean is the expected
+ * score of elo0 and of elo1 (1 / (1 + 10^(-elo/400))), and LLR = N sum_i
+ * phat_i log(p1_i / p0_i). */
+double sprt_llr_logistic(const int64_t penta[5], double elo0, double elo1);
+
+/* The LLR of the counts under s (its model and bounds). */
+double sprt_llr(const int64_t penta[5], const SprtSettings *s);
+
+/* A bound elo of model `from` in the other model, at the per-pair score
+ * deviation of the counts (the deviation that ties the two: normalized Elo
+ * is the logistic score's distance from 1/2 in units of it); NAN when the
+ * counts have no deviation or the score is out of (0, 1). */
+double sprt_other_model(double elo, SprtModel from, const int64_t penta[5]);
 
 /* The expected number of opening pairs before the SPRT of [nelo0, nelo1]
  * with error rates alpha, beta decides, when the true difference is nelo

@@ -297,7 +297,7 @@ char *slurp(const char *path)
 void assert_contains(const char *text, const char *what, const char *where)
 {
     if (!strstr(text, what))
-        fail_msg("%s does not contain \"%s\"", where, what);
+        fail_msg("%s does not contain \"%s\"; it is:\n%.3000s", where, what, text);
 }
 
 void assert_png(const char *path)

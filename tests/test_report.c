@@ -28,6 +28,7 @@
 #include "h5store.h"
 #include "outcome.h"
 #include "report.h"
+#include "stats.h"
 #include "report_fixtures.h"
 #include "search.h"
 #include "tfen.h"
@@ -204,7 +205,7 @@ static void test_sprt(void **state)
     char *md = report_md(tmp_path(t, "sprt.h5"), NULL, tmp_path(t, "out"));
     /* the report's first line says the verdict beside the first engine's result */
     assert_contains(md, "# Strength report\n\n**alpha vs beta: ", "headline");
-    assert_contains(md, "60 games (+30 =30 -0); SPRT [0, 5]: H1**", "headline");
+    assert_contains(md, "60 games (+30 =30 -0); SPRT [0, 5] nElo: H1**", "headline");
     char head[600];
     snprintf(head, sizeof head, "SPRT (%s)", tmp_path(t, "sprt.h5"));
     char *s = section(md, head);
@@ -215,9 +216,31 @@ static void test_sprt(void **state)
     assert_contains(s, "| decision stored by the run | H1 |", "sprt");
     assert_contains(s, "| decision from these games |", "sprt");
     assert_contains(s, "(sprt_llr.png)", "sprt");
+    assert_contains(s, "H0 nElo <= 0 against H1 nElo >= 5 (normalized model, fishtest's default)", "sprt");
+    assert_contains(s, "In the logistic model, at the per-pair score deviation of these games, the bounds are [0.00, ",
+                    "sprt");
     free(s);
     free(md);
     assert_png(tmp_path(t, "out/sprt_llr.png"));
+
+    /* the logistic model (issue 36): its LLR, its unit, the normalized bounds beside */
+    values[0] = "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic";
+    if (h5store_set_attributes(tmp_path(t, "sprt.h5"), names, values, 2, &err) != TV_OK)
+        fail_msg("set attributes: %s", err.msg);
+    md = report_md(tmp_path(t, "sprt.h5"), NULL, tmp_path(t, "outl"));
+    assert_contains(md, "60 games (+30 =30 -0); SPRT [0, 5] Elo: H1**", "headline");
+    s = section(md, head);
+    assert_contains(s, "H0 Elo <= 0 against H1 Elo >= 5 (logistic model, cutechess-cli's Elo)", "sprt");
+    assert_contains(s, "In the normalized model, at the per-pair score deviation of these games, the bounds are "
+                       "[0.00, ",
+                    "sprt");
+    const int64_t penta[5] = {0, 0, 10, 10, 10};
+    char llr[32];
+    snprintf(llr, sizeof llr, "| LLR | %.3f |", sprt_llr_logistic(penta, 0, 5));
+    assert_contains(s, llr, "sprt");
+    free(s);
+    free(md);
+    values[0] = "elo0=0 elo1=5 alpha=0.05 beta=0.05";
 
     /* A malformed sprt attribute is an error naming the store. */
     values[0] = "elo0=5 elo1=0 alpha=0.05 beta=0.05";

@@ -193,6 +193,15 @@ check "SPRT stops before the 400 planned games" [ "${played:-400}" -lt 400 ]
 check "SPRT decision stored in the file" sh -c "h5dump -a /sprt_result '$tmp/sprt.h5' | grep -q 'H1 accepted'"
 "$tv" selfplay "$tmp/sprt.ini" --out "$tmp/sprt.h5" --resume --quiet >"$tmp/sprt2.out" 2>&1
 check "resuming a decided SPRT plays nothing" grep -q " 0 games stored this run" "$tmp/sprt2.out"
+# the same test in the logistic model (issue 36): decided, its model stored
+# and said; its LLR is fishtest's logistic one (tavreli sprt on the counts)
+sed 's/^\[sprt\]/[sprt]\nmodel = logistic/' "$tmp/sprt.ini" >"$tmp/sprtl.ini"
+"$tv" selfplay "$tmp/sprtl.ini" --out "$tmp/sprtl.h5" --quiet >"$tmp/sprtl.out" 2>&1
+check "a logistic SPRT decides" grep -q "^SPRT: H1 accepted.* (logistic Elo)$" "$tmp/sprtl.out"
+check "... its model is stored" sh -c "h5dump -a /sprt '$tmp/sprtl.h5' | grep -q 'model=logistic'"
+"$tv" report "$tmp/sprtl.h5" -o "$tmp/repl" >/dev/null 2>&1
+check "... and the report names it with the normalized bounds beside" \
+  sh -c "grep -q 'logistic model, cutechess-cli' '$tmp/repl/report.md' && grep -q 'In the normalized model' '$tmp/repl/report.md'"
 
 # parts left by an interrupted MPI run (made here by one process: the same
 # games either way): refused, merged by --resume (a game in two parts once),

@@ -140,6 +140,77 @@ static void test_sprt_known_llr(void **state)
     assert_true(fabs(sprt_llr_pentanomial(none, 0, 5)) < 1e-2);
 }
 
+/* ---- the logistic model (issue 36: cutechess-cli's elo0/elo1) -------------- */
+
+/* fishtest's LLR_logistic on pentanomial counts, one test per row; the
+ * values come from tests/data/sprt_logistic_reference.py, an independent
+ * Python transcription of fishtest's definition (bisection, not Newton). */
+typedef struct {
+    int64_t penta[5];
+    double elo0, elo1, llr;
+} LogisticRow;
+
+static const LogisticRow LOGISTIC_ROWS[] = {
+    {{39, 2226, 31451, 2412, 40}, 0, 2, -1.6892967362},
+    {{39, 2226, 31451, 2412, 40}, -1, 3, -3.3276162607},
+    {{10, 50, 100, 60, 12}, 0, 5, 0.3593498764},
+    {{0, 3, 20, 5, 1}, 0, 10, 0.4924523800},
+    {{100, 200, 300, 200, 100}, -5, 5, 0.0},
+    {{5, 40, 60, 80, 30}, 0, 20, 7.6428894399},
+    {{30, 80, 60, 40, 5}, 0, 20, -9.5199571327},
+};
+
+static void test_sprt_logistic_row(void **state)
+{
+    const LogisticRow *r = *state;
+    assert_near(sprt_llr_logistic(r->penta, r->elo0, r->elo1), r->llr, 1e-6);
+    SprtSettings s;
+    sprt_settings_default(&s);
+    s.elo0 = r->elo0;
+    s.elo1 = r->elo1;
+    s.model = SPRT_LOGISTIC;
+    assert_near(sprt_llr(r->penta, &s), r->llr, 1e-6);
+}
+
+/* The two models are different tests: the same bounds give another LLR;
+ * a bound converted at the counts' deviation gives the other model's
+ * expected score, and back. */
+static void test_sprt_models_differ_and_convert(void **state)
+{
+    (void)state;
+    const int64_t penta[5] = {10, 50, 100, 60, 12};
+    assert_true(fabs(sprt_llr_logistic(penta, 0, 5) - sprt_llr_pentanomial(penta, 0, 5)) > 0.05);
+    double n = sprt_other_model(5, SPRT_LOGISTIC, penta);
+    assert_true(isfinite(n) && n > 5); /* with draws, a logistic Elo is more normalized Elo */
+    assert_near(sprt_other_model(n, SPRT_NORMALIZED, penta), 5, 1e-9);
+    assert_near(sprt_other_model(0, SPRT_LOGISTIC, penta), 0, 1e-12);
+    const int64_t none[5] = {0, 0, 0, 0, 0}, same[5] = {0, 0, 7, 0, 0};
+    assert_true(isnan(sprt_other_model(5, SPRT_LOGISTIC, none)));
+    assert_true(isnan(sprt_other_model(5, SPRT_LOGISTIC, same)));
+    /* the settings' text: model=logistic written and read; none is normalized */
+    SprtSettings s, back;
+    sprt_settings_default(&s);
+    s.model = SPRT_LOGISTIC;
+    char buf[160];
+    assert_string_equal(sprt_settings_format(&s, buf, sizeof buf), "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic");
+    TvError err;
+    assert_int_equal(sprt_settings_parse(buf, &back, &err), TV_OK);
+    assert_int_equal(back.model, SPRT_LOGISTIC);
+    s.model = SPRT_NORMALIZED;
+    assert_string_equal(sprt_settings_format(&s, buf, sizeof buf), "elo0=0 elo1=5 alpha=0.05 beta=0.05");
+    assert_int_equal(sprt_settings_parse(buf, &back, &err), TV_OK);
+    assert_int_equal(back.model, SPRT_NORMALIZED);
+    assert_int_equal(sprt_settings_parse("elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized", &back, &err), TV_OK);
+    assert_int_equal(back.model, SPRT_NORMALIZED);
+    assert_int_equal(sprt_settings_parse("elo0=0 elo1=5 alpha=0.05 beta=0.05 model=bayes", &back, &err),
+                     TV_ERR_PARSE);
+    assert_int_equal(
+        sprt_settings_parse("elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic model=logistic", &back, &err),
+        TV_ERR_PARSE);
+    assert_string_equal(sprt_model_name(SPRT_LOGISTIC), "logistic");
+    assert_string_equal(sprt_model_name(SPRT_NORMALIZED), "normalized");
+}
+
 /* Wald's expected length: at the middle of the bounds -lower * upper /
  * (t1 - t0)^2; at either bound the walk ends at the bound it should with
  * probability 1 - alpha (or 1 - beta), so the mean is that mix of the bounds
@@ -554,8 +625,11 @@ static void test_errors(void **state)
 static void test_sprt_settings_round_trip(void **state)
 {
     (void)state;
-    const SprtSettings cases[] = {{0, 5, 0.05, 0.05}, {0.764, 3.439, 0.05, 0.1}, {-1.5, 2, 0.001, 0.2},
-                                  {0.1 + 0.2, 1.0 / 3.0, 1e-7, 0.3333333333333333}};
+    const SprtSettings cases[] = {
+        {.elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05},
+        {.elo0 = 0.764, .elo1 = 3.439, .alpha = 0.05, .beta = 0.1},
+        {.elo0 = -1.5, .elo1 = 2, .alpha = 0.001, .beta = 0.2, .model = SPRT_LOGISTIC},
+        {.elo0 = 0.1 + 0.2, .elo1 = 1.0 / 3.0, .alpha = 1e-7, .beta = 0.3333333333333333}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[160];
         sprt_settings_format(&cases[i], text, sizeof text);
@@ -564,6 +638,7 @@ static void test_sprt_settings_round_trip(void **state)
         assert_int_equal(sprt_settings_parse(text, &back, &err), TV_OK);
         assert_true(back.elo0 == cases[i].elo0 && back.elo1 == cases[i].elo1);
         assert_true(back.alpha == cases[i].alpha && back.beta == cases[i].beta);
+        assert_int_equal(back.model, cases[i].model);
     }
     char text[160];
     SprtSettings d;
@@ -748,6 +823,14 @@ int main(void)
     enum { NFIXED = 15 }; /* the named tests below (14 once: the rows overwrote the 15th, which never ran) */
     struct CMUnitTest tests[NFIXED + NROWS + NVALUES + NNELO] = {
         cmocka_unit_test(test_sprt_known_llr),
+        cmocka_unit_test_prestate(test_sprt_logistic_row, (void *)&LOGISTIC_ROWS[0]),
+        cmocka_unit_test_prestate(test_sprt_logistic_row, (void *)&LOGISTIC_ROWS[1]),
+        cmocka_unit_test_prestate(test_sprt_logistic_row, (void *)&LOGISTIC_ROWS[2]),
+        cmocka_unit_test_prestate(test_sprt_logistic_row, (void *)&LOGISTIC_ROWS[3]),
+        cmocka_unit_test_prestate(test_sprt_logistic_row, (void *)&LOGISTIC_ROWS[4]),
+        cmocka_unit_test_prestate(test_sprt_logistic_row, (void *)&LOGISTIC_ROWS[5]),
+        cmocka_unit_test_prestate(test_sprt_logistic_row, (void *)&LOGISTIC_ROWS[6]),
+        cmocka_unit_test(test_sprt_models_differ_and_convert),
         cmocka_unit_test(test_sprt_bounds_and_decisions),
         cmocka_unit_test(test_two_players_closed_form),
         cmocka_unit_test(test_two_players_score_relation),

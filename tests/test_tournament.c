@@ -624,6 +624,33 @@ static void test_openings_file(void **state)
     tournament_free(&t);
 }
 
+/* [sprt] model: normalized by default, logistic when asked; anything else
+ * refused at its line (issue 36: a cutechess-cli user's elo1 = 5 meant
+ * another test, silently). */
+static void test_sprt_model(void **state)
+{
+    (void)state;
+    static const char *const texts[3] = {
+        "[sprt]\nelo1 = 5\n[engine a]\npath = engines/d1.ini\n[engine b]\npath = engines/d1.ini\ndepth = 2\n",
+        "[sprt]\nelo1 = 5\nmodel = logistic\n[engine a]\npath = engines/d1.ini\n[engine b]\npath = engines/d1.ini\n"
+        "depth = 2\n",
+        "[sprt]\nelo1 = 5\nmodel = bayeselo\n[engine a]\npath = engines/d1.ini\n[engine b]\npath = engines/d1.ini\n"
+        "depth = 2\n",
+    };
+    Tournament t;
+    TvError err;
+    assert_int_equal(tournament_read_text(DATA "m.ini", strdup(texts[0]), strlen(texts[0]), &t, &err), TV_OK);
+    assert_int_equal(t.sprt_settings.model, SPRT_NORMALIZED);
+    tournament_free(&t);
+    assert_int_equal(tournament_read_text(DATA "m.ini", strdup(texts[1]), strlen(texts[1]), &t, &err), TV_OK);
+    assert_true(t.sprt);
+    assert_int_equal(t.sprt_settings.model, SPRT_LOGISTIC);
+    tournament_free(&t);
+    assert_int_equal(tournament_read_text(DATA "m.ini", strdup(texts[2]), strlen(texts[2]), &t, &err), TV_ERR_PARSE);
+    assert_int_equal(err.line, 3);
+    assert_non_null(strstr(err.msg, "[sprt] model 'bayeselo' must be normalized"));
+}
+
 /* ---- [each] -------------------------------------------------------------------- */
 
 static void test_each(void **state)
@@ -1041,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_book_repeats),
         cmocka_unit_test(test_book_bad_records),
         cmocka_unit_test(test_book_format),
+        cmocka_unit_test(test_sprt_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
