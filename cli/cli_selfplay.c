@@ -74,8 +74,10 @@ static const char SELFPLAY_HELP[] =
     "                 it does not hold yet\n"
     "  --force        overwrite an existing FILE.h5\n"
     "  --quiet        no progress output\n"
-    "  --dry-run      read CONFIG.ini (engines, openings file) and its plan, say\n"
-    "                 what would be played, and stop: nothing is played or written\n"
+    "  --dry-run      read CONFIG.ini (engines, openings file) and its plan, start\n"
+    "                 each separate program as the run would (handshake, options,\n"
+    "                 rule options) and end it, say what would be played, and\n"
+    "                 stop: nothing is played or written\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGUSR1 stops even a deep search at once, abandons the\n"
     "games in flight, stores the finished ones, closes the file and exits with 130\n"
@@ -213,7 +215,21 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     char default_out[600], resolved[1100];
     if (!out)
         snprintf(default_out, sizeof default_out, "results/%s.h5", t.name);
-    if (a.dry_run) { /* the batch script's --check: does the tournament read, and what would it play */
+    if (a.dry_run) { /* the batch script's --check: does the tournament read, do its programs start, and
+                        what would it play (a wrong program path showed only after a queue's wait) */
+        StoredEngine *ids;
+        if (runner_dry_start(&t, &ids, &err) != TV_OK) {
+            cli_error("%s", err.msg);
+            tournament_free(&t);
+            return CLI_FAIL;
+        }
+        for (int e = 0; e < t.nengines; e++)
+            if (t.engines[e].kind == PLAYER_PROCESS)
+                printf("engine '%s': %s started and answered as '%s'%s%s, %d option%s set; ended\n",
+                       t.engines[e].engine.name, ids[e].exe_path[0] ? ids[e].exe_path : t.engines[e].command,
+                       ids[e].id_name, ids[e].id_author[0] ? " by " : "", ids[e].id_author, t.engines[e].noptions,
+                       t.engines[e].noptions == 1 ? "" : "s");
+        free(ids);
         printf("%s: tournament '%s', %d engines, %d pairing%s x %d pairs x 2 = %lld games, into %s; nothing "
                "played (--dry-run)\n",
                config, t.name, t.nengines, tournament_pairings(&t), tournament_pairings(&t) == 1 ? "" : "s",

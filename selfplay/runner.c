@@ -236,6 +236,33 @@ TvStatus runner_identify(const Tournament *t, const char *store_path, StoredEngi
     return TV_OK;
 }
 
+TvStatus runner_dry_start(const Tournament *t, StoredEngine **out, TvError *err)
+{
+    StoredEngine *se = calloc((size_t)(t->nengines > 0 ? t->nengines : 1), sizeof *se);
+    *out = NULL;
+    if (!se)
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    TournamentEngine *te = malloc(sizeof *te);
+    if (!te) {
+        free(se);
+        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
+    for (int i = 0; i < t->nengines; i++) {
+        *te = t->engines[i];
+        te->stderr_path[0] = 0; /* with no store path: kept in memory */
+        te->log_path[0] = 0;
+        TvStatus st = player_identify(te, &t->rules, NULL, &se[i], err);
+        if (st != TV_OK) {
+            free(te);
+            free(se);
+            return st;
+        }
+    }
+    free(te);
+    *out = se;
+    return TV_OK;
+}
+
 int runner_threads(const RunOptions *ro)
 {
     return ro->threads > 0 ? ro->threads : ro->t->threads > 0 ? ro->t->threads : omp_get_max_threads();

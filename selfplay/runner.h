@@ -182,6 +182,15 @@ void coordinator_free(Coordinator *c);
  * engine that cannot start leaves none. */
 TvStatus runner_identify(const Tournament *t, const char *store_path, StoredEngine **out, TvError *err);
 
+/* --dry-run's check of the players: every separate program is started as
+ * the run's own start does it (the handshake, its options and the rule
+ * options, its bench signature) and ended, writing nothing (its stderr is
+ * kept in memory for the error, no protocol log); the built-in engines and
+ * random movers are identified without a process.  Their identities into
+ * *out (t->nengines rows on the heap, the caller frees).  The first
+ * failure is the error, as the run would give it. */
+TvStatus runner_dry_start(const Tournament *t, StoredEngine **out, TvError *err);
+
 /* The resume check of engines, the one place it is made: the stored rows
  * (stored, nstored) of the store at path must be the run's identities
  * (now, n) one for one (engine_id_difference); otherwise an error naming

@@ -79,5 +79,29 @@ check "... naming file:line, the option and its bounds" grep -q \
   "$tmp/bad.out"
 [ $fails -eq 0 ] || cat "$tmp/bad.out"
 
+# --dry-run starts each program as the run would (issue 36: a wrong path and
+# an option the program does not declare passed with exit 0, and Slurm's
+# --check is built on it), and writes nothing
+tournament dry1 "command = $tmp/no-such-engine uci"
+(cd "$tmp" && "$tv" selfplay dry1.ini --out "$tmp/dry1.h5" --dry-run) >"$tmp/dry1.out" 2>&1
+check "--dry-run: a program that is not there fails (exit 1)" [ $? = 1 ]
+check "... saying so" grep -q "engine 'a': cannot run '.*no-such-engine'" "$tmp/dry1.out"
+tournament dry2 "command = $tv uci
+option.no_such_option = 3"
+(cd "$tmp" && "$tv" selfplay dry2.ini --out "$tmp/dry2.h5" --dry-run) >"$tmp/dry2.out" 2>&1
+check "--dry-run: an option the program does not declare fails (exit 1)" [ $? = 1 ]
+check "... naming it" grep -q "has no option 'no_such_option'" "$tmp/dry2.out"
+tournament dry3 "command = $tv uci
+option.lmr = no
+log = $tmp/dry3.proto
+stderr = $tmp/dry3.err"
+(cd "$tmp" && "$tv" selfplay dry3.ini --out "$tmp/dry3.h5" --dry-run) >"$tmp/dry3.out" 2>&1
+check "--dry-run: a program that starts and takes its options passes" [ $? = 0 ]
+check "... saying what answered" grep -q "^engine 'a': .* started and answered as 'tavreli .*'.*, 1 option set; ended" \
+  "$tmp/dry3.out"
+check "... and writes nothing: no store, no protocol log, no stderr file" \
+  sh -c "[ ! -e '$tmp/dry3.h5' ] && [ ! -e '$tmp/dry3.proto' ] && [ ! -e '$tmp/dry3.err' ] && [ ! -e '$tmp/dry3.a.log' ]"
+[ $fails -eq 0 ] || cat "$tmp/dry1.out" "$tmp/dry2.out" "$tmp/dry3.out"
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
