@@ -118,7 +118,13 @@ check "play: show prints the stack" grep -q "e4: 1 tavrel, top first:" "$tmp/out
 check "play: lenient input mended" grep -q "note: .*upper-case" "$tmp/out"
 
 run sprt --penta 39,2226,31451,2412,40 --elo0 0.764 --elo1 3.439 --alpha 0.05 --beta 0.05
-check "sprt: fishtest's known LLR and bounds" [ "$(cat "$tmp/out")" = "LLR 2.16294087 bounds [-2.944439, 2.944439] continue" ]
+check "sprt: fishtest's known LLR and bounds" [ "$(head -1 "$tmp/out")" = "LLR 2.16294087 bounds [-2.944439, 2.944439] continue" ]
+check "sprt: the bounds in the other model" grep -q "^elo0 0.764, elo1 3.439 normalized Elo are \[0.20, 0.90\] logistic Elo at these counts' per-pair deviation$" "$tmp/out"
+run sprt --penta 10,50,100,60,12 --elo0 0 --elo1 5 --model logistic
+check "sprt --model logistic: fishtest's logistic LLR (tests/data/sprt_logistic_reference.py)" grep -q "^LLR 0.3593498[78] bounds" "$tmp/out"
+run sprt --penta 10,50,100,60,12 --model bayes
+check "sprt --model bayes is a usage error (exit 2)" [ $rc = 2 ]
+check "... saying the two models" grep -q "sprt: --model must be normalized or logistic, not 'bayes'" "$tmp/err"
 run sprt --penta 1,2,3
 check "sprt: bad counts are a usage error" [ "$rc" = 2 ]
 
