@@ -793,18 +793,18 @@ static void doc_tuning(const Report *R, Doc *D)
         }
         if (t->ngroups > 0) {
             doc_para(D, "Groups of weights (core/weights.def's groups) and how their estimates trade off as a "
-                        "whole: the condition number of their correlations (1: independent; above %g, as a pair "
-                        "at |r| %g has, the data fix one combination of them much worse than another, though no "
-                        "pair need show it), and the combination they fix least, with its sd against the largest "
-                        "error of a single weight of the group.",
+                        "whole, and the line 'all' for every weight (trade-offs between groups): the condition "
+                        "number of their estimates' correlations (1: independent; above %g, as a pair at |r| %g "
+                        "has, the data fix one combination of them much worse than another, though no pair need "
+                        "show it), and the combination they fix least, each weight in its own standard errors, "
+                        "with how many times it spreads beyond independent estimates.",
                      TUNE_COND_REPORT, TUNE_CORR_REPORT);
-            doc_table(D, "lrrrrl");
+            doc_table(D, "lrrrl");
             doc_cell(D, "group");
             doc_cell(D, "weights");
             doc_cell(D, "condition number");
-            doc_cell(D, "sd of the loosest combination");
-            doc_cell(D, "largest single sd");
-            doc_cell(D, "loosest combination");
+            doc_cell(D, "spread of the loosest combination");
+            doc_cell(D, "loosest combination (per standard error)");
             for (int i = 0; i < t->ngroups; i++) {
                 const TuneLogGroup *g = &t->groups[i];
                 char comb[TUNE_GROUP_SHOW * 112 + 8];
@@ -818,8 +818,7 @@ static void doc_tuning(const Report *R, Doc *D)
                 doc_cell(D, "%s", g->group);
                 doc_cell(D, "%d", g->n);
                 doc_cell(D, "%.3g%s", g->cond, g->cond > TUNE_COND_REPORT ? " (trades off)" : "");
-                doc_cell(D, "%.3g", g->sd);
-                doc_cell(D, "%.3g", g->sd_max);
+                doc_cell(D, "x%.2g", g->spread);
                 doc_cell(D, "%s", comb);
             }
         }

@@ -615,21 +615,21 @@ static void test_log_round_trip(void **state)
     /* the reader's errors */
     check_log_text("iter 1 fit_loss 0.1 holdout_loss 0.2\n\nweight tempo 10 twelve 1\n", TV_ERR_PARSE,
                    "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR', "
-                   "'corr NAME1 NAME2 R', 'group NAME N COND SD SDMAX W:C...' or 'cv L2 LOSS SE'",
+                   "'corr NAME1 NAME2 R', 'group NAME N COND SPREAD W:C...' or 'cv L2 LOSS SE'",
                    3);
     check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncorr tempo top_value[1] 1.5\n", TV_ERR_PARSE,
                    "corr: R must be a number from -1 to 1", 2);
     check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv -1 0.2 0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
     check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ncv start 0.2 -0.01\n", TV_ERR_PARSE, "cv: L2 must be", 2);
-    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 1 3 2 1 tempo:0.5\n", TV_ERR_PARSE,
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 1 3 2 tempo:0.5\n", TV_ERR_PARSE,
                    "group: N must be 2 or more, COND a number >= 1", 2);
-    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 0.5 2 1 tempo:0.5\n", TV_ERR_PARSE,
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 0.5 2 tempo:0.5\n", TV_ERR_PARSE,
                    "group: N must be 2 or more, COND a number >= 1", 2);
-    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 3 2 1 tempo:1.5\n", TV_ERR_PARSE,
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 3 2 tempo:1.5\n", TV_ERR_PARSE,
                    "group: each W:C must be a weight's name and a coefficient from -1 to 1", 2);
-    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 3 2 1 tempo\n", TV_ERR_PARSE,
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 3 2 tempo\n", TV_ERR_PARSE,
                    "group: each W:C must be", 2);
-    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 3 2 1 a:0.1 b:-0.2\n", TV_OK, "", 0);
+    check_log_text("iter 0 fit_loss 0.1 holdout_loss 0.2\ngroup material 2 3 2 a:0.1 b:-0.2\n", TV_OK, "", 0);
     check_log_text("# comment\niter 2 fit_loss inf holdout_loss 0.2\n", TV_ERR_PARSE,
                    "fit_loss must be a finite number", 2);
     check_log_text("weight a 1 2 -1\n", TV_ERR_PARSE, "weight: START and NEW must be numbers and STDERR a number >= 0",
@@ -943,13 +943,15 @@ static void test_group_tradeoff(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(r.nfree, 7);
     assert_int_equal(r.ncorr_all, 0); /* no pair tells it */
-    assert_int_equal(r.ngroups, 1);   /* tempo is alone in its group here */
+    assert_int_equal(r.ngroups, 2); /* material; tempo is alone in its group here; then all */
     const TuneGroupTradeoff *g = &r.groups[0];
-    print_message("material: cond %.1f, sd %.1f (largest single %.1f)\n", g->cond, g->sd, g->sd_max);
+    assert_string_equal(r.groups[1].group, TUNE_GROUP_ALL);
+    assert_int_equal(r.groups[1].n, 7);
+    print_message("material: cond %.1f, spread %.2f\n", g->cond, g->spread);
     assert_string_equal(g->group, eval_weight_info_of(m0)->group);
     assert_int_equal(g->n, 6);
     assert_true(g->cond > TUNE_COND_REPORT);
-    assert_true(g->sd > 1.5 * g->sd_max);
+    assert_true(g->spread > 1.8); /* a pair at TUNE_CORR_REPORT: sqrt(1.8) = 1.34 */
     assert_int_equal(g->nshow, 6);
     for (int i = 0; i < 6; i++) /* the common level: every weight, one sign */
         assert_true(g->coef[i] > 0.2 && g->coef[i] < 0.7);
@@ -965,11 +967,11 @@ static void test_group_tradeoff(void **state)
     TuneLog log;
     if (tune_log_read(path, &log, &err) != TV_OK)
         fail_msg("%s", err.msg);
-    assert_int_equal(log.ngroups, 1);
+    assert_int_equal(log.ngroups, 2);
     assert_string_equal(log.groups[0].group, g->group);
     assert_int_equal(log.groups[0].n, 6);
     assert_true(close_to(log.groups[0].cond, g->cond, 1e-3 * g->cond));
-    assert_true(close_to(log.groups[0].sd, g->sd, 1e-3 * g->sd));
+    assert_true(close_to(log.groups[0].spread, g->spread, 1e-3 * g->spread));
     assert_int_equal(log.groups[0].nshow, 6);
     char name[96];
     assert_string_equal(log.groups[0].names[0], eval_weight_element_name(g->idx[0], name, sizeof name));

@@ -107,8 +107,10 @@ void tune_options_default(TuneOptions *o);
 #define TUNE_COND_REPORT 9.0
 /* Weights of a group named in its loosest combination (largest |coef| first). */
 #define TUNE_GROUP_SHOW 6
-/* Groups of weights.def (at most). */
+/* Groups of weights.def (at most), with the line of all weights. */
 #define TUNE_GROUPS_MAX 16
+/* The group name of the line of every adopted weight (after the groups). */
+#define TUNE_GROUP_ALL "all"
 
 /* The joint uncertainty of a group's estimates: the fitted weights of one
  * core/weights.def group that have a standard error (not at a bound, not
@@ -117,11 +119,13 @@ typedef struct {
     const char *group;  /* weights.def's group name (static) */
     int n;              /* its weights in the covariance */
     double cond;        /* condition number of their estimates' correlation matrix (1: independent) */
-    double sd;          /* sd of the loosest combination: sqrt of the covariance's largest eigenvalue */
-    double sd_max;      /* the largest standard error of one weight of the group (sd >= sd_max) */
+    double spread;      /* sqrt of that matrix's largest eigenvalue: the loosest combination of the
+                           estimates, each in its own standard errors, spreads this many times as much
+                           as independent estimates would (1: independent) */
     int nshow;          /* weights named in the combination */
     int idx[TUNE_GROUP_SHOW];      /* weight elements, largest |coef| first */
-    double coef[TUNE_GROUP_SHOW];  /* the unit eigenvector's components (sign: the largest positive) */
+    double coef[TUNE_GROUP_SHOW];  /* the unit eigenvector's components, per standard error of each
+                                      weight (sign: the largest positive) */
 } TuneGroupTradeoff;
 
 typedef struct {
@@ -165,7 +169,8 @@ typedef struct {
                                       whose fit is adopted (not poorly determined, not held at a bound) */
     int ncorr, ncorr_all;          /* kept, and found (ncorr_all - ncorr beyond TUNE_CORR_MAX) */
     TuneGroupTradeoff groups[TUNE_GROUPS_MAX]; /* per weights.def group with two such weights or more,
-                                                  in weights.def order */
+                                                  in weights.def order, then TUNE_GROUP_ALL (every such
+                                                  weight, when they are of two groups or more) */
     int ngroups;
     int32_t fit_games;             /* games of the fit set */
     int64_t fit_positions;         /* positions of the fit set */

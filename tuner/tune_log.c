@@ -71,13 +71,14 @@ void tune_log_print(FILE *f, const TuneResult *r, const char *header)
         eval_weight_element_name(r->corr[k].b, nb, sizeof nb);
         fprintf(f, "corr %s %s %.4f\n", na, nb, r->corr[k].r);
     }
-    fprintf(f, "# group NAME N COND SD SDMAX W:C...  (per weights.def group with 2 or more adopted weights: the "
-               "condition number of their estimates' correlations, trading off as a group above %g; the sd of "
-               "their loosest combination, the largest single standard error, the combination's components)\n",
+    fprintf(f, "# group NAME N COND SPREAD W:C...  (per weights.def group with 2 or more adopted weights, then "
+               "'all' of them: the condition number of their estimates' correlations, trading off as a group above "
+               "%g; how many times their loosest combination spreads beyond independent estimates; its "
+               "components per standard error)\n",
             TUNE_COND_REPORT);
     for (int k = 0; k < r->ngroups; k++) {
         const TuneGroupTradeoff *g = &r->groups[k];
-        fprintf(f, "group %s %d %.6g %.6g %.6g", g->group, g->n, g->cond, g->sd, g->sd_max);
+        fprintf(f, "group %s %d %.6g %.6g", g->group, g->n, g->cond, g->spread);
         for (int j = 0; j < g->nshow; j++) {
             char name[96];
             eval_weight_element_name(g->idx[j], name, sizeof name);
@@ -225,11 +226,10 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
         TuneLogGroup gr;
         memset(&gr, 0, sizeof gr);
         used = -1;
-        if (sscanf(line, " group %31s %d %lf %lf %lf %n", gr.group, &gr.n, &gr.cond, &gr.sd, &gr.sd_max, &used) == 5 &&
+        if (sscanf(line, " group %31s %d %lf %lf %n", gr.group, &gr.n, &gr.cond, &gr.spread, &used) == 4 &&
             used >= 0) {
-            if (gr.n < 2 || !(gr.cond >= 1) || !(gr.sd >= 0) || !(gr.sd_max >= 0) || isnan(gr.sd) ||
-                !isfinite(gr.sd_max)) {
-                st = log_error(err, path, lineno, "group: N must be 2 or more, COND a number >= 1, SD and SDMAX >= 0");
+            if (gr.n < 2 || !(gr.cond >= 1) || !(gr.spread >= 1 - 1e-9) || !isfinite(gr.spread)) {
+                st = log_error(err, path, lineno, "group: N must be 2 or more, COND a number >= 1, SPREAD >= 1");
                 break;
             }
             const char *q = line + used;
@@ -281,7 +281,7 @@ TvStatus tune_log_read(const char *path, TuneLog *t, TvError *err)
         }
         st = log_error(err, path, lineno,
                        "expected 'iter N fit_loss X holdout_loss Y', 'path N V...', 'weight NAME START NEW STDERR', "
-                       "'corr NAME1 NAME2 R', 'group NAME N COND SD SDMAX W:C...' or 'cv L2 LOSS SE'");
+                       "'corr NAME1 NAME2 R', 'group NAME N COND SPREAD W:C...' or 'cv L2 LOSS SE'");
         break;
     }
     if (st == TV_OK && ferror(f))
@@ -336,9 +336,9 @@ static void add_groups(StrBuf *b, const TuneResult *r)
         return;
     }
     strbuf_addf(b, "weights that trade off as a group (condition number of their estimates' correlations above %g, "
-                   "as a pair at |r| %g has: the data fix one combination of them much worse than another; along "
-                   "the loosest combination they move together by its sd, against the largest single error): %d "
-                   "group%s\n",
+                   "as a pair at |r| %g has: the data fix one combination of them much worse than another; the "
+                   "loosest combination, each weight in its own standard errors, spreads the given times as much as "
+                   "independent estimates would; 'all': every weight, for trade-offs between groups): %d line%s\n",
                 TUNE_COND_REPORT, TUNE_CORR_REPORT, n, n == 1 ? "" : "s");
     for (int k = 0; k < r->ngroups; k++) {
         const TuneGroupTradeoff *g = &r->groups[k];
@@ -350,8 +350,7 @@ static void add_groups(StrBuf *b, const TuneResult *r)
             eval_weight_element_name(g->idx[j], name, sizeof name);
             strbuf_addf(b, " %+.2f %s", g->coef[j], name);
         }
-        strbuf_addf(b, "%s, sd %.3g (largest single standard error %.3g)\n", g->nshow < g->n ? " ..." : "", g->sd,
-                    g->sd_max);
+        strbuf_addf(b, "%s, spread x%.2g\n", g->nshow < g->n ? " ..." : "", g->spread);
     }
 }
 

@@ -17,15 +17,16 @@
  *                                      correlate strongly (|R| >
  *                                      TUNE_CORR_REPORT, R in [-1, 1]),
  *                                      strongest first
- *   group NAME N COND SD SDMAX W:C...  a weights.def group with N >= 2
- *                                      adopted weights: the condition number
+ *   group NAME N COND SPREAD W:C...    a weights.def group with N >= 2
+ *                                      adopted weights (NAME 'all': every
+ *                                      adopted weight): the condition number
  *                                      of their estimates' correlations
- *                                      (COND >= 1), the sd of their loosest
- *                                      combination (SD), the largest single
- *                                      standard error (SDMAX), and the
- *                                      combination's largest components
- *                                      (weight W, coefficient C in [-1, 1];
- *                                      at most TUNE_GROUP_SHOW)
+ *                                      (COND >= 1), how many times their
+ *                                      loosest combination spreads beyond
+ *                                      independent estimates (SPREAD >= 1),
+ *                                      and its largest components per
+ *                                      standard error (weight W, coefficient
+ *                                      C in [-1, 1]; at most TUNE_GROUP_SHOW)
  *   cv L2 LOSS SE                      --l2 auto: the mean validation loss
  *                                      (MSE) over the folds of games at L2
  *                                      strength L2 (a number >= 0, or
@@ -79,7 +80,7 @@ typedef struct {
 typedef struct {
     char group[32];
     int n;
-    double cond, sd, sd_max;
+    double cond, spread;
     int nshow;
     char names[TUNE_GROUP_SHOW][96];
     double coef[TUNE_GROUP_SHOW];
@@ -112,7 +113,7 @@ typedef struct {
  * that follow up to the first word that is not one: the report does not draw
  * the path, and its values are not checked.  Errors: path cannot be read
  * (TV_ERR_IO); a line that is none of the records, a group record whose
- * N is below 2, COND below 1, SD or SDMAX negative, or a W:C not a name and
+ * N is below 2, COND below 1, SPREAD below 1, or a W:C not a name and
  * a coefficient in [-1, 1], a cv record whose
  * L2 is not 'start' or a number >= 0 or whose loss or SE is not a finite
  * number (SE >= 0), a fit_loss that is

@@ -334,8 +334,11 @@ static void tradeoff_pairs(TuneResult *r)
 }
 
 /* The joint uncertainty of the adopted weights idx[0..m) of one group into
- * *g: the correlation matrix's condition number, the covariance's largest
- * eigenvalue and its eigenvector (the combination the data fix least). */
+ * *g, from their estimates' correlation matrix (scale-free: the weights'
+ * units and errors differ by orders of magnitude, and in the covariance the
+ * loosest direction was merely the weight with the largest error): its
+ * condition number, its largest eigenvalue and that eigenvector (the
+ * combination the data fix least, per standard error). */
 static TvStatus tradeoff_group(const TuneResult *r, const int *idx, int m, TuneGroupTradeoff *g, TvError *err)
 {
     size_t um = (size_t)m;
@@ -346,33 +349,25 @@ static TvStatus tradeoff_group(const TuneResult *r, const int *idx, int m, TuneG
     if (!C || !V || !ev || !ws)
         ts = tv_fail(err, TV_ERR_LIMIT, "tune: out of memory");
     g->n = m;
-    g->sd_max = 0;
-    for (int pass = 0; pass < 2 && ts == TV_OK; pass++) {
-        /* pass 0: the correlations (scale-free: the condition number);
-         * pass 1: the covariance (in the weights' units: the combination) */
+    if (ts == TV_OK) {
         for (int a = 0; a < m; a++)
-            for (int b = 0; b < m; b++) {
-                double c = r->cov[(size_t)idx[a] * NW + (size_t)idx[b]];
-                if (!pass)
-                    c /= sqrt(r->cov[(size_t)idx[a] * NW + (size_t)idx[a]] *
-                              r->cov[(size_t)idx[b] * NW + (size_t)idx[b]]);
-                gsl_matrix_set(C, (size_t)a, (size_t)b, c);
-            }
+            for (int b = 0; b < m; b++)
+                gsl_matrix_set(C, (size_t)a, (size_t)b,
+                               r->cov[(size_t)idx[a] * NW + (size_t)idx[b]] /
+                                   sqrt(r->cov[(size_t)idx[a] * NW + (size_t)idx[a]] *
+                                        r->cov[(size_t)idx[b] * NW + (size_t)idx[b]]));
         int st = gsl_eigen_symmv(C, ev, V, ws);
-        if (st) {
+        if (st)
             ts = stats_gsl_fail(err, st, TUNE_GSL_MSG, "a group's eigen-decomposition");
-            break;
-        }
+    }
+    if (ts == TV_OK) {
         gsl_eigen_symmv_sort(ev, V, GSL_EIGEN_SORT_VAL_DESC);
-        double top = gsl_vector_get(ev, 0), low = gsl_vector_get(ev, um - 1);
-        if (!pass) {
-            g->cond = low > 0 ? top / low : INFINITY;
-            continue;
-        }
-        g->sd = top > 0 ? sqrt(top) : 0;
+        const double top = gsl_vector_get(ev, 0), low = gsl_vector_get(ev, um - 1);
+        g->cond = low > 0 ? top / low : INFINITY;
+        g->spread = top > 0 ? sqrt(top) : 0;
         /* the components, largest first; the sign that makes the largest positive */
         int order[NW];
-        for (int a = 0; a < m; a++)
+        for (int a = 0; a < NW; a++)
             order[a] = a;
         for (int a = 1; a < m; a++)
             for (int b = a; b > 0 && fabs(gsl_matrix_get(V, (size_t)order[b], 0)) >
@@ -382,15 +377,13 @@ static TvStatus tradeoff_group(const TuneResult *r, const int *idx, int m, TuneG
                 order[b] = order[b - 1];
                 order[b - 1] = t;
             }
-        double sign = gsl_matrix_get(V, (size_t)order[0], 0) < 0 ? -1 : 1;
+        const double sign = gsl_matrix_get(V, (size_t)order[0], 0) < 0 ? -1 : 1;
         g->nshow = m < TUNE_GROUP_SHOW ? m : TUNE_GROUP_SHOW;
         for (int a = 0; a < g->nshow; a++) {
             g->idx[a] = idx[order[a]];
             g->coef[a] = sign * gsl_matrix_get(V, (size_t)order[a], 0);
         }
     }
-    for (int a = 0; a < m; a++)
-        g->sd_max = fmax(g->sd_max, sqrt(r->cov[(size_t)idx[a] * NW + (size_t)idx[a]]));
     if (C)
         gsl_matrix_free(C);
     if (V)
@@ -426,6 +419,28 @@ TvStatus tune_tradeoffs(TuneResult *r, TvError *err)
         TuneGroupTradeoff *g = &r->groups[r->ngroups];
         memset(g, 0, sizeof *g);
         g->group = group;
+        TvStatus st = tradeoff_group(r, idx, m, g, err);
+        if (st != TV_OK)
+            return st;
+        r->ngroups++;
+    }
+    /* and every adopted weight at once: a trade-off between groups (the
+     * material values against the prisoner values of the same kinds) shows
+     * in no group's line */
+    int idx[NW], m = 0, ngroups_seen = 0;
+    const char *last = NULL;
+    for (int j = 0; j < NW; j++)
+        if (adopted(r, j)) {
+            idx[m++] = j;
+            if (!last || strcmp(last, eval_weight_info_of(j)->group)) {
+                ngroups_seen++;
+                last = eval_weight_info_of(j)->group;
+            }
+        }
+    if (m >= 2 && ngroups_seen >= 2 && r->ngroups < TUNE_GROUPS_MAX) {
+        TuneGroupTradeoff *g = &r->groups[r->ngroups];
+        memset(g, 0, sizeof *g);
+        g->group = TUNE_GROUP_ALL;
         TvStatus st = tradeoff_group(r, idx, m, g, err);
         if (st != TV_OK)
             return st;
