@@ -115,6 +115,13 @@ const char *cli_temp_root(void);
  * buf; false (errno set) when it cannot. */
 bool cli_temp_dir(const char *what, char *buf, size_t n);
 
+/* The program as the user ran it, for the lines printed to be pasted (the
+ * resume line, tune's SPRT command, train's last line): argv[0] when it
+ * names a path (build/tavreli), else "tavreli" (found on PATH, so the bare
+ * name runs it).  Set once by main (cli_set_self) before any command. */
+const char *cli_self(void);
+void cli_set_self(const char *argv0);
+
 /* Prints "error: <msg>" on stderr, the message escaped (tv_escape: control
  * bytes and bytes that are not UTF-8, in a file name for example, as \xNN). */
 void cli_error(const char *fmt, ...)

@@ -29,6 +29,17 @@ static void print_escaped(const char *lead, const char *fmt, va_list ap)
     fprintf(stderr, "%s: %s\n", lead, tv_escape(raw, shown, sizeof shown));
 }
 
+/* The one global of the front end: what main was run as (cli_self). */
+static char g_self[1024] = "tavreli";
+
+void cli_set_self(const char *argv0)
+{
+    if (argv0 && strchr(argv0, '/') && strlen(argv0) < sizeof g_self)
+        snprintf(g_self, sizeof g_self, "%s", argv0);
+}
+
+const char *cli_self(void) { return g_self; }
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;

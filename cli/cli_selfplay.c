@@ -162,7 +162,7 @@ static void warn_node_oversubscribed(const DistribInfo *info, void *user)
 static const char *run_again(bool distributed, int ranks, char *buf, size_t size)
 {
     if (!distributed) {
-        snprintf(buf, size, "tavreli");
+        snprintf(buf, size, "%s", cli_self());
         return buf;
     }
     char self[1024];

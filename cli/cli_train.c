@@ -216,8 +216,8 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
         return stopped(out.generations_done);
     if (print_ladder(dir) != CLI_OK)
         return CLI_FAIL;
-    printf("%d generations; the best is gen-%d (%s/gen-%d/%s); the ladder with a plot: tavreli report %s\n",
-           out.generations_done, out.best, dir, out.best, out.best ? "tuned.ini" : "best.ini", dir);
+    printf("%d generations; the best is gen-%d (%s/gen-%d/%s); the ladder with a plot: %s report %s\n",
+           out.generations_done, out.best, dir, out.best, out.best ? "tuned.ini" : "best.ini", cli_self(), dir);
     return CLI_OK;
 }
 

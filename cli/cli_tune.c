@@ -123,6 +123,7 @@ static int run_tune(const CliCommand *cmd, int argc, char **argv)
 {
     TuneArgs a;
     tune_args_default(&a);
+    a.program = cli_self();
     TuneCliArgs c;
     memset(&c, 0, sizeof c);
     c.holdout = a.holdout;

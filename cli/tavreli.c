@@ -166,5 +166,6 @@ int main(int argc, char **argv)
 {
     if (!open_standard_fds())
         return CLI_FAIL; /* no /dev/null: nowhere safe to write, not even a message */
+    cli_set_self(argc > 0 ? argv[0] : NULL);
     return finish_stdout(run(argc, argv));
 }

@@ -348,8 +348,22 @@ TvStatus tv_lock_output(const char *path, const char *advice, TvLeftoverFn remov
     for (int round = 0; round < 100; round++) {
         l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         if (l->fd < 0) {
-            TvStatus st = tv_fail(err, TV_ERR_IO, "cannot make the lock %s of %s: %s", l->path, path,
-                                  strerror(errno));
+            const int e = errno;
+            /* the usual cause is the output's folder: say that, not the lock */
+            char dir[sizeof l->path];
+            snprintf(dir, sizeof dir, "%s", path);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *(slash == dir ? slash + 1 : slash) = 0;
+            struct stat sb;
+            TvStatus st;
+            if (e == ENOENT && slash && stat(dir, &sb) != 0)
+                st = tv_fail(err, TV_ERR_IO, "%s: its folder %s does not exist (make it, or give another path)",
+                             path, dir);
+            else if (e == ENOTDIR && slash)
+                st = tv_fail(err, TV_ERR_IO, "%s: %s is not a folder (give another path)", path, dir);
+            else
+                st = tv_fail(err, TV_ERR_IO, "cannot make the lock %s of %s: %s", l->path, path, strerror(e));
             free(l);
             return st;
         }

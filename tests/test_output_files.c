@@ -321,6 +321,30 @@ static void test_output_never_an_input(void **state)
  * taking it (the loser's message names the holder's pid); once it lets go
  * the lock file is gone and another takes it.  A temporary file left by a
  * dead writer is removed by the next holder. */
+/* An output in a folder that is not there: the message names the folder,
+ * not the lock file (issue 36: 'cannot make the lock X.lock of X: No such
+ * file or directory'); a path through a file says that. */
+static void test_output_missing_folder(void **state)
+{
+    (void)state;
+    char out[200], through[200], file[160];
+    snprintf(out, sizeof out, "%s/no-such-folder/x.h5", tmpdir);
+    TvLock *l = NULL;
+    TvError err;
+    assert_int_equal(tv_lock_output(out, "wait", NULL, NULL, &l, &err), TV_ERR_IO);
+    assert_null(l);
+    char want[600];
+    snprintf(want, sizeof want, "%s: its folder %s/no-such-folder does not exist (make it, or give another path)", out,
+             tmpdir);
+    assert_string_equal(err.msg, want);
+    snprintf(file, sizeof file, "%s/plain", tmpdir);
+    spit(file, "x");
+    snprintf(through, sizeof through, "%s/x.h5", file);
+    assert_int_equal(tv_lock_output(through, "wait", NULL, NULL, &l, &err), TV_ERR_IO);
+    assert_non_null(strstr(err.msg, "is not a folder (give another path)"));
+    remove(file);
+}
+
 static void test_output_lock(void **state)
 {
     (void)state;
@@ -569,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_report_md_escapes_html),
         cmocka_unit_test(test_output_never_an_input),
         cmocka_unit_test(test_output_lock),
+        cmocka_unit_test(test_output_missing_folder),
         cmocka_unit_test(test_commit_group),
         cmocka_unit_test(test_stage),
     };

@@ -50,7 +50,7 @@ for frac in 10 40 70; do
   check "SIGTERM at $frac% of a resume ($at_ms ms) ends it within $limit_ms ms of CPU (took $STOP_CPU_MS ms)" \
     [ "$STOP_CPU_MS" -ge 0 -a "$STOP_CPU_MS" -lt $limit_ms ]
   check "... with the status of SIGTERM ($status)" [ "$status" = 143 ]
-  check "... saying how to resume" grep -q "^interrupted: run 'tavreli selfplay .* --resume'" "$tmp/r.out"
+  check "... saying how to resume" grep -q "^interrupted: run '$tv selfplay .* --resume'" "$tmp/r.out"
   # The moments are fractions of a resume measured before, on a machine
   # whose load changes: a signal may come after the reading (once, on a
   # quiet CI machine compiling beside the suite, at 70%), when the run has

@@ -235,7 +235,7 @@ kill -USR1 $pid
 wait $pid
 check "SIGUSR1 stops the run with status 138" [ $? = 138 ]
 check "... storing the finished game, not the one in flight" [ "$(count_games "$tmp/usr1.h5")" = 1 ]
-check "... and saying how to resume" grep -q "^interrupted: run 'tavreli selfplay .* --resume'" "$tmp/usr1.out"
+check "... and saying how to resume" grep -q "^interrupted: run '$tv selfplay .* --resume'" "$tmp/usr1.out"
 check "... its last progress line saying it stopped, not done ($(grep '^games' "$tmp/usr1.out" | tail -1 | grep -o 'ETA [a-z0-9]*'))" \
   grep -q "| ETA stopped" <(grep '^games' "$tmp/usr1.out" | tail -1)
 

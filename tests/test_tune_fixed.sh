@@ -64,5 +64,12 @@ echo "corr top_value[2] prisoner[2] 0.9130" >>"$tmp/l.log"
 "$tv" report "$tmp/run/gen-1/selfplay.h5" --tuning-log "$tmp/l.log" -o "$tmp/rep" >/dev/null 2>&1
 check "report: the correlated pair is in the tuning section" grep -q '^| top_value\[2\] | prisoner\[2\] | +0.913 |' "$tmp/rep/report.md"
 
+# the lines printed for pasting name the program as it was run (issue 36: a
+# bare 'tavreli' is not on PATH): train's last line, tune's SPRT command
+check "train's last line runs this program" grep -qF "the ladder with a plot: $tv report $tmp/run" "$tmp/o"
+"$tv" tune --data "$tmp/run/gen-1/selfplay.h5" --engine "$eng" --out "$tmp/p.ini" >"$tmp/p.out" 2>&1
+check "tune's SPRT command runs this program, into results/ as the README's" \
+  grep -qF "> sprt.ini && $tv selfplay sprt.ini --out results/sprt.h5" "$tmp/p.out"
+
 echo "$passes passed, $fails failed"
 test "$fails" -eq 0

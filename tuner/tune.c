@@ -27,6 +27,7 @@ void tune_args_default(TuneArgs *a)
     a->holdout = 0.1;
     a->seed = 1;
     a->l2_auto = true;
+    a->program = "tavreli";
 }
 
 void tune_default_log_path(const char *out, char *buf, size_t n)
@@ -196,9 +197,9 @@ static TvStatus tune_run_locked(const TuneArgs *a, const TuneCallbacks *cb, Tune
         char sprt[2600];
         snprintf(sprt, sizeof sprt,
                  "run one: printf '[tournament]\\npairs = 200\\n[sprt]\\nelo0 = 0\\nelo1 = 10\\n[engine new]\\npath = %s"
-                 "\\n[engine start]\\npath = %s\\n' > sprt.ini && tavreli selfplay sprt.ini --out sprt.h5 "
+                 "\\n[engine start]\\npath = %s\\n' > sprt.ini && %s selfplay sprt.ini --out results/sprt.h5 "
                  "(docs/tuning.md)",
-                 a->out, a->engine);
+                 a->out, a->engine, a->program ? a->program : "tavreli");
         char *comment = tune_ini_comment(&r, header, sprt);
         /* NEW.ini and its log as one group: a kill between the two once
          * left a new INI beside the old log (tv_commit_group) */

@@ -52,6 +52,8 @@ typedef struct {
     int bootstrap;
     int max_iter;
     bool mix_rules;      /* stores of other rule options may be tuned on together */
+    const char *program; /* how the summary's SPRT command runs this program (default "tavreli"; the
+                            front end gives the path it was run as) */
     const volatile sig_atomic_t *stop; /* set by a signal handler (may be NULL): tune_run stops within
                                           milliseconds (tune_load_stoppable, TuneOptions.stop) */
 } TuneArgs;
