@@ -28,8 +28,18 @@ typedef enum {
     CLI_U64,         /* a whole number in [lo, hi], up to 2^64 - 1: unsigned long long */
     CLI_DOUBLE,      /* a finite number in [lo, hi]: double */
     CLI_DOUBLE_OPEN, /* a finite number in (lo, hi), bounds excluded: double */
-    CLI_RULE_OPTION  /* NAME=VALUE, a variant option (docs/rules.md section 10), repeatable: Options */
+    CLI_RULE_OPTION, /* NAME=VALUE, a variant option (docs/rules.md section 10), repeatable: Options */
+    CLI_ENGINE_OPTION /* NAME=VALUE, an engine option (core/option.h), repeatable: CliEngineOptions */
 } CliFlagKind;
+
+/* The --option NAME=VALUE words of a command, as given (checked for their
+ * form here, applied to the engine by cli_apply_engine_options once it is
+ * loaded). */
+#define CLI_MAX_ENGINE_OPTIONS 64
+typedef struct {
+    int n;
+    const char *text[CLI_MAX_ENGINE_OPTIONS];
+} CliEngineOptions;
 
 /* One flag of a command: `--name` (and `-c` when short_name is not 0).  The
  * value is stored at `offset` bytes into the command's own arguments struct
@@ -114,6 +124,11 @@ const char *cli_temp_root(void);
 /* Makes a fresh folder cli_temp_root()/tavreli-WHAT-XXXXXX (mkdtemp) into
  * buf; false (errno set) when it cannot. */
 bool cli_temp_dir(const char *what, char *buf, size_t n);
+
+/* Sets each NAME=VALUE of o on e (the one table of engine options,
+ * core/option.h: a search setting, a weight element or a limit); false
+ * after saying which word is wrong and why. */
+bool cli_apply_engine_options(const char *cmd, const CliEngineOptions *o, EngineVersion *e);
 
 /* The program as the user ran it, for the lines printed to be pasted (the
  * resume line, tune's SPRT command, train's last line): argv[0] when it

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "option.h"
 #include "record.h"
 #include "status.h"
 #include "tfen.h"
@@ -31,6 +32,21 @@ static void print_escaped(const char *lead, const char *fmt, va_list ap)
 
 /* The one global of the front end: what main was run as (cli_self). */
 static char g_self[1024] = "tavreli";
+
+bool cli_apply_engine_options(const char *cmd, const CliEngineOptions *o, EngineVersion *e)
+{
+    for (int i = 0; i < o->n; i++) {
+        const char *eq = strchr(o->text[i], '=');
+        char name[128], shown[200];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - o->text[i]), o->text[i]);
+        TvError err;
+        if (option_set_text(e, name, eq + 1, &err) != TV_OK) {
+            cli_error("%s: --option '%s': %s", cmd, tv_escape(o->text[i], shown, sizeof shown), err.msg);
+            return false;
+        }
+    }
+    return true;
+}
 
 void cli_set_self(const char *argv0)
 {
@@ -117,6 +133,63 @@ const char *cli_one_arg(const CliCommand *cmd, char **pos, int npos, const char 
 }
 
 /* Stores one flag's value; false (after a message) when it is not valid. */
+/* Levenshtein distance of a[0..na) and b[0..nb) (short flag names). */
+static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    int row[64];
+    if (na >= 63 || nb >= 63)
+        return 99;
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+/* " (did you mean --NAME?)" for the command's flag nearest to the unknown
+ * word (a distance of at most a third of its length, 2 at least), or the
+ * word a rule option takes now; "" when none is near. */
+static void nearest_flag(const CliCommand *cmd, const char *what, char *buf, size_t n)
+{
+    buf[0] = 0;
+    const char *name = what;
+    while (*name == '-')
+        name++;
+    size_t len = strcspn(name, "=");
+    bool rules = false;
+    for (int i = 0; cmd->flags && cmd->flags[i].name; i++)
+        rules |= cmd->flags[i].kind == CLI_RULE_OPTION;
+    if (rules && len == 6 && !strncmp(name, "option", 6)) {
+        snprintf(buf, n, " (a rule option is --rule NAME=VALUE; --option sets an engine's option, in analyse and "
+                         "play)");
+        return;
+    }
+    int best = 99;
+    const char *near = NULL;
+    for (int i = 0; cmd->flags && cmd->flags[i].name; i++) {
+        int d = edit_distance(name, len, cmd->flags[i].name, strlen(cmd->flags[i].name));
+        if (d < best) {
+            best = d;
+            near = cmd->flags[i].name;
+        }
+    }
+    const int limit = len / 3 > 2 ? (int)(len / 3) : 2;
+    if (near && best <= limit)
+        snprintf(buf, n, " (did you mean --%s?)", near);
+}
+
 static bool store_value(const CliCommand *cmd, const CliFlag *f, const char *v, void *args)
 {
     char *dst = (char *)args + f->offset;
@@ -162,6 +235,22 @@ static bool store_value(const CliCommand *cmd, const CliFlag *f, const char *v, 
             return false;
         }
         *(double *)dst = x;
+        return true;
+    }
+    case CLI_ENGINE_OPTION: {
+        CliEngineOptions *o = (CliEngineOptions *)dst;
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) {
+            cli_error("%s: --%s '%s': expected NAME=VALUE (for example lmr=no; the names: 'tavreli weights' and "
+                      "docs/engines.md)",
+                      cmd->name, f->name, shown);
+            return false;
+        }
+        if (o->n >= CLI_MAX_ENGINE_OPTIONS) {
+            cli_error("%s: more than %d --%s", cmd->name, CLI_MAX_ENGINE_OPTIONS, f->name);
+            return false;
+        }
+        o->text[o->n++] = v;
         return true;
     }
     case CLI_RULE_OPTION: {
@@ -253,9 +342,12 @@ CliParse cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, cha
             else if (valued_bool)
                 cli_error("%s: %.*s takes no value ('%s')", cmd->name, (int)(eq - what), what,
                           tv_escape(what, shown, sizeof shown));
-            else
-                cli_error("%s: unknown flag '%s' (see 'tavreli %s --help')", cmd->name,
-                          tv_escape(what, shown, sizeof shown), cmd->name);
+            else {
+                char near[160];
+                nearest_flag(cmd, what, near, sizeof near);
+                cli_error("%s: unknown flag '%s'%s (see '%s %s --help')", cmd->name,
+                          tv_escape(what, shown, sizeof shown), near, cli_self(), cmd->name);
+            }
             return CLI_PARSE_ERROR;
         }
         if (!store_value(cmd, f, optarg, args))

@@ -65,7 +65,7 @@ static void print_iteration(const SearchResult *r, void *user)
 
 static const char ANALYSE_HELP[] =
     "usage: tavreli analyse [--engine FILE] [--depth N | --nodes N | --movetime MS]\n"
-    "                       [--option NAME=VALUE]... TFEN\n"
+    "                       [--option NAME=VALUE]... [--rule NAME=VALUE]... TFEN\n"
     "\n"
     "Searches TFEN ('startpos' for the start position) and prints one line per\n"
     "completed iteration: depth, score (cp N, or mate N in moves), nodes, nodes\n"
@@ -74,12 +74,22 @@ static const char ANALYSE_HELP[] =
     "  --engine FILE   an engine version INI (default: built-in defaults)\n"
     "  --depth N       search N plies (default: the engine's depth, 4 by default)\n"
     "  --nodes N       stop after about N nodes (deterministic)\n"
-    "  --movetime MS   stop after MS milliseconds\n";
+    "  --movetime MS   stop after MS milliseconds\n"
+    "  --option NAME=VALUE  an engine option on top of FILE (lmr=no,\n"
+    "                  top_value[1]=480: a search setting or weight, as option.NAME\n"
+    "                  in a tournament; 'tavreli weights' lists the weights)\n"
+    "  --rule NAME=VALUE    a rule option (slide_over_own=yes, enpassant=any,\n"
+    "                  ending=capture)\n"
+    "\n"
+    "Examples:\n"
+    "  tavreli analyse --depth 6 startpos\n"
+    "  tavreli analyse --engine configs/engines/handset.ini --option lmr=no --nodes 200000 startpos\n";
 
 typedef struct {
     const char *engine;
     long depth, nodes, movetime;
     Options rules;
+    CliEngineOptions options;
 } AnalyseArgs;
 
 static const CliFlag ANALYSE_FLAGS[] = {
@@ -87,7 +97,8 @@ static const CliFlag ANALYSE_FLAGS[] = {
     {"depth", 0, CLI_LONG, offsetof(AnalyseArgs, depth), 1, SEARCH_MAX_PLY / 2},
     {"nodes", 0, CLI_LONG, offsetof(AnalyseArgs, nodes), 1, 2000000000},
     {"movetime", 0, CLI_LONG, offsetof(AnalyseArgs, movetime), 1, 86400000},
-    {"option", 0, CLI_RULE_OPTION, offsetof(AnalyseArgs, rules), 0, 0},
+    {"option", 0, CLI_ENGINE_OPTION, offsetof(AnalyseArgs, options), 0, 0},
+    {"rule", 0, CLI_RULE_OPTION, offsetof(AnalyseArgs, rules), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -111,7 +122,7 @@ static int run_analyse(const CliCommand *cmd, int argc, char **argv)
     if (!cli_read_position(words, nwords, &pos))
         return CLI_FAIL;
     EngineVersion e;
-    if (!cli_load_engine(engine_path, &e))
+    if (!cli_load_engine(engine_path, &e) || !cli_apply_engine_options("analyse", &a.options, &e))
         return CLI_FAIL;
     if (!limit_given)
         limits = e.limits;

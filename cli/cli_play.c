@@ -15,7 +15,7 @@
 
 static const char PLAY_HELP[] =
     "usage: tavreli play [--engine FILE] [--white | --black] [--depth N | --nodes N | --movetime MS]\n"
-    "                    [--tfen TFEN] [--option NAME=VALUE]...\n"
+    "                    [--tfen TFEN] [--option NAME=VALUE]... [--rule NAME=VALUE]...\n"
     "\n"
     "Play the engine in the terminal. You take White unless --black is given.\n"
     "Type moves in the notation of docs/rules.md (e2-e4, b2(1)-g7, 0-0), or:\n"
@@ -27,7 +27,14 @@ static const char PLAY_HELP[] =
     "  help       this list\n"
     "  quit       leave (the game is abandoned)\n"
     "The board shows each square's top tavrel (White upper case, Black lower case;\n"
-    "P+destiny for a combatant, ~ for a promoted one) and ^N for a tower of N.\n";
+    "P+destiny for a combatant, ~ for a promoted one) and ^N for a tower of N.\n"
+    "--option NAME=VALUE sets an engine option on top of FILE (lmr=no, a weight\n"
+    "element such as top_value[1]=480); --rule NAME=VALUE a rule option\n"
+    "(slide_over_own=yes, enpassant=any, ending=capture).\n"
+    "\n"
+    "Examples:\n"
+    "  tavreli play --depth 5\n"
+    "  tavreli play --black --engine configs/engines/handset.ini --option lmr=no\n";
 
 #define PLAY_MAX_PLIES 2048
 
@@ -174,6 +181,7 @@ typedef struct {
     bool white, black;
     long depth, nodes, movetime;
     Options rules;
+    CliEngineOptions options;
 } PlayArgs;
 
 static const CliFlag PLAY_FLAGS[] = {
@@ -184,7 +192,8 @@ static const CliFlag PLAY_FLAGS[] = {
     {"nodes", 0, CLI_LONG, offsetof(PlayArgs, nodes), 1, 2000000000},
     {"movetime", 0, CLI_LONG, offsetof(PlayArgs, movetime), 1, 86400000},
     {"tfen", 0, CLI_STRING, offsetof(PlayArgs, tfen), 0, 0},
-    {"option", 0, CLI_RULE_OPTION, offsetof(PlayArgs, rules), 0, 0},
+    {"option", 0, CLI_ENGINE_OPTION, offsetof(PlayArgs, options), 0, 0},
+    {"rule", 0, CLI_RULE_OPTION, offsetof(PlayArgs, rules), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -216,7 +225,7 @@ static int run_play(const CliCommand *cmd, int argc, char **argv)
     }
     g->pos = g->start;
     EngineVersion e;
-    if (!cli_load_engine(engine_path, &e)) {
+    if (!cli_load_engine(engine_path, &e) || !cli_apply_engine_options("play", &a.options, &e)) {
         rc = CLI_FAIL;
         goto done;
     }

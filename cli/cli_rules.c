@@ -39,7 +39,7 @@ static int named_moves(const Position *p, const Options *o, bool suffix, NamedMo
 /* ---- perft ------------------------------------------------------------------ */
 
 static const char PERFT_HELP[] =
-    "usage: tavreli perft [--option NAME=VALUE]... TFEN DEPTH [--divide] [--plain]\n"
+    "usage: tavreli perft [--rule NAME=VALUE]... TFEN DEPTH [--divide] [--plain]\n"
     "\n"
     "Counts the legal move sequences of DEPTH plies from TFEN ('startpos' for the\n"
     "start position). Every split count k is a move of its own; repetition is\n"
@@ -47,7 +47,7 @@ static const char PERFT_HELP[] =
     "\n"
     "  --divide              first one 'move: count' line per legal move, sorted\n"
     "  --plain               write moves without the + / x suffixes\n"
-    "  --option NAME=VALUE   a variant option (slide_over_own=no|yes,\n"
+    "  --rule NAME=VALUE     a variant option (slide_over_own=no|yes,\n"
     "                        enpassant=combatant|any, ending=checkmate|capture)\n"
     "\n"
     "Example: tavreli perft startpos 3 --divide\n";
@@ -59,7 +59,7 @@ typedef struct {
 } PositionArgs;
 
 static const CliFlag PERFT_FLAGS[] = {
-    {"option", 0, CLI_RULE_OPTION, offsetof(PositionArgs, rules), 0, 0},
+    {"rule", 0, CLI_RULE_OPTION, offsetof(PositionArgs, rules), 0, 0},
     {"divide", 0, CLI_BOOL, offsetof(PositionArgs, divide), 0, 0},
     {"plain", 0, CLI_BOOL, offsetof(PositionArgs, plain), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
@@ -113,15 +113,22 @@ const CliCommand CLI_PERFT = {"perft", PERFT_HELP, PERFT_FLAGS, run_perft};
 /* ---- moves ------------------------------------------------------------------ */
 
 static const char MOVES_HELP[] =
-    "usage: tavreli moves [--option NAME=VALUE]... [--plain] TFEN\n"
+    "usage: tavreli moves [--rule NAME=VALUE]... [--plain] TFEN\n"
     "\n"
     "Prints the legal moves of TFEN ('startpos' for the start position), one per\n"
     "line, sorted, in the notation of docs/rules.md section 11: from-to, from(k)-to for\n"
     "a split of the top k tavrels, 0-0 / 0-0-0, with '+' after a checking move and\n"
-    "'x' after a mating one (--plain leaves the suffixes out).\n";
+    "'x' after a mating one (--plain leaves the suffixes out).\n"
+    "\n"
+    "  --rule NAME=VALUE   a variant option (slide_over_own=no|yes,\n"
+    "                      enpassant=combatant|any, ending=checkmate|capture)\n"
+    "\n"
+    "Examples:\n"
+    "  tavreli moves startpos\n"
+    "  tavreli moves --rule slide_over_own=yes --plain startpos\n";
 
 static const CliFlag MOVES_FLAGS[] = {
-    {"option", 0, CLI_RULE_OPTION, offsetof(PositionArgs, rules), 0, 0},
+    {"rule", 0, CLI_RULE_OPTION, offsetof(PositionArgs, rules), 0, 0},
     {"plain", 0, CLI_BOOL, offsetof(PositionArgs, plain), 0, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
@@ -154,7 +161,7 @@ const CliCommand CLI_MOVES = {"moves", MOVES_HELP, MOVES_FLAGS, run_moves};
 /* ---- replay ----------------------------------------------------------------- */
 
 static const char REPLAY_HELP[] =
-    "usage: tavreli replay [--option NAME=VALUE]... [--tfen TFEN] [--lenient] MOVE...\n"
+    "usage: tavreli replay [--rule NAME=VALUE]... [--tfen TFEN] [--lenient] MOVE...\n"
     "       tavreli replay [--lenient] --file FILE\n"
     "\n"
     "Plays the moves (docs/rules.md section 11 notation; move numbers, annotations\n"
@@ -169,10 +176,16 @@ static const char REPLAY_HELP[] =
     "  --tfen TFEN   start from TFEN instead of the start position\n"
     "  --lenient     mend the slips of published records (upper-case files,\n"
     "                Cyrillic 'с' for c, a space for the hyphen) with a warning\n"
+    "  --rule NAME=VALUE  a variant option (slide_over_own=no|yes,\n"
+    "                enpassant=combatant|any, ending=checkmate|capture)\n"
     "\n"
     "A '+' that does not give check, a '#' that does not mate and every mended\n"
     "slip are reported on stderr as warnings. An illegal or unreadable move is\n"
-    "an error naming the game, ply and move; the exit status is then 1.\n";
+    "an error naming the game, ply and move; the exit status is then 1.\n"
+    "\n"
+    "Examples:\n"
+    "  tavreli replay e2-e4 e7-e5\n"
+    "  tavreli replay --file tests/data/published.txt\n";
 
 static void print_warnings(const char *game, const ReplayResult *res)
 {
@@ -257,7 +270,7 @@ typedef struct {
 } ReplayArgs;
 
 static const CliFlag REPLAY_FLAGS[] = {
-    {"option", 0, CLI_RULE_OPTION, offsetof(ReplayArgs, rules), 0, 0},
+    {"rule", 0, CLI_RULE_OPTION, offsetof(ReplayArgs, rules), 0, 0},
     {"tfen", 0, CLI_STRING, offsetof(ReplayArgs, tfen), 0, 0},
     {"lenient", 0, CLI_BOOL, offsetof(ReplayArgs, lenient), 0, 0},
     {"file", 0, CLI_STRING, offsetof(ReplayArgs, file), 0, 0},

@@ -41,9 +41,24 @@ check "perft with quoted TFEN" [ "$(last_line)" = 68455 ]
 run perft $START 3
 check "perft with the TFEN as separate words" [ "$(last_line)" = 68455 ]
 
+run perft --rule slide_over_own=yes startpos 1
+check "perft accepts --rule" [ "$rc" = 0 ]
 run perft --option slide_over_own=yes startpos 1
-check "perft accepts --option" [ "$rc" = 0 ]
-run perft --option slide_over_own=maybe startpos 1
+check "perft --option (an engine's option) is a usage error" [ "$rc" = 2 ]
+check "... saying the word for a rule option" grep -q "unknown flag '--option' (a rule option is --rule NAME=VALUE" "$tmp/err"
+run analyse --option lmr=no --rule slide_over_own=yes --depth 2 startpos
+check "analyse --option sets an engine option (issue 36: it was refused as a rule option)" [ "$rc" = 0 ]
+run analyse --option lmr=maybe --depth 2 startpos
+check "analyse --option with a bad value fails naming it" sh -c "[ $rc = 1 ] && grep -q \"analyse: --option 'lmr=maybe'\" '$tmp/err'"
+run analyse --option nonsense=3 --depth 2 startpos
+check "analyse --option with an unknown name fails" [ "$rc" = 1 ]
+run analyse --nodes 20000 --option lmr=no startpos
+a_nolmr=$(grep -c '^info\|^depth' "$tmp/out"; tail -1 "$tmp/out")
+run analyse --nodes 20000 startpos
+check "analyse --option lmr=no changes the search" [ "$a_nolmr" != "$(grep -c '^info\|^depth' "$tmp/out"; tail -1 "$tmp/out")" ]
+run perft --dividee startpos 1
+check "a near misspelled flag gets the nearest one" grep -q "unknown flag '--dividee' (did you mean --divide?)" "$tmp/err"
+run perft --rule slide_over_own=maybe startpos 1
 check "bad option value is a usage error" [ "$rc" = 2 ]
 check "bad option value is named" grep -q "slide_over_own" "$tmp/err"
 
