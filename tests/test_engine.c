@@ -384,16 +384,19 @@ static void test_engine_ini_errors(void **state)
     assert_non_null(strstr(err.msg, "/nonexistent/x.ini"));
 }
 
-/* The shipped default.ini is exactly what the weight table writes. */
-static void test_default_ini_matches_table(void **state)
+/* configs/engines/handset.ini is exactly what the weight and setting tables
+ * write: the built-in defaults are the hand-set engine (the shipped
+ * default.ini is the tuning pipeline's result, docs/shipped-engine.md). */
+static void test_handset_ini_matches_table(void **state)
 {
     (void)state;
-    EngineVersion shipped, def;
+    EngineVersion handset, def;
     TvError err;
-    assert_int_equal(engine_read(TAVRELI_SOURCE_DIR "/configs/engines/default.ini", &shipped, &err), TV_OK);
+    assert_int_equal(engine_read(TAVRELI_SOURCE_DIR "/configs/engines/handset.ini", &handset, &err), TV_OK);
     engine_default(&def);
-    assert_memory_equal(&shipped.params, &def.params, sizeof def.params);
-    assert_int_equal(shipped.limits.depth, def.limits.depth);
+    assert_memory_equal(&handset.params, &def.params, sizeof def.params);
+    assert_memory_equal(&handset.settings, &def.settings, sizeof def.settings);
+    assert_int_equal(handset.limits.depth, def.limits.depth);
 }
 
 /* Every search setting of search.def survives an INI write and read at a
@@ -578,26 +581,35 @@ static void test_tactics(void **state)
     assert_int_equal(t.solved, n);
 }
 
-/* The shipped default.ini has every search setting at its default. */
-static void test_default_ini_settings_match_table(void **state)
+/* The shipped engine files (default.ini, the pipeline's result, and
+ * handset.ini) read, and each names every search setting and every weight:
+ * a reader sees the whole engine in one file. */
+static void test_shipped_inis_complete(void **state)
 {
     (void)state;
-    EngineVersion shipped, def;
-    TvError err;
-    assert_int_equal(engine_read(TAVRELI_SOURCE_DIR "/configs/engines/default.ini", &shipped, &err), TV_OK);
-    engine_default(&def);
-    assert_memory_equal(&shipped.settings, &def.settings, sizeof def.settings);
-    /* and the file names every setting */
-    char *text = NULL;
-    size_t len = 0;
-    assert_int_equal(tv_read_file(TAVRELI_SOURCE_DIR "/configs/engines/default.ini", "engine INI", &text, &len, &err), TV_OK);
-    for (int i = 0; i < SEARCH_NSETTINGS; i++) {
-        char key[80];
-        snprintf(key, sizeof key, "\n%s = ", SEARCH_SETTING_INFO[i].name);
-        if (!strstr(text, key))
-            fail_msg("default.ini does not list the search setting %s", SEARCH_SETTING_INFO[i].name);
+    static const char *const files[2] = {TAVRELI_SOURCE_DIR "/configs/engines/default.ini",
+                                         TAVRELI_SOURCE_DIR "/configs/engines/handset.ini"};
+    for (int f = 0; f < 2; f++) {
+        EngineVersion shipped;
+        TvError err;
+        assert_int_equal(engine_read(files[f], &shipped, &err), TV_OK);
+        char *text = NULL;
+        size_t len = 0;
+        assert_int_equal(tv_read_file(files[f], "engine INI", &text, &len, &err), TV_OK);
+        for (int i = 0; i < SEARCH_NSETTINGS; i++) {
+            char key[80];
+            snprintf(key, sizeof key, "\n%s = ", SEARCH_SETTING_INFO[i].name);
+            if (!strstr(text, key))
+                fail_msg("%s does not list the search setting %s", files[f], SEARCH_SETTING_INFO[i].name);
+        }
+        for (int i = 0; i < EVAL_NDECLS; i++) {
+            char key[80];
+            snprintf(key, sizeof key, "\n%s = ", EVAL_WEIGHT_INFO[i].name);
+            if (!strstr(text, key))
+                fail_msg("%s does not list the weight %s", files[f], EVAL_WEIGHT_INFO[i].name);
+        }
+        free(text);
     }
-    free(text);
 }
 
 int main(void)
@@ -612,12 +624,12 @@ int main(void)
         cmocka_unit_test(test_incomplete_first_iteration),
         cmocka_unit_test(test_engine_ini_round_trip),
         cmocka_unit_test(test_engine_ini_errors),
-        cmocka_unit_test(test_default_ini_matches_table),
+        cmocka_unit_test(test_handset_ini_matches_table),
         cmocka_unit_test(test_search_settings_ini),
         cmocka_unit_test(test_time_budget),
         cmocka_unit_test(test_clock_hard_limit),
         cmocka_unit_test(test_tactics),
-        cmocka_unit_test(test_default_ini_settings_match_table),
+        cmocka_unit_test(test_shipped_inis_complete),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
