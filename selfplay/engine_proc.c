@@ -584,13 +584,35 @@ static TvStatus send_options(EngineProc *p, const EngineProcSpec *spec, TvError 
 }
 
 /* Opens a file to append to, for the engine's stderr or the protocol log. */
-static TvStatus open_append(const EngineProcSpec *spec, const char *path, const char *what, int *fd, TvError *err)
+/* Opens path for appending; *created: whether this call made the file (a
+ * start that fails removes it again while it is empty). */
+static TvStatus open_append(const EngineProcSpec *spec, const char *path, const char *what, int *fd, bool *created,
+                            TvError *err)
 {
-    *fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    *fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    *created = false;
+    if (*fd < 0 && errno == ENOENT) {
+        *fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        *created = *fd >= 0;
+        if (*fd < 0 && errno == EEXIST) /* made meanwhile by another start */
+            *fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    }
     if (*fd < 0)
         return tv_fail(err, TV_ERR_IO, "engine '%s': cannot open its %s '%s': %s", spec->label, what, path,
                        strerror(errno));
     return TV_OK;
+}
+
+/* A start that failed: the stderr file and protocol log it made are removed
+ * while nothing was written to them (an empty .log beside the store said
+ * nothing but that a start was tried). */
+static void drop_made_files(const EngineProcSpec *spec, const EngineProc *p, bool made_err, bool made_log)
+{
+    struct stat sb;
+    if (made_err && p->stderr_fd >= 0 && fstat(p->stderr_fd, &sb) == 0 && sb.st_size == 0)
+        unlink(spec->stderr_path);
+    if (made_log && p->log_fd >= 0 && fstat(p->log_fd, &sb) == 0 && sb.st_size == 0)
+        unlink(spec->log_path);
 }
 
 static void close_fd(int *fd)
@@ -650,10 +672,12 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     const bool inherit = spec->stderr_path && !strcmp(spec->stderr_path, ENGINE_PROC_STDERR_INHERIT);
     if (inherit) /* its lines pass through the harness, which keeps the last ones */
         p->stderr_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    bool made_err = false, made_log = false;
     if ((!inherit && spec->stderr_path && *spec->stderr_path &&
-         open_append(spec, spec->stderr_path, "stderr file", &p->stderr_fd, err) != TV_OK) ||
+         open_append(spec, spec->stderr_path, "stderr file", &p->stderr_fd, &made_err, err) != TV_OK) ||
         (spec->log_path && *spec->log_path &&
-         open_append(spec, spec->log_path, "protocol log", &p->log_fd, err) != TV_OK)) {
+         open_append(spec, spec->log_path, "protocol log", &p->log_fd, &made_log, err) != TV_OK)) {
+        drop_made_files(spec, p, made_err, made_log);
         engine_proc_close(p);
         return err ? err->status : TV_ERR_IO;
     }
@@ -682,6 +706,7 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
     p->err.fd = errp[0];
     if (!made || pid < 0) {
         close_fd(&rep[0]);
+        drop_made_files(spec, p, made_err, made_log);
         engine_proc_close(p);
         return tv_fail(err, TV_ERR_IO, "engine '%s': cannot %s: %s", spec->label,
                        made ? "start a process" : "make its pipes", strerror(made ? fork_errno : make_errno));
@@ -712,6 +737,7 @@ TvStatus engine_proc_start(const EngineProcSpec *spec, EngineProc **out, TvError
         char what[700];
         start_error(&bad, dir, argv[ENGINE_GUARD_ARGS], what, sizeof what);
         TvStatus s = tv_fail(err, TV_ERR_IO, "engine '%s': %s", spec->label, what);
+        drop_made_files(spec, p, made_err, made_log);
         engine_proc_close(p);
         return s;
     }

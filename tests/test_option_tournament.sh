@@ -86,6 +86,9 @@ tournament dry1 "command = $tmp/no-such-engine uci"
 (cd "$tmp" && "$tv" selfplay dry1.ini --out "$tmp/dry1.h5" --dry-run) >"$tmp/dry1.out" 2>&1
 check "--dry-run: a program that is not there fails (exit 1)" [ $? = 1 ]
 check "... saying so" grep -q "engine 'a': cannot run '.*no-such-engine'" "$tmp/dry1.out"
+(cd "$tmp" && "$tv" selfplay dry1.ini --out "$tmp/dry1.h5" --quiet) >"$tmp/dry1r.out" 2>&1
+check "a run whose program is not there fails" [ $? = 1 ]
+check "... leaving no empty stderr log beside the store (issue 36)" [ ! -e "$tmp/dry1.a.log" ]
 tournament dry2 "command = $tv uci
 option.no_such_option = 3"
 (cd "$tmp" && "$tv" selfplay dry2.ini --out "$tmp/dry2.h5" --dry-run) >"$tmp/dry2.out" 2>&1
