@@ -58,6 +58,12 @@ static int interrupted_status(void)
     return 128 + (g_signal ? (int)g_signal : SIGINT);
 }
 
+/* A clock whose game (both sides' base time and 60 moves' increments) may
+ * last longer than this draws a warning: an hour, longer than any game of
+ * the time controls engine testers use (fishtest's LTC 60+0.6 is about 3
+ * minutes a game). */
+#define TC_WARN_GAME_S 3600.0
+
 static const char SELFPLAY_HELP[] =
     "usage: tavreli selfplay CONFIG.ini [--out FILE.h5] [--threads N] [--games N]\n"
     "                        [--resume | --force] [--quiet] [--dry-run]\n"
@@ -211,6 +217,16 @@ static int run_selfplay(const CliCommand *cmd, int argc, char **argv)
     if (tournament_read(config, &t, &err) != TV_OK) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
+    }
+    /* a clock that makes a game last hours is more often a slip of units
+     * (tc is in seconds: 2000+50 is 33 minutes a side, not 2 s) */
+    for (int e = 0; e < t.nengines; e++) {
+        const TimeControl *tc = &t.engines[e].tc;
+        const double side_s = (tc->base_ms + 60.0 * tc->inc_ms) / 1000.0; /* base and 60 moves' increments */
+        if (tc->base_ms > 0 && 2 * side_s > TC_WARN_GAME_S)
+            cli_warning("engine '%s': tc gives each side %.0f s and %.3g s a move, so a game may take %.1f hours "
+                        "(tc is in seconds: 10+0.1 is 10 seconds and 0.1 s a move)",
+                        t.engines[e].engine.name, tc->base_ms / 1000.0, tc->inc_ms / 1000.0, 2 * side_s / 3600);
     }
     char default_out[600], resolved[1100];
     if (!out)

@@ -89,6 +89,15 @@ check "... saying so" grep -q "engine 'a': cannot run '.*no-such-engine'" "$tmp/
 (cd "$tmp" && "$tv" selfplay dry1.ini --out "$tmp/dry1.h5" --quiet) >"$tmp/dry1r.out" 2>&1
 check "a run whose program is not there fails" [ $? = 1 ]
 check "... leaving no empty stderr log beside the store (issue 36)" [ ! -e "$tmp/dry1.a.log" ]
+tournament slow "path = engines/default.ini
+tc = 2000+50"
+(cd "$tmp" && "$tv" selfplay slow.ini --out "$tmp/slow.h5" --dry-run) >"$tmp/slow.out" 2>&1
+check "tc = 2000+50 (a slip of units) is warned of: a game may take hours (issue 36)" \
+  grep -q "warning: engine 'a': tc gives each side 2000 s and 50 s a move, so a game may take 2.8 hours" "$tmp/slow.out"
+tournament fast "path = engines/default.ini
+tc = 10+0.1"
+(cd "$tmp" && "$tv" selfplay fast.ini --out "$tmp/fast.h5" --dry-run) >"$tmp/fast.out" 2>&1
+check "... tc = 10+0.1 is not" sh -c "! grep -q 'warning: engine' '$tmp/fast.out'"
 tournament dry2 "command = $tv uci
 option.no_such_option = 3"
 (cd "$tmp" && "$tv" selfplay dry2.ini --out "$tmp/dry2.h5" --dry-run) >"$tmp/dry2.out" 2>&1
