@@ -494,11 +494,12 @@ static void doc_ratings(const Report *R, Doc *D)
     doc_img(D, PLOT_ELO_PNG, "Elo of each engine with its 95% interval");
     for (int i = 0; i < R->npairings; i++) {
         const Pairing *p = &R->pairings[i];
-        if (2 * p->adjudicated > p->games)
+        if (2 * p->not_played_out > p->games) /* resignations are how most games end: not counted */
             doc_para(D,
-                     "Note: %lld of the %lld games of %s vs %s (more than half) ended by adjudication: their results "
-                     "rest on the engines' own scores more than on play to the end.",
-                     (long long)p->adjudicated, (long long)p->games, R->players[p->a].name, R->players[p->b].name);
+                     "Note: %lld of the %lld games of %s vs %s (more than half) were drawn by the ply limit or draw "
+                     "adjudication: their results rest on the adjudication settings more than on play to the end.",
+                     (long long)p->not_played_out, (long long)p->games, R->players[p->a].name,
+                     R->players[p->b].name);
         if (p->identical)
             doc_para(D,
                      "Note: %s and %s are the same engine version (program, options, limits, weights and search "

@@ -425,6 +425,7 @@ TvStatus report_compute(Report *R, TvError *err)
             l += res < 0;
             p->adjudicated += sg->termination == TERM_ADJ_MAX_PLIES || sg->termination == TERM_ADJ_RESIGN ||
                               sg->termination == TERM_ADJ_DRAW;
+            p->not_played_out += sg->termination == TERM_ADJ_MAX_PLIES || sg->termination == TERM_ADJ_DRAW;
             double s, se, e, h;
             stats_trinomial(w, d, l, &s, &se, &e, &h);
             p->elo[k] = fmax(-1000, fmin(1000, e));

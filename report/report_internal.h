@@ -64,6 +64,8 @@ typedef struct {
     int a, b; /* players, a < b */
     int64_t games;
     int64_t adjudicated; /* games ended by adjudication (ply limit, resignation, draw) */
+    int64_t not_played_out; /* ... by the ply limit or a draw adjudication: results play did not decide
+                               (a resignation both engines' scores agree on is how most games end) */
     bool identical;      /* the two engines are the same version under two names */
     PairingStats ps;
     double *elo, *err95; /* games: a's Elo and its 95% half-width after each game, as played */
