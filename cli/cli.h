@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "engine.h"
 #include "position.h"
@@ -124,6 +125,14 @@ const char *cli_temp_root(void);
 /* Makes a fresh folder cli_temp_root()/tavreli-WHAT-XXXXXX (mkdtemp) into
  * buf; false (errno set) when it cannot. */
 bool cli_temp_dir(const char *what, char *buf, size_t n);
+
+/* Prints the usage lines of a command's help (up to its first blank line),
+ * "usage: " replaced by lead and continuation lines aligned under it. */
+void cli_print_synopsis(FILE *out, const char *help, const char *lead);
+
+/* The usage lines of every benchmark ('bench X'), from their own helps:
+ * the first with `first` for "usage: ", the others with `lead`. */
+void cli_print_bench_usage(FILE *out, const char *first, const char *lead);
 
 /* Sets each NAME=VALUE of o on e (the one table of engine options,
  * core/option.h: a search setting, a weight element or a limit); false

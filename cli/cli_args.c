@@ -30,6 +30,45 @@ static void print_escaped(const char *lead, const char *fmt, va_list ap)
     fprintf(stderr, "%s: %s\n", lead, tv_escape(raw, shown, sizeof shown));
 }
 
+/* Prints the usage lines of a command's help (up to its first blank line)
+ * with "usage: " replaced by lead, continuation lines kept aligned. */
+void cli_print_synopsis(FILE *out, const char *help, const char *lead_text)
+{
+    const char *const lead = "usage: ";
+    const size_t llen = strlen(lead_text);
+    for (const char *s = help; *s && *s != '\n';) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        if (!strncmp(s, lead, strlen(lead))) {
+            s += strlen(lead);
+            len -= strlen(lead);
+            fputs(lead_text, out);
+        } else { /* a continuation: aligned under the first line's words */
+            size_t blanks = strspn(s, " ");
+            size_t cut = blanks < strlen(lead) ? blanks : strlen(lead);
+            s += cut;
+            len -= cut;
+            fprintf(out, "%*s", (int)llen, "");
+        }
+        fprintf(out, "%.*s\n", (int)len, s);
+        s += len;
+        if (*s == '\n')
+            s++;
+    }
+}
+
+void cli_print_bench_usage(FILE *out, const char *first, const char *lead)
+{
+    int n;
+    bool said = false;
+    const CliCommand *const *cmds = cli_commands(&n);
+    for (int k = 0; k < n; k++)
+        if (!strncmp(cmds[k]->name, "bench ", 6)) {
+            cli_print_synopsis(out, cmds[k]->help, said ? lead : first);
+            said = true;
+        }
+}
+
 /* The one global of the front end: what main was run as (cli_self). */
 static char g_self[1024] = "tavreli";
 

@@ -369,16 +369,10 @@ const CliCommand CLI_REPLAY = {"replay", REPLAY_HELP, REPLAY_FLAGS, run_replay};
 
 /* ---- bench ------------------------------------------------------------------ */
 
+/* bench --help: the usage lines of every benchmark (from their own --help,
+ * cli_print_bench_usage), then this. */
 static const char BENCH_HELP[] =
-    "usage: tavreli bench perft\n"
-    "       tavreli bench search [--depth N]\n"
-    "       tavreli bench selfplay [--depth N] [--games N]\n"
-    "       tavreli bench tune [--positions N] [--base N] [--seed S]\n"
-    "       tavreli bench mpi [--ranks N] [--depth N] [--games N] [--mpirun CMD]\n"
-    "       tavreli bench protocol [--nodes N] [--games N] [--rounds R]\n"
-    "       tavreli bench spsa [--depth N] [--games N] [--batch N] [--rounds R]\n"
-    "\n"
-    "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
+    "bench perft runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each and of\n"
     "all together (the figure to quote). The leaf counts are checked against\n"
     "known totals, so a fast but wrong generator fails the benchmark.\n"
@@ -406,7 +400,11 @@ static const char BENCH_HELP[] =
     "\n"
     "bench spsa plays one plan (default engine against itself, depth 3, 64 games)\n"
     "by selfplay and by spsa on 2 threads and prints games per hour of each, their\n"
-    "ratio (what the SPSA bookkeeping costs) and whether the games were the same.\n";
+    "ratio (what the SPSA bookkeeping costs) and whether the games were the same.\n"
+    "\n"
+    "Examples:\n"
+    "  tavreli bench search\n"
+    "  tavreli bench search --clock --games 20\n";
 
 typedef struct {
     const char *name;
@@ -436,7 +434,10 @@ static int run_bench(const CliCommand *cmd, int argc, char **argv)
     static const CliCommand *const BENCHES[] = {&CLI_BENCH_PERFT, &CLI_BENCH_SEARCH, &CLI_BENCH_SELFPLAY,
                                                 &CLI_BENCH_TUNE, &CLI_BENCH_MPI, &CLI_BENCH_PROTOCOL, &CLI_BENCH_SPSA};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(cmd->help, argc < 2 ? stderr : stdout);
+        FILE *out = argc < 2 ? stderr : stdout;
+        cli_print_bench_usage(out, "usage: ", "       ");
+        fputs("\n", out);
+        fputs(cmd->help, out);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
     for (size_t i = 0; i < sizeof BENCHES / sizeof BENCHES[0]; i++)

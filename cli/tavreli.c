@@ -43,32 +43,6 @@ static const Overview OVERVIEW[] = {
     {NULL, "uci", "run the engine on stdin/stdout with the engine protocol (docs/protocol.md)"},
 };
 
-/* Prints the usage lines of a command's help (up to its first blank line)
- * without "usage: ", indented by 2, continuation lines kept aligned. */
-static void print_synopsis(FILE *out, const char *help)
-{
-    const char *const lead = "usage: ";
-    const size_t shift = strlen(lead) - 2;
-    for (const char *s = help; *s && *s != '\n';) {
-        const char *eol = strchr(s, '\n');
-        size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        if (!strncmp(s, lead, strlen(lead))) {
-            s += strlen(lead);
-            len -= strlen(lead);
-            fputs("  ", out);
-        } else {
-            size_t blanks = strspn(s, " ");
-            size_t cut = blanks < shift ? blanks : shift;
-            s += cut;
-            len -= cut;
-        }
-        fprintf(out, "%.*s\n", (int)len, s);
-        s += len;
-        if (*s == '\n')
-            s++;
-    }
-}
-
 static void print_usage(FILE *out)
 {
     fputs("usage: tavreli COMMAND [ARGS]\n"
@@ -81,9 +55,12 @@ static void print_usage(FILE *out)
         const Overview *o = &OVERVIEW[i];
         if (o->group)
             fprintf(out, "\n%s\n", o->group);
-        for (int k = 0; k < n; k++)
-            if (!strcmp(cmds[k]->name, o->name))
-                print_synopsis(out, cmds[k]->help);
+        if (!strcmp(o->name, "bench"))
+            cli_print_bench_usage(out, "  ", "  "); /* each benchmark's own usage lines */
+        else
+            for (int k = 0; k < n; k++)
+                if (!strcmp(cmds[k]->name, o->name))
+                    cli_print_synopsis(out, cmds[k]->help, "  ");
         for (const char *s = o->summary; *s;) {
             const char *eol = strchr(s, '\n');
             size_t len = eol ? (size_t)(eol - s) : strlen(s);
