@@ -26,6 +26,8 @@ static const Overview OVERVIEW[] = {
     {NULL, "bench", "measure move generation, search, self-play, the tuner or MPI"},
     {"Self-play:", "selfplay", "run a tournament, storing every game in HDF5 (Ctrl-C: stop cleanly);\n"
                                "mpirun -np N tavreli selfplay ... runs it on N MPI ranks (MPI build)"},
+    {NULL, "match", "the same on the command line, as cutechess-cli and fastchess take it (-engine cmd=...\n"
+                    "-each tc=10+0.1 -rounds N -sprt ...); writes the INI beside the store (docs/match.md)"},
     {NULL, "compare", "is NEW stronger than OLD? builds two git revisions once each and plays them\n"
                       "on a clock until an SPRT decides (new vs old: Elo, LOS, verdict)"},
     {NULL, "export", "write a store's games as TGN records, or a digest line per game"},

@@ -103,7 +103,8 @@ check_static() { # check_static N LANG WHERE TAG
     [ -n "$sub" ] || continue
     # shellcheck disable=SC2086
     if "$tv" $sub --help >/dev/null 2>&1; then pass; else fail "$where: 'tavreli $sub' is not a command"; fi
-  done < <(grep -oE 'build[a-z-]*/tavreli +(bench +)?[a-z]+' <<<"$cmds" | sed -E 's|^[^ ]+ +||' | sort -u)
+  done < <(grep -oE '(^|[ ;&|(])(\.\./[a-z-]+/)?build[a-z-]*/tavreli +(bench +)?[a-z]+' <<<"$cmds" |
+    sed -E 's|^[ ;&|(]||; s|^[^ ]+ +||' | sort -u) # the program as a command, not a cmd= value
   [ "$tag" = long ] || return 0 # an illustrative block may hold placeholders
   while IFS= read -r seg; do
     if (cd "$root" && bash -e -c "$seg --dry-run") >"$tmp/out" 2>&1; then pass
