@@ -172,8 +172,7 @@ const char *cli_one_arg(const CliCommand *cmd, char **pos, int npos, const char 
 }
 
 /* Stores one flag's value; false (after a message) when it is not valid. */
-/* Levenshtein distance of a[0..na) and b[0..nb) (short flag names). */
-static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
+int cli_edit_distance(const char *a, size_t na, const char *b, size_t nb)
 {
     int row[64];
     if (na >= 63 || nb >= 63)
@@ -218,7 +217,7 @@ static void nearest_flag(const CliCommand *cmd, const char *what, char *buf, siz
     int best = 99;
     const char *near = NULL;
     for (int i = 0; cmd->flags && cmd->flags[i].name; i++) {
-        int d = edit_distance(name, len, cmd->flags[i].name, strlen(cmd->flags[i].name));
+        int d = cli_edit_distance(name, len, cmd->flags[i].name, strlen(cmd->flags[i].name));
         if (d < best) {
             best = d;
             near = cmd->flags[i].name;

@@ -120,38 +120,13 @@ static const char *const KNOWN_FLAGS[] = {
     "resume", "force", "quiet", "print-ini", "dry-run", NULL,
 };
 
-/* Levenshtein distance (short words). */
-static int distance(const char *a, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b);
-    int row[64];
-    if (na >= 63 || nb >= 63)
-        return 99;
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb];
-}
-
 /* " (did you mean X?)" for the nearest of words, or "". */
 static const char *nearest(const char *w, const char *const *words, char *buf, size_t n, const char *lead)
 {
     int best = 99;
     const char *near = NULL;
     for (int i = 0; words[i]; i++) {
-        int d = distance(w, words[i]);
+        int d = cli_edit_distance(w, strlen(w), words[i], strlen(words[i]));
         if (d < best) {
             best = d;
             near = words[i];

@@ -98,6 +98,17 @@ static void install_handlers(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The run's callbacks: its events on stdout, its games' progress on stderr. */
+static TrainCallbacks callbacks(CliProgress *progress)
+{
+    return (TrainCallbacks){.event = print_event,
+                            .stop = &g_train_stop,
+                            .progress = cli_progress_line,
+                            .referee = cli_progress_referee,
+                            .note = cli_progress_note,
+                            .progress_user = progress};
+}
+
 /* The ladder of dir on stdout; CLI_OK, or CLI_FAIL after saying why. */
 static int print_ladder(const char *dir)
 {
@@ -125,12 +136,7 @@ static int run_confirm(const char *dir)
 {
     install_handlers();
     CliProgress progress = {isatty(STDERR_FILENO), 0};
-    const TrainCallbacks cb = {.event = print_event,
-                               .stop = &g_train_stop,
-                               .progress = cli_progress_line,
-                               .referee = cli_progress_referee,
-                               .note = cli_progress_note,
-                               .progress_user = &progress};
+    const TrainCallbacks cb = callbacks(&progress);
     TrainOutcome out;
     TvError err;
     if (train_confirm(dir, &cb, &out, &err) != TV_OK) {
@@ -199,12 +205,7 @@ static int run_train(const CliCommand *cmd, int argc, char **argv)
     }
     install_handlers();
     CliProgress progress = {isatty(STDERR_FILENO), 0};
-    const TrainCallbacks cb = {.event = print_event,
-                               .stop = &g_train_stop,
-                               .progress = cli_progress_line,
-                               .referee = cli_progress_referee,
-                               .note = cli_progress_note,
-                               .progress_user = &progress};
+    const TrainCallbacks cb = callbacks(&progress);
     TrainOutcome out;
     TvStatus st = train_run(&c, text, dir, &cb, &out, &err);
     free(text);

@@ -274,14 +274,11 @@ static bool mle_t_value(const double *a, const double *phat, int k, double ref, 
     return true;
 }
 
-double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
+/* The pair scores a_i = i/4 and the regularized frequencies phat of the
+ * counts; returns their (regularized) total. */
+static double penta_pdf(const int64_t penta[5], double a[5], double phat[5])
 {
-    /* fishtest LLRcalc.LLR_normalized for 5 results: t-value bounds
-     * t = nelo / (800 / ln 10) * sqrt(2) (per pair), regularized counts,
-     * pair scores a_i = i/4, and LLR = N * sum_i phat_i log(p1_i / p0_i) with
-     * p0, p1 the constrained maximum-likelihood distributions (generalised
-     * SPRT). */
-    double a[5], phat[5], p0[5], p1[5], N = 0;
+    double N = 0;
     for (int i = 0; i < 5; i++) {
         a[i] = i / 4.0;
         phat[i] = regularize(penta[i]);
@@ -289,6 +286,18 @@ double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
     }
     for (int i = 0; i < 5; i++)
         phat[i] /= N;
+    return N;
+}
+
+double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
+{
+    /* fishtest LLRcalc.LLR_normalized for 5 results: t-value bounds
+     * t = nelo / (800 / ln 10) * sqrt(2) (per pair), regularized counts,
+     * pair scores a_i = i/4, and LLR = N * sum_i phat_i log(p1_i / p0_i) with
+     * p0, p1 the constrained maximum-likelihood distributions (generalised
+     * SPRT). */
+    double a[5], phat[5], p0[5], p1[5];
+    const double N = penta_pdf(penta, a, phat);
     const double nelo_per_nt = 800.0 / LN10;
     double t0 = nelo0 / nelo_per_nt * SQRT2, t1 = nelo1 / nelo_per_nt * SQRT2;
     if (!mle_t_value(a, phat, 5, 0.5, t0, p0) || !mle_t_value(a, phat, 5, 0.5, t1, p1))
@@ -301,14 +310,8 @@ double sprt_llr_pentanomial(const int64_t penta[5], double nelo0, double nelo1)
 
 double sprt_llr_logistic(const int64_t penta[5], double elo0, double elo1)
 {
-    double a[5], phat[5], N = 0, llr = 0;
-    for (int i = 0; i < 5; i++) {
-        a[i] = i / 4.0;
-        phat[i] = regularize(penta[i]);
-        N += phat[i];
-    }
-    for (int i = 0; i < 5; i++)
-        phat[i] /= N;
+    double a[5], phat[5], llr = 0;
+    const double N = penta_pdf(penta, a, phat);
     double p[2][5];
     for (int h = 0; h < 2; h++) {
         /* the MLE with mean s: p_i = phat_i / (1 + x (a_i - s)), x the root of the secular equation */
