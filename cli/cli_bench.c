@@ -43,7 +43,10 @@ static const char BENCH_SELFPLAY_HELP[] =
     "Runs a fixed tournament (the default engine against itself at depth N, 3 by\n"
     "default, 1 to 20; N games, 40 by default) on 1 and then 2 threads and prints\n"
     "games per hour, the speed-up, the share of wall time spent writing HDF5 and\n"
-    "the bytes per stored position.\n";
+    "the bytes per stored position.\n\n"
+    "Examples:\n"
+    "  tavreli bench selfplay\n"
+    "  tavreli bench selfplay --depth 4 --games 20\n";
 
 typedef struct {
     long depth, games;
@@ -124,7 +127,10 @@ static const char BENCH_PROTOCOL_HELP[] =
     "both engines as separate `tavreli uci` processes, alternately R times (2 by\n"
     "default, so that a change in the machine's load hits both alike).  Prints\n"
     "games per hour of each, the protocol's overhead in percent and whether\n"
-    "both gave the same games (they must: node limits are reproducible).\n";
+    "both gave the same games (they must: node limits are reproducible).\n\n"
+    "Examples:\n"
+    "  tavreli bench protocol\n"
+    "  tavreli bench protocol --nodes 50000 --games 10\n";
 
 typedef struct {
     long nodes, games, rounds;
@@ -273,7 +279,9 @@ static const char BENCH_MPI_HELP[] =
     "In a build with -DTAVRELI_MPI=ON: runs the 'bench selfplay' tournament through\n"
     "mpirun (or CMD, or $TAVRELI_MPIRUN), with 1 rank and then N ranks (default 2,\n"
     "2 to 4096) of one thread each, and prints games per hour over mpirun's whole\n"
-    "wall time (MPI start-up and the final merge included) and the speed-up.\n";
+    "wall time (MPI start-up and the final merge included) and the speed-up.\n\n"
+    "Example:\n"
+    "  tavreli bench mpi --ranks 2\n";
 
 typedef struct {
     long ranks, depth, games;

@@ -65,7 +65,10 @@ static const char COMPARE_HELP[] =
     "compiler's last lines are quoted) and a build whose bench signature ('tavreli\n"
     "bench search') disagrees with its cache record or with a 'Bench: N' line of\n"
     "its commit message are refused. Ctrl-C stops as selfplay does; --resume\n"
-    "continues.\n";
+    "continues.\n\n"
+    "Examples:\n"
+    "  tavreli compare HEAD~1\n"
+    "  tavreli compare v1 main --tc 10+0.1 --elo1 5\n";
 
 typedef struct {
     const char *tc, *out, *cache, *repo, *built;

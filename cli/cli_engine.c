@@ -189,7 +189,10 @@ static const char BENCH_SEARCH_HELP[] =
     "clock, then the increment is added. A game ends by the rules, by a time\n"
     "loss or at 400 plies. Prints one line per game, then the time losses, the\n"
     "least time any side had left after a move, and how far the moves went\n"
-    "past the hard limits the search computed.\n";
+    "past the hard limits the search computed.\n\n"
+    "Examples:\n"
+    "  tavreli bench search\n"
+    "  tavreli bench search --clock --games 20 --base 10000 --inc 100\n";
 
 typedef struct {
     long depth;
@@ -383,8 +386,12 @@ static const char WEIGHTS_HELP[] =
     "\n"
     "Prints the evaluation's weight table (name, size, default, bounds, group,\n"
     "meaning) and the search settings (name, type, default, bounds, meaning), or\n"
-    "with --ini writes the default engine version to FILE (this is how\n"
-    "configs/engines/default.ini is made).\n";
+    "with --ini writes the built-in engine version, the hand-set defaults, to\n"
+    "FILE (this is how configs/engines/handset.ini is made; the shipped\n"
+    "configs/engines/default.ini is the tuning pipeline's, docs/shipped-engine.md).\n\n"
+    "Examples:\n"
+    "  tavreli weights\n"
+    "  tavreli weights --ini my-engine.ini\n";
 
 typedef struct {
     const char *ini;

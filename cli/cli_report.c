@@ -48,7 +48,10 @@ static const char REPORT_HELP[] =
     "parameter (normalised to its range), the final values with the spread of\n"
     "their last 10% of iterations and the verification SPRT into DIR (default\n"
     "SPSA-DIR/report), with the usual report of the verification games in\n"
-    "DIR/verify.\n";
+    "DIR/verify.\n\n"
+    "Examples:\n"
+    "  tavreli report results/quick.h5 -o results/quick-report\n"
+    "  tavreli report results/ship-train\n";
 
 typedef struct {
     const char *out, *tuning_log, *baseline;

@@ -493,6 +493,8 @@ static const char BENCH_PERFT_HELP[] =
     "Runs perft on fixed positions (the start position at depth 5 and tower-heavy\n"
     "middlegames at depth 4) on one thread and prints the leaves per second of each\n"
     "and of all together (the figure to quote). The leaf counts are checked against\n"
-    "known totals, so a fast but wrong generator fails the benchmark.\n";
+    "known totals, so a fast but wrong generator fails the benchmark.\n\n"
+    "Example:\n"
+    "  tavreli bench perft\n";
 
 const CliCommand CLI_BENCH_PERFT = {"bench perft", BENCH_PERFT_HELP, CLI_NO_FLAGS, run_bench_perft};

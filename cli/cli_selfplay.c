@@ -98,7 +98,10 @@ static const char SELFPLAY_HELP[] =
     "the INI's threads, else the cores the rank may use). A signal does not merge:\n"
     "the parts stay and --resume merges them first (a signal during the final merge\n"
     "stops it, leaving the parts). mpirun passes SIGUSR1 on to every rank without\n"
-    "killing them: 'kill -USR1 MPIRUN_PID' is the clean stop of a whole job.\n";
+    "killing them: 'kill -USR1 MPIRUN_PID' is the clean stop of a whole job.\n\n"
+    "Examples:\n"
+    "  tavreli selfplay configs/tournaments/quick.ini\n"
+    "  tavreli selfplay configs/tournaments/quick.ini --out results/quick.h5 --resume\n";
 
 typedef struct {
     const char *out;
@@ -477,7 +480,10 @@ static const char EXPORT_HELP[] =
     "moves (with scores, depths, node counts) and positions (TFEN, side, score,\n"
     "result). Two stores hold the same games exactly when their digests are equal,\n"
     "whatever order the games were stored in (wall times and row offsets are left\n"
-    "out): e.g. an MPI run against a single-process run.\n";
+    "out): e.g. an MPI run against a single-process run.\n\n"
+    "Examples:\n"
+    "  tavreli export results/quick.h5 --tgn results/quick.tgn\n"
+    "  tavreli export a.h5 --digest a.txt && tavreli export b.h5 --digest b.txt && cmp a.txt b.txt\n";
 
 typedef struct {
     const char *tgn, *digest;
@@ -560,7 +566,9 @@ static const char VERIFY_HELP[] =
     "termination is what the rules say: a checkmate, stalemate, repetition or\n"
     "captured Wizard with its result, or, for an adjudicated game, a position the\n"
     "rules have not ended. Prints each problem as 'game N: ...' and a summary;\n"
-    "exit status 1 when any game has a problem.\n";
+    "exit status 1 when any game has a problem.\n\n"
+    "Example:\n"
+    "  tavreli verify results/quick.h5\n";
 
 static void print_problem(int64_t game, const char *what, void *user)
 {
@@ -618,7 +626,9 @@ static const char REPAIR_HELP[] =
     "plays the games it lacks.\n"
     "\n"
     "  --out NEW.h5   the new store (default FILE-repaired.h5)\n"
-    "  --force        replace NEW.h5 if it exists\n";
+    "  --force        replace NEW.h5 if it exists\n\n"
+    "Example:\n"
+    "  tavreli repair results/quick.h5 --out results/quick-repaired.h5\n";
 
 typedef struct {
     const char *out;

@@ -34,7 +34,10 @@ static const char SPSA_HELP[] =
     "  --out DIR      where the run is kept (default results/NAME)\n"
     "  --threads N    game threads (default [spsa] threads; 0 = all cores)\n"
     "  --resume       continue the run in DIR (a run that is not there starts)\n"
-    "  --force        start anew, replacing DIR/spsa.h5\n";
+    "  --force        start anew, replacing DIR/spsa.h5\n\n"
+    "Examples:\n"
+    "  tavreli spsa configs/spsa/detuned.ini --threads 2\n"
+    "  tavreli spsa configs/spsa/detuned.ini --resume\n";
 
 typedef struct {
     const char *out;
@@ -222,7 +225,9 @@ static const char BENCH_SPSA_HELP[] =
     "and a step of theta each; its one parameter, lmr_base, perturbed by less than\n"
     "half a unit, so that both play the same games), alternately R times (2 by\n"
     "default, so that a change in the machine's load hits both alike). Prints\n"
-    "games per hour of each, the ratio and whether both gave the same games.\n";
+    "games per hour of each, the ratio and whether both gave the same games.\n\n"
+    "Example:\n"
+    "  tavreli bench spsa\n";
 
 typedef struct {
     long depth, games, batch, rounds;

@@ -24,7 +24,10 @@ static const char STRENGTH_HELP[] =
     "Openings are random (2 plies for 'random', 4 for 'depth') from the seed S\n"
     "(default 1; the depth check uses S + 1); games longer than 300 plies are\n"
     "drawn. --threads: game threads (default all cores). --engine: an engine\n"
-    "version INI (default the built-in one). Exit status 1 when a check fails.\n";
+    "version INI (default the built-in one). Exit status 1 when a check fails.\n\n"
+    "Examples:\n"
+    "  tavreli strength\n"
+    "  tavreli strength --check depth --games 40 --engine configs/engines/default.ini\n";
 
 typedef struct {
     const char *check, *engine;

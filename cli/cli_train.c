@@ -34,7 +34,10 @@ static const char TRAIN_HELP[] =
     "  --confirm DIR  play the missing confirmations of the accepted generations\n"
     "                 of the existing run in DIR (confirm_pairs of DIR/train.ini,\n"
     "                 the key's default when it is 0 there) and print the\n"
-    "                 ladder; no new generation is started\n";
+    "                 ladder; no new generation is started\n\n"
+    "Examples:\n"
+    "  tavreli train configs/train/quick.ini\n"
+    "  tavreli train --confirm results/quick-train\n";
 
 typedef struct {
     const char *out;

@@ -44,7 +44,10 @@ static const char TUNE_HELP[] =
     "the verdict, moves beyond 2 standard errors, strongly correlated pairs of\n"
     "estimates, and per weight 'name: start -> new +- se', se the game-clustered\n"
     "standard error at the chosen L2).  An SPRT, not the loss, decides whether\n"
-    "NEW plays better: the summary gives the command.\n";
+    "NEW plays better: the summary gives the command.\n\n"
+    "Examples:\n"
+    "  tavreli tune --data results/quick.h5 --engine configs/engines/default.ini --out results/tuned.ini\n"
+    "  tavreli tune --data a.h5 b.h5 --engine start.ini --out new.ini --groups material,tower --fixed top_value[4]\n";
 
 static const char BENCH_TUNE_HELP[] =
     "usage: tavreli bench tune [--positions N] [--base N] [--seed S] [--data FILE.h5]\n"
@@ -56,7 +59,10 @@ static const char BENCH_TUNE_HELP[] =
     "second, bytes per position in memory, and the time of a full fit of all\n"
     "weights.  With --data, also the positions per second of reading and\n"
     "resolving that store's positions as tune does (random walks leave pieces\n"
-    "hanging, so their quiescence trees are larger than stored games').\n";
+    "hanging, so their quiescence trees are larger than stored games').\n\n"
+    "Examples:\n"
+    "  tavreli bench tune\n"
+    "  tavreli bench tune --data results/quick.h5\n";
 
 static volatile sig_atomic_t g_tune_stop = 0;   /* the stop flag of `tavreli tune` (not in the tuner) */
 static volatile sig_atomic_t g_tune_signal = 0; /* the signal that set it, for the exit status */

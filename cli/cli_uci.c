@@ -21,7 +21,10 @@ static const char UCI_HELP[] =
     "inside `tavreli selfplay`.\n"
     "\n"
     "  --engine FILE   the engine version INI whose weights and search settings\n"
-    "                  it starts from (default: built-in defaults)\n";
+    "                  it starts from (default: built-in defaults)\n\n"
+    "Examples:\n"
+    "  tavreli uci\n"
+    "  tavreli uci --engine configs/engines/default.ini\n";
 
 typedef struct {
     const char *engine;

@@ -54,6 +54,20 @@ static void test_every_flag_in_help(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Every command's --help ends with one or two examples (issue 36). */
+static void test_every_help_has_an_example(void **state)
+{
+    (void)state;
+    int n, bad = 0;
+    const CliCommand *const *cmds = cli_commands(&n);
+    for (int i = 0; i < n; i++)
+        if (!strstr(cmds[i]->help, "\nExample")) {
+            print_error("'tavreli %s --help' gives no example\n", cmds[i]->name);
+            bad++;
+        }
+    assert_int_equal(bad, 0);
+}
+
 static void test_synopsis_flags_accepted(void **state)
 {
     (void)state;
@@ -165,6 +179,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_flag_in_help),
+        cmocka_unit_test(test_every_help_has_an_example),
         cmocka_unit_test(test_synopsis_flags_accepted),
         cmocka_unit_test(test_parse_forms),
         cmocka_unit_test(test_parse_refusals),
