@@ -66,14 +66,15 @@ for f in "$src/README.md" "$src"/docs/*.md; do
     BEGIN { n = start; inb = 0 }
     /^ *```/ {
       if (!inb) {
-        inb = 1; info = $0; sub(/^ *```/, "", info); split(info, w, " ")
-        lang = w[1]; tag = w[2]; keep = (lang == "sh" || lang == "console")
+        inb = 1; info = $0; ind = match($0, /[^ ]/) - 1; sub(/^ *```/, "", info); split(info, w, " ")
+        lang = w[1]; tag = w[2]; keep = (lang == "sh" || lang == "console" || lang == "python")
         if (keep) { n++; f = out "/" n ".txt"; printf "" > f
                     print n, file, NR, lang, (tag == "" ? "quick" : tag) >> (out "/list") }
       } else { inb = 0; if (keep) close(f); keep = 0 }
       next
     }
-    inb && keep { line = $0; sub(/^   /, "", line); print line >> f }
+    inb && keep { line = $0; for (k = 0; k < ind && substr(line, 1, 1) == " "; k++) line = substr(line, 2)
+                  print line >> f }
     END { print n }' "$f")
 done
 
@@ -106,16 +107,35 @@ check_static() { # check_static N LANG WHERE TAG
   done < <(grep -oE '(^|[ ;&|(])(\.\./[a-z-]+/)?build[a-z-]*/tavreli +(bench +)?[a-z]+' <<<"$cmds" |
     sed -E 's|^[ ;&|(]||; s|^[^ ]+ +||' | sort -u) # the program as a command, not a cmd= value
   [ "$tag" = long ] || return 0 # an illustrative block may hold placeholders
+  # a shortened run of the same command: 2 of its games (into a scratch
+  # store), not --dry-run alone (which checks the INI, not the play)
   while IFS= read -r seg; do
-    if (cd "$root" && bash -e -c "$seg --dry-run") >"$tmp/out" 2>&1; then pass
-    else fail "$where: '$seg --dry-run' fails:"; head -c 2000 "$tmp/out"; fi
+    if (cd "$root" && bash -e -c "$seg --games 2 --force --quiet --out $tmp/short.h5") >"$tmp/out" 2>&1 &&
+       grep -q ' 2 games stored this run' "$tmp/out"; then pass
+    else fail "$where: '$seg' shortened to 2 games fails:"; head -c 2000 "$tmp/out"; fi
   done < <(sed -E 's/ +#[^#]*$//' <<<"$cmds" | tr -s ' ' | sed 's/ && /\n/g' | awk '
     /^printf .*> *[^ ]+\.ini$/ { pre = pre $0 " && "; next }
-    /^build\/tavreli selfplay / { print pre $0 }')
+    /^build\/tavreli selfplay / { line = $0; gsub(/ --out [^ ]+/, "", line); gsub(/ --(resume|force|quiet)/, "", line)
+                                   print pre line }')
 }
 
 run_block() { # run_block N LANG WHERE
   local n=$1 lang=$2 where=$3
+  if [ "$lang" = python ]; then
+    # a reader of the store: compiled always; run where its modules are
+    # installed (python3-h5py, python3-pandas are not test dependencies)
+    local py=python3
+    [ -x /usr/bin/python3 ] && py=/usr/bin/python3 # Debian's, where python3-h5py goes (not a pyenv's)
+    if ! $py -m py_compile "$tmp/blocks/$n.txt" 2>"$tmp/out"; then
+      fail "$where: not valid Python: $(head -c 300 "$tmp/out")"; return
+    fi
+    local mods
+    mods=$(grep -oE '^(import|from) [a-z0-9_]+' "$tmp/blocks/$n.txt" | awk '{print $2}' | sort -u)
+    for m in $mods; do $py -c "import $m" 2>/dev/null || { echo "skip: $where needs Python's $m"; pass; return; }; done
+    if (cd "$root" && $py "$tmp/blocks/$n.txt") >"$tmp/out" 2>&1; then pass
+    else fail "$where: the Python block fails (its output follows)"; tail -c 3000 "$tmp/out"; fi
+    return
+  fi
   if [ "$lang" = sh ]; then
     if (cd "$root" && bash -e -o pipefail "$tmp/blocks/$n.txt") >"$tmp/out" 2>&1; then pass
     else fail "$where: the block fails (its output follows)"; tail -c 3000 "$tmp/out"; fi
@@ -162,6 +182,24 @@ while read -r n file line lang tag; do
   esac
 done <"$tmp/blocks/list"
 
+# ---- inline commands: every `build/tavreli SUB ...` of the prose names a
+# command, and each --flag in it is one that command's --help names ----
+for f in "$src/README.md" "$src"/docs/*.md; do
+  rel=${f#"$src"/}
+  while IFS= read -r span; do
+    words=${span#*tavreli }
+    sub=${words%% *}
+    [ "$sub" = bench ] && { rest=${words#bench }; sub="bench ${rest%% *}"; }
+    # shellcheck disable=SC2086
+    if ! help=$("$tv" $sub --help 2>/dev/null); then fail "$rel: inline '$span': 'tavreli $sub' is not a command"; continue; fi
+    ok=1
+    for flag in $(grep -oE '(^| )--[a-z][a-z0-9-]*' <<<"$words" | tr -d ' '); do
+      grep -qE -- "$flag([^a-z0-9-]|$)" <<<"$help" || { fail "$rel: inline '$span': $flag is not a flag of 'tavreli $sub'"; ok=0; }
+    done
+    [ $ok = 1 ] && pass
+  done < <(awk '/^ *```/ { f = !f; next } !f' "$f" | grep -oE '`(\.\./[a-z-]+/)?build[a-z-]*/tavreli [^`]+`' | tr -d '`' | sort -u)
+done
+
 # ---- links: every relative link of the pages names a file, and an anchor
 # a heading of it (GitHub's form: lower case, punctuation dropped, blanks
 # as hyphens) ----
@@ -190,6 +228,28 @@ if [ "$long" != --long ]; then
   if (cd "$root" && build/tavreli selfplay configs/tournaments/new-vs-old.ini --games 2 --force --quiet) \
        >"$tmp/out" 2>&1 && grep -q '2 games stored this run' "$tmp/out"; then pass
   else fail "new-vs-old.ini: 2 games between the two builds (output follows)"; tail -c 3000 "$tmp/out"; fi
+fi
+
+# ---- the lines the program prints for pasting run as printed (issue 36: they
+# named a bare 'tavreli', not on PATH), shortened ----
+if [ "$long" != --long ]; then
+  # tune's SPRT command, with 2 pairs for its 200
+  (cd "$root" && build/tavreli tune --data results/quick.h5 --engine configs/engines/default.ini \
+     --out results/paste-tuned.ini) >"$tmp/tune.out" 2>&1
+  line=$(sed -n "s/.*run one: \(.*\) (docs\/tuning.md)\$/\1/p" "$tmp/tune.out" | head -1)
+  if [ -n "$line" ] && (cd "$root" && bash -e -c "${line//pairs = 200/pairs = 2}") >"$tmp/out" 2>&1 &&
+     grep -q "games stored this run" "$tmp/out"; then pass
+  else fail "tune's SPRT command '$line' does not run as printed (output follows)"; tail -c 2000 "$tmp/out"; fi
+  # selfplay's resume line after a stop, with --games 2
+  (cd "$root" && exec build/tavreli selfplay configs/tournaments/quick.ini --out results/paste.h5) >"$tmp/stop.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do grep -q '^games ' "$tmp/stop.out" && break; sleep 0.1; done
+  kill -INT "$pid" 2>/dev/null
+  wait "$pid"
+  line=$(sed -n "s/^interrupted: run '\(.*\)' to .*/\1/p" "$tmp/stop.out")
+  if [ -n "$line" ] && (cd "$root" && bash -e -c "$line --games 2 --quiet") >"$tmp/out" 2>&1 &&
+     grep -q "games stored this run" "$tmp/out"; then pass
+  else fail "selfplay's resume line '$line' does not run as printed (output follows)"; cat "$tmp/stop.out" "$tmp/out" | tail -c 2000; fi
 fi
 
 echo "doc-test: $passes passed, $fails failed ($(wc -l <"$tmp/blocks/list") command blocks)"
