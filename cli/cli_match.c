@@ -164,7 +164,7 @@ static void match_free(Match *m)
     strbuf_free(&m->sprt);
     strbuf_free(&m->rules);
     strbuf_free(&m->each);
-    for (int i = 0; i < m->nengines; i++)
+    for (int i = 0; i < MAX_ENGINES; i++) /* the one being read when a word was refused too */
         strbuf_free(&m->engine[i]);
 }
 
