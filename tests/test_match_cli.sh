@@ -73,11 +73,18 @@ check "... and the store keeps the model" sh -c "h5dump -a /sprt r/s.h5 | grep -
 check "-sprt without a model says the bounds are normalized, and how to mean cutechess's" \
   grep -q "note: -sprt bounds are taken as normalized Elo .* add model=logistic" n.err
 
-# ---- a gauntlet of three ----
-"$tv" match -tournament gauntlet -engine path=d.ini name=a depth=2 -engine path=d.ini name=b depth=1 \
-  -engine path=d.ini name=c depth=1 -rounds 1 -out r/g.h5 --dry-run >g.out 2>&1
+# ---- a gauntlet of three: planned, played, resumed, reported ----
+gauntlet() { "$tv" match -tournament gauntlet -engine path=d.ini name=a depth=2 -engine path=d.ini name=b depth=1 \
+  -engine path=d.ini name=c depth=1 -maxmoves 60 -out r/g.h5 "$@"; }
+gauntlet -rounds 1 --dry-run >g.out 2>&1
 check "-tournament gauntlet: the first against each other (2 pairings), --dry-run" grep -q "3 engines, 2 pairings x 1 pairs x 2 = 4 games" g.out
 check "... --dry-run writes nothing" sh -c "[ ! -e r/g.h5 ] && [ ! -e r/g.ini ]"
+gauntlet -rounds 1 -quiet >g.out 2>&1
+check "the gauntlet plays" grep -q "4 games stored this run (0 before), 4 of 4 planned" g.out
+gauntlet -rounds 2 -resume -quiet >g.out 2>&1
+check "... resumes with another round" grep -q "4 games stored this run (4 before), 8 of 8 planned" g.out
+"$tv" report r/g.h5 -o grep >/dev/null 2>&1
+check "... and reports its three engines" sh -c "grep -q 'a vs b' grep/report.md && grep -q 'a vs c' grep/report.md"
 
 # ---- refusals ----
 refused() { # WHAT PATTERN ARGS...
