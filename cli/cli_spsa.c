@@ -167,7 +167,11 @@ static int run_spsa(const CliCommand *cmd, int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     SpsaView view = {isatty(STDERR_FILENO) != 0};
+    CliProgress verify_view = {isatty(STDERR_FILENO), 0};
     SpsaRunOptions o = {.c = c,
+                        .verify_progress = cli_progress_line,
+                        .verify_note = cli_progress_note,
+                        .verify_user = &verify_view,
                         .dir = dir,
                         .resume = a.resume,
                         .force = a.force,

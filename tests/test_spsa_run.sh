@@ -197,9 +197,12 @@ balance_cp = 300
 [adjudication]
 max_plies = 100
 EOI
-  "$tv" spsa "$tmp/r.ini" --out "$tmp/ref" --threads 1 >"$tmp/ref.out" 2>/dev/null
+  "$tv" spsa "$tmp/r.ini" --out "$tmp/ref" --threads 1 >"$tmp/ref.out" 2>"$tmp/ref.err"
   check "resume: the uninterrupted run ends with 0" [ $? = 0 ]
   check "resume: it verifies" grep -q "^verification SPRT (tuned against start" "$tmp/ref.out"
+  # the verification's games report their progress as selfplay's do (issue
+  # 38's real run: its up to 800 games printed nothing)
+  check "resume: the verification's games report their progress (LLR, ETA)" grep -q "ETA done | LLR" "$tmp/ref.err"
   # kill -9 at three random moments, each run resuming the last
   for k in 1 2 3; do
     "$tv" spsa "$tmp/r.ini" --out "$tmp/cut" --resume >/dev/null 2>&1 &

@@ -199,6 +199,11 @@ static TvStatus verify(const SpsaRunOptions *o, const double *theta, SpsaOutcome
     ro.stop = o->stop;
     ro.note = o->event; /* a game begun again after a program failed as it began */
     ro.progress_user = o->user;
+    if (o->verify_progress) {
+        ro.progress = o->verify_progress;
+        ro.progress_user = o->verify_user;
+        ro.note = o->verify_note;
+    }
     t.stop = o->stop;
     RunStats rs;
     memset(&rs, 0, sizeof rs);

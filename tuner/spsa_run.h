@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runner.h" /* RunProgressFn */
 #include "spsa.h"
 
 /* Where a run stands, for a progress line (valid during the callback). */
@@ -54,6 +55,10 @@ typedef struct {
     SpsaEventFn event;         /* may be NULL */
     void *user;
     double progress_every;     /* seconds between progress reports (default 10) */
+    RunProgressFn verify_progress; /* may be NULL: the verification's games, as selfplay reports them (its
+                                      up to 2 x verify_pairs games printed nothing), with verify_user, */
+    void (*verify_note)(const char *text, void *user); /* ... and its notes (a program begun again) */
+    void *verify_user;
     bool mpi;                  /* run on the ranks of MPI_COMM_WORLD (an MPI build, under mpirun): rank r plays
                                   the games whose index is r modulo the ranks, into DIR/spsa.part-R.h5, every
                                   rank steps theta alike from all the results, and at the end rank 0 merges the
