@@ -1,6 +1,7 @@
 /* strbuf.c: see strbuf.h. */
 #include "strbuf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,69 @@ void strbuf_addf(StrBuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     strbuf_addv(b, fmt, ap);
     va_end(ap);
+}
+
+/* The length of the valid UTF-8 sequence at s (1..4), or 0 when it is not
+ * one (a stray continuation byte, an overlong form, a surrogate, past
+ * U+10FFFF, cut short). */
+static int utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n <= 1)
+        return n;
+    unsigned cp = c & (0x7Fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+void strbuf_add_json_string(StrBuf *b, const char *s)
+{
+    if (!s) {
+        strbuf_add(b, "null");
+        return;
+    }
+    strbuf_add_n(b, "\"", 1);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        const unsigned char c = *p;
+        const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t"
+                          : c == '\r' ? "\\r" : c == '<' ? "\\u003c" : NULL;
+        if (esc) {
+            strbuf_add(b, esc);
+            p++;
+        } else if (c < 0x20 || c == 0x7F) {
+            strbuf_addf(b, "\\u%04x", c);
+            p++;
+        } else {
+            int n = utf8_len(p);
+            if (n == 0) {
+                strbuf_add(b, "\\ufffd");
+                p++;
+            } else {
+                strbuf_add_n(b, (const char *)p, (size_t)n);
+                p += n;
+            }
+        }
+    }
+    strbuf_add_n(b, "\"", 1);
+}
+
+void strbuf_add_json_number(StrBuf *b, double x, int digits)
+{
+    if (!isfinite(x))
+        strbuf_add(b, "null");
+    else if (x == (double)(long long)x && fabs(x) < 1e15)
+        strbuf_addf(b, "%lld", (long long)x);
+    else
+        strbuf_addf(b, "%.*g", digits, x);
 }
 
 const char *strbuf_str(const StrBuf *b) { return b->s ? b->s : ""; }

@@ -35,6 +35,17 @@ void strbuf_addf(StrBuf *b, const char *fmt, ...)
     ;
 void strbuf_addv(StrBuf *b, const char *fmt, va_list ap);
 
+/* JSON (RFC 8259), for the pages of `tavreli serve`: s as a quoted string
+ * (NULL as null), every control character, quote and backslash escaped,
+ * and "<" as \u003c so that the text can stand inside an HTML <script>;
+ * bytes that are not valid UTF-8 become U+FFFD. */
+void strbuf_add_json_string(StrBuf *b, const char *s);
+
+/* A JSON number: x as a whole number when it is one, else with `digits`
+ * significant digits (printf's %.*g); null when x is not finite (JSON has
+ * no NaN or inf). */
+void strbuf_add_json_number(StrBuf *b, double x, int digits);
+
 /* The text so far ("" when nothing was added); valid until the next append. */
 const char *strbuf_str(const StrBuf *b);
 

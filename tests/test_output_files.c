@@ -9,7 +9,10 @@
  *    engine_read reads the file back;
  *  - a TGN export of a store whose engine names hold a line break, or fill
  *    their field without a terminating NUL, reads back, the names escaped;
- *  - report.md escapes HTML as report.html does. */
+ *  - report.md escapes HTML as report.html does;
+ *  - the JSON of `tavreli serve` (core/strbuf.h): quotes, backslashes,
+ *    control bytes and '<' escaped, bytes that are not UTF-8 replaced,
+ *    numbers that are not finite written as null. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include <cmocka.h>
 
 #include "atomic_file.h"
+#include "strbuf.h"
 #include "engine.h"
 #include "export.h"
 #include "record.h"
@@ -583,6 +587,30 @@ static void test_report_md_escapes_html(void **state)
     doc_free(&d);
 }
 
+static void test_json_strings(void **state)
+{
+    (void)state;
+    StrBuf b = {0};
+    strbuf_add_json_string(&b, "a\"b\\c\n\t\x01</script>");
+    assert_string_equal(strbuf_str(&b), "\"a\\\"b\\\\c\\n\\t\\u0001\\u003c/script>\"");
+    strbuf_free(&b);
+    /* UTF-8 kept; a stray continuation byte, an overlong form and a cut sequence replaced */
+    strbuf_add_json_string(&b, "\xc2\xb1 \x80 \xc0\xaf \xe2\x82");
+    assert_string_equal(strbuf_str(&b), "\"\xc2\xb1 \\ufffd \\ufffd\\ufffd \\ufffd\\ufffd\"");
+    strbuf_free(&b);
+    strbuf_add_json_string(&b, NULL);
+    strbuf_add(&b, " ");
+    strbuf_add_json_number(&b, 0.0 / 0.0, 6);
+    strbuf_add(&b, " ");
+    strbuf_add_json_number(&b, 1.0 / 0.0, 6);
+    strbuf_add(&b, " ");
+    strbuf_add_json_number(&b, 42, 6);
+    strbuf_add(&b, " ");
+    strbuf_add_json_number(&b, -2.944439, 4);
+    assert_string_equal(strbuf_str(&b), "null null null 42 -2.944");
+    strbuf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -590,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_publish_no_replace),
         cmocka_unit_test(test_engine_comment_wrapped),
         cmocka_unit_test(test_tgn_names_escaped),
+        cmocka_unit_test(test_json_strings),
         cmocka_unit_test(test_report_md_escapes_html),
         cmocka_unit_test(test_output_never_an_input),
         cmocka_unit_test(test_output_lock),
