@@ -205,6 +205,88 @@ TvStatus export_tgn(const StoreContents *c, const char *source, const char *path
     return st;
 }
 
+/* The Event tag of c's records: its tournament's name; without a name key
+ * the run was named after its INI file, and its default output after the
+ * run, so the store's own name is the best guess. */
+static void event_name(const StoreContents *c, const char *source, char *event, size_t n)
+{
+    char stem[128];
+    const char *base = strrchr(source, '/');
+    snprintf(stem, sizeof stem, "%s", base ? base + 1 : source);
+    size_t sl = strlen(stem);
+    if (sl > 3 && strcmp(stem + sl - 3, ".h5") == 0)
+        stem[sl - 3] = 0;
+    char name[128];
+    export_tournament_name(c->tournament_ini, stem, name, sizeof name);
+    tv_escape(name, event, n); /* the store's text: no control byte in a tag */
+}
+
+/* One game's record with the event name given (export_tgn_game). */
+static TvStatus tgn_game(const StoreContents *c, const char *source, const char *event, const Options *o,
+                         const StoredGame *g, char **text, TvError *err)
+{
+    *text = NULL;
+    Position start;
+    TvError e;
+    if (tfen_read(g->start_tfen, &start, &e) != TV_OK)
+        return tv_fail(err, TV_ERR_PARSE, "%s: game %lld: bad start TFEN: %s", source, (long long)g->index, e.msg);
+    const size_t n = (size_t)g->move_count + 1;
+    Move *moves = malloc(sizeof *moves * n);
+    uint64_t *hist = malloc(sizeof *hist * n);
+    char(*comments)[48] = malloc(sizeof *comments * n);
+    const char **comment_ptrs = malloc(sizeof *comment_ptrs * n);
+    TvStatus st = TV_OK;
+    if (!moves || !hist || !comments || !comment_ptrs) {
+        st = tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
+        goto done;
+    }
+    for (int32_t k = 0; k < g->move_count; k++)
+        comment_ptrs[k] = comments[k];
+    /* every move replayed, and the stored result and termination checked
+     * against the position they reach: a record never says what its
+     * moves contradict */
+    char why[400];
+    if (verify_moves(g, &c->moves[g->move_offset], o, moves, hist, why, sizeof why)) {
+        st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)",
+                     source, (long long)g->index, why, source);
+        goto done;
+    }
+    char round[32], index[32], white[4 * sizeof c->engines[0].name + 1], black[sizeof white];
+    snprintf(round, sizeof round, "%lld", (long long)g->index + 1); /* 1-based, as PGN counts */
+    snprintf(index, sizeof index, "%lld", (long long)g->index);
+    engine_tag(c, g->white, white, sizeof white);
+    engine_tag(c, g->black, black, sizeof black);
+    RecordTag tags[6] = {{"Event", (char *)event},
+                         {"Round", round},
+                         {"GameIndex", index},
+                         {"White", white},
+                         {"Black", black},
+                         {"Termination", (char *)termination_name((Termination)g->termination)}};
+    const char *result = g->result > 0 ? "1-0" : g->result < 0 ? "0-1" : "1/2-1/2";
+    for (int32_t k = 0; k < g->move_count; k++)
+        move_comment(&c->moves[g->move_offset + k], comments[k], sizeof comments[k]);
+    *text = record_write_tgn(&start, o, moves, g->move_count, tags, 6, result, comment_ptrs);
+    if (!*text)
+        st = tv_fail(err, TV_ERR_LIMIT, "%s: game %lld could not be written (out of memory)", source,
+                     (long long)g->index);
+done:
+    free(moves);
+    free(hist);
+    free(comments);
+    free(comment_ptrs);
+    return st;
+}
+
+TvStatus export_tgn_game(const StoreContents *c, const char *source, const StoredGame *g, char **text,
+                         TvError *err)
+{
+    Options o = {0};
+    rule_options_parse(c->options ? c->options : "", &o, NULL);
+    char event[128];
+    event_name(c, source, event, sizeof event);
+    return tgn_game(c, source, event, &o, g, text, err);
+}
+
 static TvStatus tgn_locked(const StoreContents *c, const char *source, const char *path, TvError *err)
 {
     const StoredGame **order;
@@ -212,88 +294,18 @@ static TvStatus tgn_locked(const StoreContents *c, const char *source, const cha
     TvStatus st = open_export(c, path, "TGN file", &order, &af, err);
     if (st != TV_OK)
         return st;
-    FILE *f = af.f;
-    Move *moves = NULL;
-    uint64_t *hist = NULL;
-    char(*comments)[48] = NULL;
-    const char **comment_ptrs = NULL;
     Options o = {0};
     rule_options_parse(c->options ? c->options : "", &o, NULL);
     char event[128];
-    /* without a name key the run was named after its INI file, and its
-     * default output after the run: the store's own name is the best guess */
-    char stem[128];
-    const char *base = strrchr(source, '/');
-    snprintf(stem, sizeof stem, "%s", base ? base + 1 : source);
-    size_t sl = strlen(stem);
-    if (sl > 3 && strcmp(stem + sl - 3, ".h5") == 0)
-        stem[sl - 3] = 0;
-    char name[sizeof event];
-    export_tournament_name(c->tournament_ini, stem, name, sizeof name);
-    tv_escape(name, event, sizeof event); /* the store's text: no control byte in a tag */
+    event_name(c, source, event, sizeof event);
     for (int64_t gi = 0; gi < c->ngames && st == TV_OK; gi++) {
-        const StoredGame *g = order[gi];
-        Position start;
-        TvError e;
-        if (tfen_read(g->start_tfen, &start, &e) != TV_OK) {
-            st = tv_fail(err, TV_ERR_PARSE, "%s: game %lld: bad start TFEN: %s", source, (long long)g->index, e.msg);
+        char *text;
+        if ((st = tgn_game(c, source, event, &o, order[gi], &text, err)) != TV_OK)
             break;
-        }
-        Move *m2 = realloc(moves, sizeof *moves * (size_t)(g->move_count + 1));
-        if (m2)
-            moves = m2;
-        uint64_t *h2 = m2 ? realloc(hist, sizeof *hist * (size_t)(g->move_count + 1)) : NULL;
-        if (h2)
-            hist = h2;
-        char(*c2)[48] = h2 ? realloc(comments, sizeof *comments * (size_t)(g->move_count + 1)) : NULL;
-        if (c2)
-            comments = c2;
-        const char **p2 = c2 ? realloc(comment_ptrs, sizeof *comment_ptrs * (size_t)(g->move_count + 1)) : NULL;
-        if (!p2) {
-            st = tv_fail(err, TV_ERR_LIMIT, "export: out of memory");
-            break;
-        }
-        comment_ptrs = p2;
-        for (int32_t k = 0; k < g->move_count; k++)
-            comment_ptrs[k] = comments[k];
-        /* every move replayed, and the stored result and termination checked
-         * against the position they reach: a record never says what its
-         * moves contradict */
-        char why[400];
-        if (verify_moves(g, &c->moves[g->move_offset], &o, moves, hist, why, sizeof why)) {
-            st = tv_fail(err, TV_ERR_PARSE,
-                         "%s: game %lld: %s; the store is damaged ('tavreli verify %s' lists every problem)", source,
-                         (long long)g->index, why, source);
-            break;
-        }
-        char round[32], index[32], white[4 * sizeof c->engines[0].name + 1], black[sizeof white];
-        snprintf(round, sizeof round, "%lld", (long long)g->index + 1); /* 1-based, as PGN counts */
-        snprintf(index, sizeof index, "%lld", (long long)g->index);
-        engine_tag(c, g->white, white, sizeof white);
-        engine_tag(c, g->black, black, sizeof black);
-        RecordTag tags[6] = {{"Event", event},
-                             {"Round", round},
-                             {"GameIndex", index},
-                             {"White", white},
-                             {"Black", black},
-                             {"Termination", (char *)termination_name((Termination)g->termination)}};
-        const char *result = g->result > 0 ? "1-0" : g->result < 0 ? "0-1" : "1/2-1/2";
-        for (int32_t k = 0; k < g->move_count; k++)
-            move_comment(&c->moves[g->move_offset + k], comments[k], sizeof comments[k]);
-        char *text = record_write_tgn(&start, &o, moves, g->move_count, tags, 6, result, comment_ptrs);
-        if (!text) {
-            st = tv_fail(err, TV_ERR_LIMIT, "%s: game %lld could not be written (out of memory)", source,
-                         (long long)g->index);
-            break;
-        }
-        fputs(text, f);
-        fputs("\n", f);
+        fputs(text, af.f);
+        fputs("\n", af.f);
         free(text);
     }
-    free(moves);
-    free(hist);
-    free(comments);
-    free(comment_ptrs);
     free(order);
     if (st != TV_OK) {
         tv_atomic_abort(&af); /* the old file (or none), not half an export */

@@ -35,6 +35,11 @@ TvStatus export_digest(const StoreContents *c, const char *path, TvError *err);
  * read back (the message names the game and ply). */
 TvStatus export_tgn(const StoreContents *c, const char *source, const char *path, TvError *err);
 
+/* One game of c (read with moves) as export_tgn writes it: *text is a heap
+ * string (free it).  Errors as export_tgn's, for that game. */
+TvStatus export_tgn_game(const StoreContents *c, const char *source, const StoredGame *g, char **text,
+                         TvError *err);
+
 /* The tournament's name, read from a stored tournament INI text (its
  * [tournament] name key); `fallback` when the text has none. */
 void export_tournament_name(const char *ini_text, const char *fallback, char *buf, size_t n);
