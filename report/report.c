@@ -31,10 +31,11 @@
 
 void report_free(Report *R)
 {
-    if (R->c)
+    if (R->c && !R->c_given) {
         for (int f = 0; f < R->nfiles; f++)
             h5store_contents_free(&R->c[f]);
-    free(R->c);
+        free(R->c);
+    }
     free(R->players);
     free(R->kept);
     free(R->kept_white);

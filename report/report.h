@@ -40,6 +40,9 @@ typedef struct {
     const char *baseline; /* the engine the headline table compares every other with (NULL: the first
                              engine of the first store that played another); an unknown name, or one
                              that played no other engine, is an error */
+    bool sprt_from_ini; /* a store that has no "sprt" attribute yet (its run is still playing, or
+                           was cut short) shows the SPRT of its tournament INI's [sprt] section, its
+                           LLR so far (`tavreli serve`'s live pages) */
 } ReportOptions;
 
 /* What a report was made from, for the front end to say (the report says it too). */

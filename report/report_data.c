@@ -14,6 +14,7 @@
 
 #include "idset.h"
 #include "report_internal.h"
+#include "tournament.h"
 #include "engine_id.h"
 #include "strbuf.h"
 
@@ -139,12 +140,14 @@ static bool engines_identical(const StoredEngine *a, const StoredEngine *b)
  * another are one rating list); a game held by two stores counts once. */
 TvStatus report_collect(Report *R, TvError *err)
 {
-    R->c = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->c);
-    if (!R->c)
-        return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    if (!R->c_given) {
+        R->c = calloc((size_t)(R->nfiles > 0 ? R->nfiles : 1), sizeof *R->c);
+        if (!R->c)
+            return tv_fail(err, TV_ERR_LIMIT, "out of memory");
+    }
     int64_t all = 0;
     for (int f = 0; f < R->nfiles; f++) {
-        TvStatus st = h5store_read(R->files[f], false, false, &R->c[f], err);
+        TvStatus st = R->c_given ? TV_OK : h5store_read(R->files[f], false, false, &R->c[f], err);
         if (st != TV_OK)
             return st;
         if (R->c[f].ngames == 0)
@@ -473,6 +476,17 @@ TvStatus report_compute(Report *R, TvError *err)
         return tv_fail(err, TV_ERR_LIMIT, "out of memory");
     for (int f = 0; f < R->nfiles; f++) {
         const char *text = R->c[f].sprt; /* the root attribute "sprt" (NULL: none) */
+        char from_ini[256];
+        if (!text && R->sprt_from_ini) {
+            /* a run still playing (or cut short): its settings are only in its tournament INI */
+            Tournament t;
+            TvError e;
+            if (tournament_read_plan(R->c[f].tournament_ini, &t, &e) == TV_OK) {
+                if (t.sprt && t.nengines == 2)
+                    text = sprt_settings_format(&t.sprt_settings, from_ini, sizeof from_ini);
+                tournament_free(&t);
+            }
+        }
         if (!text)
             continue;
         SprtInfo *s = &R->sprt[R->nsprt++];

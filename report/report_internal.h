@@ -75,6 +75,7 @@ typedef struct {
     const char *const *files;
     int nfiles;
     StoreContents *c; /* nfiles */
+    bool c_given;     /* c was read by the caller (report_live_json_contents): not read, not freed */
     int nplayers;
     ReportPlayer *players;
     int64_t ngames;       /* all games, each once */
@@ -106,6 +107,8 @@ typedef struct {
     const char *tuning_path;
     int simulations; /* > 0: intervals from simulated replays */
     const char *baseline_name; /* --baseline (NULL: the first engine) */
+    bool sprt_from_ini; /* a store without the "sprt" attribute (a run still playing) takes its
+                           SPRT from its tournament INI's [sprt] section */
     int baseline;    /* its player */
 } Report;
 

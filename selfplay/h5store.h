@@ -239,6 +239,12 @@ void h5store_unlock_run(H5RunLock *lock); /* NULL: nothing */
 /* TV_OK unless a live process is writing the store (it holds the lock). */
 TvStatus h5store_check_not_live(const char *path, TvError *err);
 
+/* Whether a live process is writing the store, asked without taking any
+ * lock or opening it for writing (for readers such as `tavreli serve`): its
+ * pid (-1 when the lock is held over a network filesystem that does not
+ * say by whom), or 0 when none is (or the file cannot be opened). */
+long h5store_writer_pid(const char *path);
+
 /* Removes a store (for --force), unless a live process is writing it. */
 TvStatus h5store_remove(const char *path, TvError *err);
 

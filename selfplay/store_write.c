@@ -370,6 +370,22 @@ TvStatus h5store_check_not_live(const char *path, TvError *err)
     return st;
 }
 
+long h5store_writer_pid(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK; /* would a writer's lock conflict? F_GETLK only asks */
+    fl.l_whence = SEEK_SET;
+    long pid = 0;
+    if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+        pid = fl.l_pid > 0 ? (long)fl.l_pid : -1;
+    close(fd);
+    return pid;
+}
+
 /* Holds the lock while removing, so a writer cannot start in between. */
 TvStatus h5store_remove(const char *path, TvError *err)
 {

@@ -64,6 +64,12 @@ typedef struct {
  * key, a bad value, elo0 >= elo1, a missing engine file). */
 TvStatus train_read(const char *path, TrainConfig *c, TvError *err);
 
+/* Reads a training INI; with check_engine the start engine must be there
+ * (a run's copy DIR/train.ini names it relative to the original INI's
+ * directory, so --confirm, which plays gen-0's copy, and `tavreli serve`,
+ * which only reads a run, do not check it). */
+TvStatus train_read_config(const char *path, TrainConfig *c, bool check_engine, TvError *err);
+
 /* One step of the run, for the front end to print. */
 typedef struct {
     int generation;
