@@ -2,20 +2,27 @@
  * benchmarks that play whole tournaments (bench mpi forks mpirun).  The
  * benchmarks of the rules, the search and the tuner are beside their commands
  * (cli_rules.c, cli_engine.c, cli_tune.c). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "engine.h"
 #include "h5store.h"
+#include "report.h"
 #include "runner.h"
+#include "serve.h"
 #include "status.h"
 #include "tournament.h"
 
@@ -403,3 +410,244 @@ done:
 }
 
 const CliCommand CLI_BENCH_MPI = {"bench mpi", BENCH_MPI_HELP, BENCH_MPI_FLAGS, run_bench_mpi};
+
+/* ---- bench serve ------------------------------------------------------------------ */
+
+static const char BENCH_SERVE_HELP[] =
+    "usage: tavreli bench serve [--stores N] [--games N] [--rounds R] [--data FILE.h5]\n"
+    "\n"
+    "Times 'tavreli serve' answering the runs list (GET /api/runs over HTTP on\n"
+    "127.0.0.1) of a folder of N stores (100 by default), each a copy of one\n"
+    "store: of FILE.h5 with --data, else of a fixed tournament of N games (40 by\n"
+    "default; the default engine against itself at depth 2). Prints the cold\n"
+    "answers (the first, which reads stores for about a second and lists the rest\n"
+    "as not read yet, and the time until every store is read), the median, least\n"
+    "and most of R more (20 by default: the stores unchanged, from the server's\n"
+    "cache), and beside them the time 'tavreli report' takes to read the same\n"
+    "stores and report on them.\n"
+    "\n"
+    "Examples:\n"
+    "  tavreli bench serve\n"
+    "  tavreli bench serve --stores 100 --data results/quick.h5\n";
+
+typedef struct {
+    long stores, games, rounds;
+    const char *data;
+} BenchServeArgs;
+
+static const CliFlag BENCH_SERVE_FLAGS[] = {
+    {"stores", 0, CLI_LONG, offsetof(BenchServeArgs, stores), 1, 4000},
+    {"games", 0, CLI_LONG, offsetof(BenchServeArgs, games), 2, 100000},
+    {"rounds", 0, CLI_LONG, offsetof(BenchServeArgs, rounds), 1, 10000},
+    {"data", 0, CLI_STRING, offsetof(BenchServeArgs, data), 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* GET path from 127.0.0.1:port; the body's length, or -1 on an error or a
+ * status other than 200. */
+static long http_get(int port, const char *path, char **body)
+{
+    *body = NULL;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    StrBuf b = {0};
+    char buf[65536];
+    ssize_t got;
+    while ((got = read(fd, buf, sizeof buf)) > 0)
+        strbuf_add_n(&b, buf, (size_t)got);
+    close(fd);
+    const char *s = strbuf_str(&b);
+    const char *sep = strstr(s, "\r\n\r\n");
+    if (strncmp(s, "HTTP/1.", 7) != 0 || strncmp(s + 8, " 200", 4) != 0 || !sep) {
+        strbuf_free(&b);
+        return -1;
+    }
+    long len = (long)(b.len - (size_t)(sep + 4 - s));
+    *body = strdup(sep + 4);
+    strbuf_free(&b);
+    return *body ? len : -1;
+}
+
+static bool copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    bool ok = in && out;
+    char buf[65536];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    if (in)
+        fclose(in);
+    if (out)
+        ok = fclose(out) == 0 && ok;
+    return ok;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int run_bench_serve(const CliCommand *cmd, int argc, char **argv)
+{
+    BenchServeArgs a = {100, 40, 20, NULL};
+    int parsed = cli_parse_or_exit(cmd, argc, argv, &a, NULL, NULL);
+    if (parsed >= 0)
+        return parsed;
+    char dir[480], runs[560], source[600];
+    if (!cli_temp_dir("bench-serve", dir, sizeof dir)) {
+        cli_error("bench serve: cannot make a temporary directory in %s: %s", cli_temp_root(), strerror(errno));
+        return CLI_FAIL;
+    }
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    int rc = CLI_FAIL;
+    TvError err;
+    Server *srv = NULL;
+    double *t = NULL;
+    char **files = NULL;
+    if (mkdir(runs, 0755) != 0) {
+        cli_error("bench serve: cannot make %s: %s", runs, strerror(errno));
+        goto done;
+    }
+    if (a.data) {
+        snprintf(source, sizeof source, "%s", a.data);
+    } else {
+        snprintf(source, sizeof source, "%s/source.h5", dir);
+        Tournament tn;
+        bench_tournament(&tn, 2, 0, (int)a.games);
+        RunOptions ro;
+        memset(&ro, 0, sizeof ro);
+        ro.t = &tn;
+        ro.out_path = source;
+        ro.threads = 2;
+        ro.force = true;
+        RunStats s;
+        TvStatus st = runner_run(&ro, &s, &err);
+        run_stats_free(&s);
+        if (st != TV_OK) {
+            cli_error("bench serve: %s", err.msg);
+            goto done;
+        }
+    }
+    files = calloc((size_t)a.stores, sizeof *files);
+    if (!files)
+        goto done;
+    for (long i = 0; i < a.stores; i++) {
+        files[i] = malloc(640);
+        if (!files[i])
+            goto done;
+        snprintf(files[i], 640, "%s/run-%04ld.h5", runs, i);
+        if (!copy_file(source, files[i])) {
+            cli_error("bench serve: cannot copy %s to %s", source, files[i]);
+            goto done;
+        }
+    }
+    ServeOptions so;
+    serve_options_default(&so);
+    so.dir = runs;
+    so.port = 0;
+    if (serve_start(&so, &srv, &err) != TV_OK) {
+        cli_error("bench serve: %s", err.msg);
+        goto done;
+    }
+    const int port = serve_port(srv);
+    char *body;
+    /* cold: the first answers read the stores (each answer for about a
+     * second, the rest listed as not read yet) until every one is read */
+    double t0 = now_seconds(), first = 0;
+    long len = 0, listed = 0, pending = 0, answers = 0, first_pending = 0;
+    do {
+        double t1 = now_seconds();
+        len = http_get(port, "/api/runs", &body);
+        if (answers++ == 0)
+            first = now_seconds() - t1;
+        listed = pending = 0;
+        for (const char *p = body; p && (p = strstr(p, "\"kind\": \"tournament\"")); p++)
+            listed++;
+        for (const char *p = body; p && (p = strstr(p, "\"state\": \"reading\"")); p++)
+            pending++;
+        if (answers == 1)
+            first_pending = pending;
+        free(body);
+    } while (len >= 0 && pending > 0 && answers < 100000);
+    const double cold = now_seconds() - t0;
+    if (len < 0 || listed != a.stores) {
+        cli_error("bench serve: the runs list listed %ld of the %ld stores (answer of %ld bytes)", listed, a.stores,
+                  len);
+        goto done;
+    }
+    printf("runs list of %ld stores, cold: first answer %.1f ms with %ld of them read; every store read after %ld "
+           "answers, %.1f ms in all\n",
+           a.stores, 1e3 * first, a.stores - first_pending, answers, 1e3 * cold);
+    t = malloc((size_t)a.rounds * sizeof *t);
+    if (!t)
+        goto done;
+    for (long r = 0; r < a.rounds; r++) {
+        t0 = now_seconds();
+        len = http_get(port, "/api/runs", &body);
+        t[r] = now_seconds() - t0;
+        free(body);
+        if (len < 0) {
+            cli_error("bench serve: a request failed");
+            goto done;
+        }
+    }
+    qsort(t, (size_t)a.rounds, sizeof *t, cmp_double);
+    printf("runs list of %ld stores (%ld bytes), warm: %ld answers: median %.2f ms, least %.2f, most %.2f "
+           "(unchanged stores, from the cache)\n",
+           a.stores, len, a.rounds, 1e3 * t[a.rounds / 2], 1e3 * t[0], 1e3 * t[a.rounds - 1]);
+    fflush(stdout);
+    serve_stop(srv);
+    srv = NULL;
+    char out[640];
+    snprintf(out, sizeof out, "%s/report", dir);
+    const ReportOptions ropt = {.simulations = 0, .mix_rules = false, .baseline = NULL};
+    t0 = now_seconds();
+    if (report_write_opts((const char *const *)files, (int)a.stores, NULL, out, &ropt, NULL, &err) != TV_OK) {
+        cli_error("bench serve: tavreli report: %s", err.msg);
+        goto done;
+    }
+    printf("beside it: tavreli report of the same %ld stores: %.1f ms\n", a.stores, 1e3 * (now_seconds() - t0));
+    rc = CLI_OK;
+done:
+    serve_stop(srv);
+    free(t);
+    if (files)
+        for (long i = 0; i < a.stores; i++) {
+            if (files[i])
+                remove(files[i]);
+            free(files[i]);
+        }
+    free(files);
+    char cmdline[1200];
+    snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", dir);
+    if (system(cmdline) != 0)
+        cli_warning("bench serve: %s was not removed", dir);
+    return rc;
+}
+
+const CliCommand CLI_BENCH_SERVE = {"bench serve", BENCH_SERVE_HELP, BENCH_SERVE_FLAGS, run_bench_serve};

@@ -402,6 +402,10 @@ static const char BENCH_HELP[] =
     "by selfplay and by spsa on 2 threads and prints games per hour of each, their\n"
     "ratio (what the SPSA bookkeeping costs) and whether the games were the same.\n"
     "\n"
+    "bench serve times 'tavreli serve' answering the runs list of a folder of 100\n"
+    "stores (the first answer and then from its cache) beside 'tavreli report'\n"
+    "reading the same stores.\n"
+    "\n"
     "Examples:\n"
     "  tavreli bench search\n"
     "  tavreli bench search --clock --games 20\n";
@@ -428,11 +432,10 @@ static const BenchPosition BENCH_PERFT[] = {
     {"two tall towers", "8/1k6/2(nPRbPNrPBq)5/8/3(RBNQprpn)4/8/8/4K3 b - - 0 1", 4, 8551090ull},
 };
 
-/* `tavreli bench NAME ...`: runs the benchmark NAME (argv[1]). */
+/* `tavreli bench NAME ...`: runs the benchmark NAME (argv[1]), one of the
+ * commands named "bench NAME" in the command table (cli_commands). */
 static int run_bench(const CliCommand *cmd, int argc, char **argv)
 {
-    static const CliCommand *const BENCHES[] = {&CLI_BENCH_PERFT, &CLI_BENCH_SEARCH, &CLI_BENCH_SELFPLAY,
-                                                &CLI_BENCH_TUNE, &CLI_BENCH_MPI, &CLI_BENCH_PROTOCOL, &CLI_BENCH_SPSA};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         FILE *out = argc < 2 ? stderr : stdout;
         cli_print_bench_usage(out, "usage: ", "       ");
@@ -440,10 +443,18 @@ static int run_bench(const CliCommand *cmd, int argc, char **argv)
         fputs(cmd->help, out);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
-    for (size_t i = 0; i < sizeof BENCHES / sizeof BENCHES[0]; i++)
-        if (!strcmp(argv[1], BENCHES[i]->name + strlen("bench ")))
-            return BENCHES[i]->run(BENCHES[i], argc - 1, argv + 1);
-    cli_error("bench: unknown benchmark '%s' (available: perft, search, selfplay, tune, mpi, protocol, spsa)", argv[1]);
+    int n;
+    const CliCommand *const *cmds = cli_commands(&n);
+    char known[256] = "";
+    for (int i = 0; i < n; i++) {
+        if (strncmp(cmds[i]->name, "bench ", 6) != 0)
+            continue;
+        if (!strcmp(argv[1], cmds[i]->name + 6))
+            return cmds[i]->run(cmds[i], argc - 1, argv + 1);
+        size_t len = strlen(known);
+        snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", cmds[i]->name + 6);
+    }
+    cli_error("bench: unknown benchmark '%s' (available: %s)", argv[1], known);
     return CLI_USAGE;
 }
 

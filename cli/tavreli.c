@@ -34,6 +34,8 @@ static const Overview OVERVIEW[] = {
     {NULL, "verify", "replay every stored game with the rules: moves, positions, terminations"},
     {NULL, "repair", "copy the good games of a damaged store into a new one"},
     {NULL, "report", "strength report (ratings, LOS, SPRT, plots) as DIR/report.html"},
+    {NULL, "serve", "live pages of the runs under results/ in a browser: standings, SPRT, games\n"
+                    "and a game viewer that draws the towers (read-only; docs/serve.md)"},
     {NULL, "tune", "fit the evaluation weights to the stored games (Texel tuning)"},
     {NULL, "train", "generations of self-play, tune and SPRT gate, under results/NAME (resumable)"},
     {NULL, "spsa", "tune settings or options by SPSA played as games, then verify by SPRT (resumable)"},

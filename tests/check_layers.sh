@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # check_layers.sh: the include graph between the source folders, and a check
 # that it only points down the layers
-#   core <- stats <- selfplay <- tuner <- report <- cli.
+#   core <- stats <- selfplay <- tuner <- report <- serve <- cli.
 # Prints one line per pair of folders with the number of includes, then any
 # include of a header from a higher folder (and exits 1 if there is one).
 # usage: tests/check_layers.sh [PROJECT_DIR]
 set -u
 cd "${1:-$(dirname "$0")/..}" || exit 2
-layers=(core stats selfplay tuner report cli)
+layers=(core stats selfplay tuner report serve cli)
 level() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
 # where each header lives
 declare -A home
