@@ -126,6 +126,10 @@ const char *cli_temp_root(void);
  * buf; false (errno set) when it cannot. */
 bool cli_temp_dir(const char *what, char *buf, size_t n);
 
+/* Removes a temporary directory and everything in it (a benchmark's); a
+ * warning names it when it cannot be removed. */
+void cli_remove_temp_dir(const char *dir, const char *who);
+
 /* Levenshtein distance of a[0..na) and b[0..nb) (flag names: 99 past 62
  * bytes), for the nearest known flag of a misspelt one. */
 int cli_edit_distance(const char *a, size_t na, const char *b, size_t nb);

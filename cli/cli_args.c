@@ -1,8 +1,10 @@
+#define _XOPEN_SOURCE 700 /* nftw */
 /* cli_args.c: the one argument parser of the front ends (getopt_long over a
  * command's flag table), and the messages they share.  See cli.h. */
 #include "cli.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "option.h"
 #include "record.h"
@@ -427,4 +431,20 @@ bool cli_temp_dir(const char *what, char *buf, size_t n)
         return false;
     }
     return mkdtemp(buf) != NULL;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path); /* go on: what cannot be removed is reported below */
+    return 0;
+}
+
+void cli_remove_temp_dir(const char *dir, const char *who)
+{
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    if (access(dir, F_OK) == 0)
+        cli_warning("%s: %s was not removed", who, dir);
 }

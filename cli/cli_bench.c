@@ -643,10 +643,7 @@ done:
             free(files[i]);
         }
     free(files);
-    char cmdline[1200];
-    snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", dir);
-    if (system(cmdline) != 0)
-        cli_warning("bench serve: %s was not removed", dir);
+    cli_remove_temp_dir(dir, "bench serve");
     return rc;
 }
 

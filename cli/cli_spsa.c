@@ -372,10 +372,7 @@ static int run_bench_spsa(const CliCommand *cmd, int argc, char **argv)
     }
     spsa_free(c);
     free(c);
-    char cmdline[450];
-    snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", dir);
-    if (system(cmdline) != 0)
-        cli_warning("bench spsa: could not remove %s", dir);
+    cli_remove_temp_dir(dir, "bench spsa");
     return rc;
 }
 

@@ -8,8 +8,13 @@
 #include "outcome.h"
 #include "report_internal.h"
 
+/* "k": with the comma before it that JSON needs (none after '{' or a line
+ * break, where the caller has put its own). */
 static void key(StrBuf *o, const char *k)
 {
+    const char last = o->len ? o->s[o->len - 1] : '{';
+    if (last != '{' && last != '\n')
+        strbuf_add(o, ", ");
     strbuf_add_json_string(o, k);
     strbuf_add(o, ": ");
 }
@@ -42,27 +47,17 @@ static void standings(const Report *R, StrBuf *o)
         strbuf_add(o, i ? ",\n {" : "\n {");
         key(o, "name");
         strbuf_add_json_string(o, p->name);
-        strbuf_add(o, ", ");
         num(o, "games", (double)p->games);
-        strbuf_add(o, ", ");
         num(o, "points", p->points);
-        strbuf_add(o, ", ");
         num(o, "score", p->games ? 100.0 * p->points / (double)p->games : NAN);
-        strbuf_add(o, ", ");
         const bool rated = ri >= 0 && R->have_r;
         num(o, "elo", rated ? R->r.elo[ri] : NAN);
-        strbuf_add(o, ", ");
         num(o, "lo", rated ? R->r.lo[ri] : NAN);
-        strbuf_add(o, ", ");
         num(o, "hi", rated ? R->r.hi[ri] : NAN);
-        strbuf_add(o, ", ");
         num(o, "err95", rated ? (R->r.hi[ri] - R->r.lo[ri]) / 2 : NAN);
-        strbuf_add(o, ", ");
         key(o, "referee_lost");
         strbuf_add(o, "{");
         for (int t = 0; t < NREFEREE; t++) {
-            if (t)
-                strbuf_add(o, ", ");
             num(o, termination_name((Termination)(TERM_ILLEGAL_MOVE + t)), (double)p->referee_lost[t]);
         }
         strbuf_add(o, "}}");
@@ -80,31 +75,22 @@ static void pairings(const Report *R, StrBuf *o)
         strbuf_add(o, i ? ",\n {" : "\n {");
         key(o, "a");
         strbuf_add_json_string(o, R->players[p->a].name);
-        strbuf_add(o, ", ");
         key(o, "b");
         strbuf_add_json_string(o, R->players[p->b].name);
-        strbuf_add(o, ", ");
         num(o, "games", (double)p->games);
-        strbuf_addf(o, ", \"w\": %lld, \"d\": %lld, \"l\": %lld, \"penta\": [%lld, %lld, %lld, %lld, %lld], ",
+        strbuf_addf(o, ", \"w\": %lld, \"d\": %lld, \"l\": %lld, \"penta\": [%lld, %lld, %lld, %lld, %lld]",
                     (long long)p->ps.wins, (long long)p->ps.draws, (long long)p->ps.losses,
                     (long long)p->ps.penta[0], (long long)p->ps.penta[1], (long long)p->ps.penta[2],
                     (long long)p->ps.penta[3], (long long)p->ps.penta[4]);
         num(o, "score", 100.0 * p->ps.score);
-        strbuf_add(o, ", ");
         num(o, "elo", p->ps.elo);
-        strbuf_add(o, ", ");
         num(o, "err95", p->ps.elo_err95);
-        strbuf_add(o, ", ");
         num(o, "nelo", p->ps.nelo);
-        strbuf_add(o, ", ");
         num(o, "nelo_err95", p->ps.nelo_err95);
-        strbuf_add(o, ", ");
         num(o, "los", 100.0 * p->ps.los);
-        strbuf_add(o, ", ");
         char elo[STATS_ELO_TEXT], nelo[STATS_ELO_TEXT];
         key(o, "elo_text");
         strbuf_add_json_string(o, stats_format_elo(&p->ps, elo, sizeof elo));
-        strbuf_add(o, ", ");
         key(o, "nelo_text");
         strbuf_add_json_string(o, stats_format_nelo(&p->ps, nelo, sizeof nelo));
         strbuf_add(o, "}");
@@ -124,40 +110,28 @@ static void sprt(const Report *R, bool with_path, StrBuf *o)
     strbuf_add(o, "{");
     key(o, "a");
     strbuf_add_json_string(o, R->players[s->a].name);
-    strbuf_add(o, ", ");
     key(o, "b");
     strbuf_add_json_string(o, R->players[s->b].name);
-    strbuf_add(o, ", ");
     num(o, "elo0", s->elo0);
-    strbuf_add(o, ", ");
     num(o, "elo1", s->elo1);
-    strbuf_add(o, ", ");
     num(o, "alpha", s->alpha);
-    strbuf_add(o, ", ");
     num(o, "beta", s->beta);
-    strbuf_add(o, ", ");
     key(o, "model");
     strbuf_add_json_string(o, sprt_model_name(s->model));
-    strbuf_add(o, ", ");
     num(o, "lower", s->lower);
-    strbuf_add(o, ", ");
     num(o, "upper", s->upper);
-    strbuf_add(o, ", ");
     num(o, "llr", s->llr);
-    strbuf_add(o, ", ");
     num(o, "pairs", (double)s->npairs);
-    strbuf_addf(o, ", \"penta\": [%lld, %lld, %lld, %lld, %lld], ", (long long)s->penta[0],
+    strbuf_addf(o, ", \"penta\": [%lld, %lld, %lld, %lld, %lld]", (long long)s->penta[0],
                 (long long)s->penta[1], (long long)s->penta[2], (long long)s->penta[3], (long long)s->penta[4]);
     key(o, "result"); /* the stored decision of a finished run */
     strbuf_add_json_string(o, s->result && s->result[0] ? s->result : NULL);
-    strbuf_add(o, ", ");
     key(o, "decision"); /* what the LLR so far says */
     strbuf_add_json_string(o, sprt_decision_name(sprt_decide(s->llr, s->lower, s->upper)));
     if (!with_path) {
         strbuf_add(o, "}");
         return;
     }
-    strbuf_add(o, ", ");
     key(o, "path");
     strbuf_add(o, "[");
     for (int64_t i = 0; i <= s->npairs; i++) {
@@ -188,13 +162,10 @@ static void referee_losses(const Report *R, int max_losses, StrBuf *o)
         strbuf_add(o, any ? ",\n {" : "\n {");
         any = true;
         num(o, "game", (double)g->index);
-        strbuf_add(o, ", ");
         key(o, "loser");
         strbuf_add_json_string(o, loser >= 0 ? R->players[loser].name : NULL);
-        strbuf_add(o, ", ");
         key(o, "termination");
         strbuf_add_json_string(o, termination_name((Termination)g->termination));
-        strbuf_add(o, ", ");
         num(o, "plies", g->plies);
         strbuf_add(o, "}");
     }

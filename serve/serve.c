@@ -53,11 +53,9 @@ void serve_options_default(ServeOptions *o)
 
 /* ---- responses ----------------------------------------------------------------- */
 
-static enum MHD_Result respond(struct MHD_Connection *c, unsigned code, const char *type, const char *body,
-                               size_t len, bool copy)
+/* Queues r with the headers every answer has, and lets it go. */
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned code, const char *type, struct MHD_Response *r)
 {
-    struct MHD_Response *r = copy ? MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY)
-                                  : MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_PERSISTENT);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, "Content-Type", type);
@@ -72,24 +70,21 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned code, const ch
     return ret;
 }
 
+/* A body that lives as long as the program (a page built into it). */
+static enum MHD_Result respond_static(struct MHD_Connection *c, unsigned code, const char *type, const void *body,
+                                      size_t len)
+{
+    return queue(c, code, type, MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_PERSISTENT));
+}
+
 /* A heap buffer handed to libmicrohttpd, which frees it. */
 static enum MHD_Result respond_take(struct MHD_Connection *c, unsigned code, const char *type, char *body,
                                     size_t len)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!r) {
+    if (!r)
         free(body);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, "Content-Security-Policy",
-                            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-                            "script-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'self'");
-    enum MHD_Result ret = MHD_queue_response(c, code, r);
-    MHD_destroy_response(r);
-    return ret;
+    return queue(c, code, type, r);
 }
 
 /* An error as JSON for /api/ routes, as text otherwise: what was refused and why. */
@@ -283,7 +278,7 @@ static enum MHD_Result respond_asset(struct MHD_Connection *c, const char *name)
     const ServeAsset *a = asset(name);
     if (!a)
         return respond_error(c, MHD_HTTP_NOT_FOUND, false, "no such page");
-    return respond(c, MHD_HTTP_OK, type_of(name), (const char *)a->data, a->len, false);
+    return respond_static(c, MHD_HTTP_OK, type_of(name), a->data, a->len);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,

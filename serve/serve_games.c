@@ -44,22 +44,6 @@ static const char *engine_name(const StoreContents *c, int i)
     return i >= 0 && i < c->nengines ? c->engines[i].name : "?";
 }
 
-static void kv_str(StrBuf *o, const char *k, const char *v)
-{
-    strbuf_add(o, ", ");
-    strbuf_add_json_string(o, k);
-    strbuf_add(o, ": ");
-    strbuf_add_json_string(o, v);
-}
-
-static void kv_num(StrBuf *o, const char *k, double v)
-{
-    strbuf_add(o, ", ");
-    strbuf_add_json_string(o, k);
-    strbuf_add(o, ": ");
-    strbuf_add_json_number(o, v, 6);
-}
-
 static int cmp_index(const void *a, const void *b)
 {
     const StoredGame *x = *(const StoredGame *const *)a, *y = *(const StoredGame *const *)b;
@@ -87,13 +71,13 @@ TvStatus serve_games(Server *s, const char *id, StrBuf *out, TvError *err)
     for (int64_t i = 0; i < c.ngames; i++) {
         const StoredGame *g = order[i];
         strbuf_addf(out, "%s{\"index\": %lld", i ? ",\n" : "\n", (long long)g->index);
-        kv_str(out, "white", engine_name(&c, g->white));
-        kv_str(out, "black", engine_name(&c, g->black));
-        kv_str(out, "result", result_text(g->result));
-        kv_str(out, "termination", termination_name((Termination)g->termination));
-        kv_num(out, "plies", g->plies);
-        kv_num(out, "opening", g->opening);
-        kv_num(out, "seconds", g->wall_time);
+        serve_kv_str(out, "white", engine_name(&c, g->white));
+        serve_kv_str(out, "black", engine_name(&c, g->black));
+        serve_kv_str(out, "result", result_text(g->result));
+        serve_kv_str(out, "termination", termination_name((Termination)g->termination));
+        serve_kv_num(out, "plies", g->plies);
+        serve_kv_num(out, "opening", g->opening);
+        serve_kv_num(out, "seconds", g->wall_time);
         strbuf_add(out, "}");
     }
     strbuf_add(out, "]}\n");
@@ -170,13 +154,13 @@ TvStatus serve_game(Server *s, const char *id, const char *game, StrBuf *out, Tv
         goto done;
     }
     strbuf_addf(out, "{\"index\": %lld", (long long)g->index);
-    kv_str(out, "run", id);
-    kv_str(out, "white", engine_name(&c, g->white));
-    kv_str(out, "black", engine_name(&c, g->black));
-    kv_str(out, "result", result_text(g->result));
-    kv_str(out, "termination", termination_name((Termination)g->termination));
-    kv_str(out, "termination_meaning", termination_meaning((Termination)g->termination));
-    kv_str(out, "options", c.options);
+    serve_kv_str(out, "run", id);
+    serve_kv_str(out, "white", engine_name(&c, g->white));
+    serve_kv_str(out, "black", engine_name(&c, g->black));
+    serve_kv_str(out, "result", result_text(g->result));
+    serve_kv_str(out, "termination", termination_name((Termination)g->termination));
+    serve_kv_str(out, "termination_meaning", termination_meaning((Termination)g->termination));
+    serve_kv_str(out, "options", c.options);
     StrBuf url = {0};
     strbuf_addf(&url, "/tgn?game=%lld&run=", (long long)g->index);
     for (const unsigned char *q = (const unsigned char *)id; *q; q++) /* the id URL-encoded */
@@ -184,12 +168,12 @@ TvStatus serve_game(Server *s, const char *id, const char *game, StrBuf *out, Tv
             strbuf_add_n(&url, (const char *)q, 1);
         else
             strbuf_addf(&url, "%%%02X", *q);
-    kv_str(out, "tgn", strbuf_str(&url));
+    serve_kv_str(out, "tgn", strbuf_str(&url));
     strbuf_free(&url);
     strbuf_add(out, ", \"plies\": [");
     char tfen[TV_TFEN_MAX];
     strbuf_add(out, "\n{\"ply\": 0, \"move\": null");
-    kv_str(out, "tfen", tfen_write(&p, tfen, sizeof tfen));
+    serve_kv_str(out, "tfen", tfen_write(&p, tfen, sizeof tfen));
     strbuf_add(out, ", \"board\": ");
     board_json(&p, out);
     strbuf_add(out, "}");
@@ -201,14 +185,14 @@ TvStatus serve_game(Server *s, const char *id, const char *game, StrBuf *out, Tv
         char mv[H5STORE_MOVE_LEN + 1];
         snprintf(mv, sizeof mv, "%.*s", H5STORE_MOVE_LEN, m->move);
         strbuf_addf(out, ",\n{\"ply\": %d", k + 1);
-        kv_str(out, "move", mv);
-        kv_str(out, "mover", mover == 0 ? "w" : "b");
-        kv_num(out, "score", m->score);
-        kv_num(out, "depth", m->depth);
-        kv_num(out, "nodes", (double)m->nodes);
-        kv_num(out, "time_ms", m->time_ms >= 0 ? m->time_ms : NAN);
-        kv_num(out, "clock_ms", m->clock_ms >= 0 ? m->clock_ms : NAN);
-        kv_str(out, "tfen", tfen_write(&p, tfen, sizeof tfen));
+        serve_kv_str(out, "move", mv);
+        serve_kv_str(out, "mover", mover == 0 ? "w" : "b");
+        serve_kv_num(out, "score", m->score);
+        serve_kv_num(out, "depth", m->depth);
+        serve_kv_num(out, "nodes", (double)m->nodes);
+        serve_kv_num(out, "time_ms", m->time_ms >= 0 ? m->time_ms : NAN);
+        serve_kv_num(out, "clock_ms", m->clock_ms >= 0 ? m->clock_ms : NAN);
+        serve_kv_str(out, "tfen", tfen_write(&p, tfen, sizeof tfen));
         strbuf_add(out, ", \"board\": ");
         board_json(&p, out);
         strbuf_add(out, "}");

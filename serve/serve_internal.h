@@ -78,6 +78,10 @@ TvStatus serve_path(const Server *s, const char *rel, char *abs, size_t n, TvErr
 /* Reads a file's signature; false when it cannot be read. */
 bool serve_file_sig(const char *path, FileSig *sig);
 
+/* `, "k": "v"` and `, "k": x` (a JSON string, a number or null) onto o. */
+void serve_kv_str(StrBuf *o, const char *k, const char *v);
+void serve_kv_num(StrBuf *o, const char *k, double v);
+
 /* ---- serve_runs.c ---------------------------------------------------------- */
 
 /* GET /api/runs (also serve_runs_json). */

@@ -339,7 +339,7 @@ static void identity_text(const StoredEngine *e, char *buf, size_t n)
                  e->path[0] ? ", " : "", e->path);
 }
 
-static void add_kv_str(StrBuf *o, const char *k, const char *v)
+void serve_kv_str(StrBuf *o, const char *k, const char *v)
 {
     strbuf_add(o, ", ");
     strbuf_add_json_string(o, k);
@@ -347,7 +347,7 @@ static void add_kv_str(StrBuf *o, const char *k, const char *v)
     strbuf_add_json_string(o, v);
 }
 
-static void add_kv_num(StrBuf *o, const char *k, double v)
+void serve_kv_num(StrBuf *o, const char *k, double v)
 {
     strbuf_add(o, ", ");
     strbuf_add_json_string(o, k);
@@ -409,8 +409,8 @@ static void store_summarise(Server *s, StoreEntry *e, const char *abs)
         strbuf_add_json_string(&o, "name");
         strbuf_add(&o, ": ");
         strbuf_add_json_string(&o, c.engines[i].name);
-        add_kv_str(&o, "identity", id);
-        add_kv_str(&o, "limits", lim);
+        serve_kv_str(&o, "identity", id);
+        serve_kv_str(&o, "limits", lim);
         strbuf_add(&o, "}");
     }
     strbuf_add(&o, "]");
@@ -441,9 +441,9 @@ static void store_summarise(Server *s, StoreEntry *e, const char *abs)
         strbuf_addf(&cond, "; %d pair%s per pairing", t.pairs, t.pairs == 1 ? "" : "s");
     }
     strbuf_addf(&cond, "; rules %s", c.options && c.options[0] ? c.options : "default");
-    add_kv_str(&o, "conditions", strbuf_str(&cond));
+    serve_kv_str(&o, "conditions", strbuf_str(&cond));
     strbuf_free(&cond);
-    add_kv_str(&o, "program", c.program_version);
+    serve_kv_str(&o, "program", c.program_version);
     /* the report's headline and SPRT (report_live.h): what `tavreli report` says */
     if (c.ngames > 0) {
         StrBuf live = {0};
@@ -452,8 +452,8 @@ static void store_summarise(Server *s, StoreEntry *e, const char *abs)
             strbuf_add(&o, ", ");
             strbuf_add(&o, strbuf_str(&live));
         } else {
-            add_kv_str(&o, "headline", "");
-            add_kv_str(&o, "report_error", e2.msg);
+            serve_kv_str(&o, "headline", "");
+            serve_kv_str(&o, "report_error", e2.msg);
         }
         strbuf_free(&live);
     } else {
@@ -539,12 +539,12 @@ static void store_json(Server *s, const Found *f, StrBuf *o)
     TvError err;
     strbuf_add(o, "{\"id\": ");
     strbuf_add_json_string(o, f->id);
-    add_kv_str(o, "kind", "tournament");
+    serve_kv_str(o, "kind", "tournament");
     strbuf_add(o, ", \"parent\": ");
     strbuf_add_json_string(o, f->parent[0] ? f->parent : NULL);
     if (serve_path(s, f->id, abs, sizeof abs, &err) != TV_OK) {
-        add_kv_str(o, "state", "damaged");
-        add_kv_str(o, "error", err.msg);
+        serve_kv_str(o, "state", "damaged");
+        serve_kv_str(o, "error", err.msg);
         strbuf_add(o, "}");
         return;
     }
@@ -555,9 +555,9 @@ static void store_json(Server *s, const Found *f, StrBuf *o)
         return;
     }
     if (pending) {
-        add_kv_str(o, "state", "reading");
-        add_kv_str(o, "state_detail", "not read yet: the list fills in as the page asks again");
-        add_kv_str(o, "name", f->id);
+        serve_kv_str(o, "state", "reading");
+        serve_kv_str(o, "state_detail", "not read yet: the list fills in as the page asks again");
+        serve_kv_str(o, "name", f->id);
         strbuf_add(o, ", \"games\": null, \"planned\": null, \"resume\": null, \"error\": null}");
         return;
     }
@@ -565,26 +565,26 @@ static void store_json(Server *s, const Found *f, StrBuf *o)
     const char *state;
     char detail[1200];
     state_of_store(e, writer, &state, detail, sizeof detail);
-    add_kv_str(o, "state", state);
-    add_kv_str(o, "state_detail", detail);
+    serve_kv_str(o, "state", state);
+    serve_kv_str(o, "state_detail", detail);
     strbuf_add(o, ", \"resume\": ");
     strbuf_add_json_string(o, !strcmp(state, "interrupted") && !f->parent[0] ? e->resume : NULL);
-    add_kv_num(o, "games", (double)e->games);
-    add_kv_num(o, "planned", e->planned ? (double)e->planned : NAN);
+    serve_kv_num(o, "games", (double)e->games);
+    serve_kv_num(o, "planned", e->planned ? (double)e->planned : NAN);
     const bool running = !strcmp(state, "running");
-    add_kv_num(o, "games_per_min", running ? e->gpm : NAN);
+    serve_kv_num(o, "games_per_min", running ? e->gpm : NAN);
     double eta = NAN;
     if (running && e->gpm > 0 && e->planned > e->games)
         eta = 60.0 * (double)(e->planned - e->games) / e->gpm;
-    add_kv_num(o, "eta_s", round(eta));
-    add_kv_num(o, "updated", (double)(e->sig.mtime_ns / 1000000000));
+    serve_kv_num(o, "eta_s", round(eta));
+    serve_kv_num(o, "updated", (double)(e->sig.mtime_ns / 1000000000));
     strbuf_add(o, ", \"error\": ");
     strbuf_add_json_string(o, e->error);
     if (e->fields) {
         strbuf_add(o, ", ");
         strbuf_add(o, e->fields);
     } else {
-        add_kv_str(o, "name", f->id);
+        serve_kv_str(o, "name", f->id);
     }
     strbuf_add(o, "}");
 }
@@ -614,26 +614,34 @@ static void stores_of(const FoundList *l, const char *rel, StrBuf *o)
     strbuf_add(o, "]");
 }
 
+/* The first members of a train or SPSA folder's entry; false (the entry
+ * closed as damaged) when the folder cannot be reached. */
+static bool folder_head(const Server *s, const Found *f, const char *kind, char *abs, size_t n, StrBuf *o)
+{
+    strbuf_add(o, "{\"id\": ");
+    strbuf_add_json_string(o, f->id);
+    serve_kv_str(o, "kind", kind);
+    strbuf_add(o, ", \"parent\": null");
+    if (serve_path(s, f->id, abs, n, NULL) == TV_OK)
+        return true;
+    serve_kv_str(o, "state", "damaged");
+    strbuf_add(o, "}");
+    return false;
+}
+
 /* A training folder's entry: its generations so far (train.h). */
 static void train_json(Server *s, const FoundList *l, const Found *f, StrBuf *o, bool detail)
 {
     char abs[PATH_MAX];
-    strbuf_add(o, "{\"id\": ");
-    strbuf_add_json_string(o, f->id);
-    add_kv_str(o, "kind", "train");
-    strbuf_add(o, ", \"parent\": null");
-    if (serve_path(s, f->id, abs, sizeof abs, NULL) != TV_OK) {
-        add_kv_str(o, "state", "damaged");
-        strbuf_add(o, "}");
+    if (!folder_head(s, f, "train", abs, sizeof abs, o))
         return;
-    }
     char cfg[PATH_MAX];
     TrainConfig tc;
     TvError err;
     const bool have_cfg = (size_t)snprintf(cfg, sizeof cfg, "%s/train.ini", abs) < sizeof cfg &&
                           train_read_config(cfg, &tc, false, &err) == TV_OK;
     const char *base = strrchr(f->id, '/');
-    add_kv_str(o, "name", have_cfg && tc.name[0] ? tc.name : base ? base + 1 : f->id);
+    serve_kv_str(o, "name", have_cfg && tc.name[0] ? tc.name : base ? base + 1 : f->id);
     int done = 0, best = 0;
     StrBuf gens = {0};
     strbuf_add(&gens, "[");
@@ -646,32 +654,32 @@ static void train_json(Server *s, const FoundList *l, const Found *f, StrBuf *o,
         best = (int)gen.best;
         strbuf_add(&gens, g > 1 ? ", {" : "{");
         strbuf_addf(&gens, "\"gen\": %d", g);
-        add_kv_str(&gens, "outcome", gen.outcome);
-        add_kv_num(&gens, "best", (double)gen.best);
-        add_kv_num(&gens, "llr", gen.llr);
-        add_kv_num(&gens, "pairs", (double)gen.pairs);
+        serve_kv_str(&gens, "outcome", gen.outcome);
+        serve_kv_num(&gens, "best", (double)gen.best);
+        serve_kv_num(&gens, "llr", gen.llr);
+        serve_kv_num(&gens, "pairs", (double)gen.pairs);
         strbuf_addf(&gens, ", \"confirmed\": %s}", gen.confirmed ? "true" : "false");
     }
     strbuf_add(&gens, "]");
     const bool running = folder_running(s, l, f->id);
     const long planned = have_cfg ? tc.generations : 0;
     const char *state = running ? "running" : planned && done >= planned ? "finished" : "interrupted";
-    add_kv_str(o, "state", state);
+    serve_kv_str(o, "state", state);
     char text[256];
     snprintf(text, sizeof text, "%d of %ld generations complete; the best is gen-%d", done, planned, best);
-    add_kv_str(o, "state_detail", text);
-    add_kv_str(o, "headline", text);
+    serve_kv_str(o, "state_detail", text);
+    serve_kv_str(o, "headline", text);
     strbuf_add(o, ", \"resume\": ");
     strbuf_add_json_string(o, !strcmp(state, "interrupted") ? "the same `tavreli train CONFIG.ini` again: it resumes"
                                                              : NULL);
-    add_kv_num(o, "games", NAN);
-    add_kv_num(o, "planned", NAN);
+    serve_kv_num(o, "games", NAN);
+    serve_kv_num(o, "planned", NAN);
     strbuf_add(o, ", \"sprt\": null, \"engines\": []");
     if (have_cfg) {
         char cond[256];
         snprintf(cond, sizeof cond, "%ld generations of %ld self-play games at depth %ld; SPRT [%g, %g] nElo", tc.generations,
                  tc.games, tc.depth, tc.elo0, tc.elo1);
-        add_kv_str(o, "conditions", cond);
+        serve_kv_str(o, "conditions", cond);
     }
     strbuf_add(o, ", \"generations\": ");
     strbuf_add(o, strbuf_str(&gens));
@@ -686,10 +694,10 @@ static void train_json(Server *s, const FoundList *l, const Found *f, StrBuf *o,
             for (int i = 0; i < nr; i++) {
                 strbuf_add(o, i ? ", {" : "{");
                 strbuf_addf(o, "\"gen\": %d", rungs[i].generation);
-                add_kv_num(o, "elo", rungs[i].elo);
-                add_kv_num(o, "lo", rungs[i].lo);
-                add_kv_num(o, "hi", rungs[i].hi);
-                add_kv_num(o, "games", (double)rungs[i].games);
+                serve_kv_num(o, "elo", rungs[i].elo);
+                serve_kv_num(o, "lo", rungs[i].lo);
+                serve_kv_num(o, "hi", rungs[i].hi);
+                serve_kv_num(o, "games", (double)rungs[i].games);
                 strbuf_add(o, "}");
             }
         free(rungs);
@@ -703,21 +711,14 @@ static void train_json(Server *s, const FoundList *l, const Found *f, StrBuf *o,
 static void spsa_json(Server *s, const FoundList *l, const Found *f, StrBuf *o, bool detail)
 {
     char abs[PATH_MAX];
-    strbuf_add(o, "{\"id\": ");
-    strbuf_add_json_string(o, f->id);
-    add_kv_str(o, "kind", "spsa");
-    strbuf_add(o, ", \"parent\": null");
-    if (serve_path(s, f->id, abs, sizeof abs, NULL) != TV_OK) {
-        add_kv_str(o, "state", "damaged");
-        strbuf_add(o, "}");
+    if (!folder_head(s, f, "spsa", abs, sizeof abs, o))
         return;
-    }
     const char *base = strrchr(f->id, '/');
-    add_kv_str(o, "name", base ? base + 1 : f->id);
+    serve_kv_str(o, "name", base ? base + 1 : f->id);
     char store[PATH_MAX], tuned[PATH_MAX];
     if ((size_t)snprintf(store, sizeof store, "%s/spsa.h5", abs) >= sizeof store ||
         (size_t)snprintf(tuned, sizeof tuned, "%s/tuned.ini", abs) >= sizeof tuned) {
-        add_kv_str(o, "state", "damaged");
+        serve_kv_str(o, "state", "damaged");
         strbuf_add(o, "}");
         return;
     }
@@ -728,7 +729,7 @@ static void spsa_json(Server *s, const FoundList *l, const Found *f, StrBuf *o, 
     const bool have_table = !running && spsa_table_read(store, &t, &found, &err) == TV_OK && found;
     const bool finished = access(tuned, F_OK) == 0;
     const char *state = running ? "running" : finished ? "finished" : "interrupted";
-    add_kv_str(o, "state", state);
+    serve_kv_str(o, "state", state);
     char text[256];
     if (have_table)
         snprintf(text, sizeof text, "%ld of %ld iterations of %ld pairs%s", t.done, t.iterations, t.batch,
@@ -736,8 +737,8 @@ static void spsa_json(Server *s, const FoundList *l, const Found *f, StrBuf *o, 
     else
         snprintf(text, sizeof text, "%s", running ? "playing (the parameters' paths are written when it stops)"
                                                   : "no /spsa table yet");
-    add_kv_str(o, "state_detail", text);
-    add_kv_str(o, "headline", text);
+    serve_kv_str(o, "state_detail", text);
+    serve_kv_str(o, "headline", text);
     strbuf_add(o, ", \"resume\": ");
     strbuf_add_json_string(o, !strcmp(state, "interrupted") ? "the same `tavreli spsa CONFIG.ini` again: it resumes"
                                                              : NULL);
@@ -749,10 +750,10 @@ static void spsa_json(Server *s, const FoundList *l, const Found *f, StrBuf *o, 
             strbuf_add(o, p ? ", {" : "{");
             strbuf_add(o, "\"name\": ");
             strbuf_add_json_string(o, t.names[p]);
-            add_kv_num(o, "lo", t.lo[p]);
-            add_kv_num(o, "hi", t.hi[p]);
-            add_kv_num(o, "start", t.theta[p]);
-            add_kv_num(o, "now", t.theta[t.done * t.nparams + p]);
+            serve_kv_num(o, "lo", t.lo[p]);
+            serve_kv_num(o, "hi", t.hi[p]);
+            serve_kv_num(o, "start", t.theta[p]);
+            serve_kv_num(o, "now", t.theta[t.done * t.nparams + p]);
             strbuf_add(o, ", \"path\": [");
             for (long k = 0; k <= t.done; k++) {
                 strbuf_addf(o, "%s[%ld, ", k ? ", " : "", k);
@@ -865,7 +866,7 @@ TvStatus serve_run(Server *s, const char *id, StrBuf *out, TvError *err)
                 d->sig = sig;
             } else {
                 strbuf_free(&live);
-                add_kv_str(out, "detail_error", e2.msg);
+                serve_kv_str(out, "detail_error", e2.msg);
             }
         }
     }

@@ -13,6 +13,9 @@
 #                  --dry-run); run in full by --long
 #   ```sh illustrative  never run (a cluster, hours of play, placeholders):
 #                  bash -n, and every tavreli command exists
+#   ```sh serve    a server that runs until Ctrl-C (one command): started
+#                  (on a free port), its runs list and pages asked for, then
+#                  Ctrl-C, which must end it with 0
 #   any other fence (```ini, ```text, bare) holds no commands.
 # Quick blocks run in file order (README.md, then docs/*.md by name) in one
 # scratch copy of the checkout (configs/, tests/data/, an empty results/),
@@ -163,6 +166,39 @@ run_block() { # run_block N LANG WHERE
   pass
 }
 
+# A server's block: started with --port 0 (a free port, not the default a
+# test machine may have taken), asked for its pages over bash's /dev/tcp,
+# then Ctrl-C (SIGINT) must end it with 0.
+http_status() { # http_status PORT PATH: the status code of GET PATH
+  local line
+  exec 7<>"/dev/tcp/127.0.0.1/$1" || { echo 000; return; }
+  printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$2" >&7
+  IFS= read -r line <&7
+  exec 7<&-
+  line=${line#HTTP/1.? }
+  echo "${line%% *}"
+}
+run_server() { # run_server N WHERE
+  local n=$1 where=$2 cmd pid port i code path
+  cmd=$(commands_of "$n" sh | grep -v '^ *#' | grep -v '^ *$' | head -n 1)
+  (cd "$root" && exec bash -c "exec $cmd --port 0") >"$tmp/serve.out" 2>&1 &
+  pid=$!
+  for i in $(seq 1 600); do grep -q 'http://' "$tmp/serve.out" && break; sleep 0.1; done
+  port=$(grep -oE 'http://[^ ]*:[0-9]+/' "$tmp/serve.out" | head -n 1 | grep -oE '[0-9]+/$' | tr -d /)
+  if [ -z "$port" ]; then
+    kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    fail "$where: '$cmd' did not start serving:"; head -c 2000 "$tmp/serve.out"; return
+  fi
+  for path in / /api/runs /static/tavreli.js; do
+    code=$(http_status "$port" "$path")
+    if [ "$code" = 200 ]; then pass; else fail "$where: GET $path answered $code"; fi
+  done
+  kill -INT "$pid"
+  wait "$pid"
+  code=$?
+  if [ "$code" = 0 ]; then pass; else fail "$where: Ctrl-C ended '$cmd' with $code:"; head -c 2000 "$tmp/serve.out"; fi
+}
+
 while read -r n file line lang tag; do
   where="$file:$line ($lang $tag)"
   case $tag in
@@ -178,7 +214,8 @@ while read -r n file line lang tag; do
         check_static "$n" "$lang" "$where" long
       fi ;;
     illustrative) check_static "$n" "$lang" "$where" illustrative ;;
-    *) fail "$where: unknown tag '$tag' (quick blocks have none; long or illustrative)" ;;
+    serve) run_server "$n" "$where" ;;
+    *) fail "$where: unknown tag '$tag' (quick blocks have none; long, illustrative or serve)" ;;
   esac
 done <"$tmp/blocks/list"
 
