@@ -376,7 +376,8 @@ static void store_summarise(Server *s, StoreEntry *e, const char *abs)
     }
     e->games = c.ngames;
     e->gpm = recent_rate(&c);
-    e->decided = c.sprt_result && c.sprt_result[0];
+    /* a run stopped before its SPRT decided stores "continue after N pairs ..." */
+    e->decided = c.sprt_result && (!strncmp(c.sprt_result, "H0 accepted", 11) || !strncmp(c.sprt_result, "H1 accepted", 11));
     RunSession *sessions = NULL;
     int ns = 0;
     if (run_sessions_parse(c.sessions, &sessions, &ns, NULL) == TV_OK && ns > 0)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_common import Server, Tally  # noqa: E402
+from serve_common import Server, Tally, start_tournament, wait_for  # noqa: E402
 
 
 def main():
@@ -52,9 +52,21 @@ def main():
     os.symlink(tmp, os.path.join(runs, "up"))
     os.symlink(os.path.join(runs, "good.h5"), os.path.join(runs, "alias.h5"))  # a link that stays inside
 
+    # a run stopped by Ctrl-C after some games: interrupted, with the command that resumes it
+    tour = start_tournament(tavreli, src, runs, "stopped")
+    wait_for(lambda: os.path.exists(os.path.join(runs, "stopped.h5")) and
+             os.path.getsize(os.path.join(runs, "stopped.h5")) > 200000, 120, 0.2)
+    tour.send_signal(signal.SIGINT)
+    tour.wait(timeout=120)
+
     s = Server(tavreli, runs)
     try:
         status, d = s.json("/api/runs")
+        e = next((r for r in d["runs"] if r["id"] == "stopped.h5"), {})
+        t.check("a run stopped by Ctrl-C is interrupted, with its resume command",
+                e.get("state") == "interrupted" and "--resume" in (e.get("resume") or "") and
+                "stopped.h5" in (e.get("resume") or ""), e)
+        t.check("... and its SPRT so far (from its tournament INI)", (e.get("sprt") or {}).get("elo1") == 10, e.get("sprt"))
         ids = {r["id"]: r for r in d["runs"]}
         t.check("the runs list answers", status == 200)
         t.check("the good store is listed and finished", ids.get("good.h5", {}).get("state") == "finished",
