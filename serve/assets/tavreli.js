@@ -376,6 +376,11 @@
       }
 
       if (show('sec-generations', r.generations && r.generations.length)) {
+        // an accepted generation's rung of the ladder: its Elo against gen-0
+        for (const g of r.generations) {
+          const rung = (r.ladder || []).find((x) => x.gen === g.gen);
+          if (rung) Object.assign(g, { elo: rung.elo, lo: rung.lo, hi: rung.hi });
+        }
         fill(document.querySelector('#generations tbody'), r.generations.map((g) =>
           tv.el('tr', null, num(g.gen), td(g.outcome || '-', verdictClass(g.outcome) ||
             (g.outcome === 'accepted' ? 'verdict-h1' : g.outcome === 'rejected' ? 'verdict-h0' : null)),
@@ -442,10 +447,13 @@
 
     for (const sel of [fEngine, fResult, fTerm]) sel.addEventListener('change', () => renderGames(false));
 
-    tv.poll(() => Promise.all([
-      tv.fetchJSON('/api/run' + q).then(renderRun),
-      tv.fetchJSON('/api/games' + q).then(updateGames),
-    ]));
+    // a train or SPSA folder has no games of its own (its stores, linked, do)
+    tv.poll(() => tv.fetchJSON('/api/run' + q).then((r) => {
+      renderRun(r);
+      const store = r.kind === 'tournament';
+      $('sec-games').hidden = !store;
+      return store ? tv.fetchJSON('/api/games' + q).then(updateGames) : null;
+    }));
   };
 
   /* ---------- game viewer ---------- */
