@@ -178,7 +178,8 @@ static void scan(const Server *s, const char *rel, const char *parent, int depth
         n++;
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    if (n > 0)
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
     for (int i = 0; i < n; i++) {
         char id[PATH_MAX], abs[PATH_MAX];
         if ((size_t)snprintf(id, sizeof id, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) >= sizeof id)
@@ -775,7 +776,8 @@ TvStatus serve_runs(Server *s, StrBuf *out, TvError *err)
     s->deadline = now_seconds() + SERVE_LIST_BUDGET;
     FoundList l = {0};
     scan(s, "", "", SCAN_DEPTH, &l);
-    qsort(l.f, (size_t)l.n, sizeof *l.f, cmp_found);
+    if (l.n > 0) /* qsort of no array: undefined */
+        qsort(l.f, (size_t)l.n, sizeof *l.f, cmp_found);
     for (int i = 0; i < s->nstores; i++)
         s->stores[i].seen = false;
     strbuf_add(out, "{\"dir\": ");

@@ -87,8 +87,16 @@ class Server:
         except subprocess.TimeoutExpired:
             self.p.kill()
             out, _ = self.p.communicate()
+            self.show_log()
             return None, out
+        if self.p.returncode != 0:
+            self.show_log()
         return self.p.returncode, out
+
+    def show_log(self):
+        """The server's stderr (a sanitizer's report, say), for a failure."""
+        self.log.seek(0)
+        print("tavreli serve's stderr:\n" + self.log.read()[-6000:], flush=True)
 
 
 def start_tournament(tavreli, src, folder, name, depth=3):

@@ -27,6 +27,15 @@ def main():
     os.environ["TMPDIR"] = tmp  # where the server makes its cache
     runs = os.path.join(tmp, "results")
     os.makedirs(os.path.join(runs, "sub"))
+    # an empty folder (no run yet): an empty list
+    empty = os.path.join(tmp, "empty", "results")
+    os.makedirs(empty)
+    s = Server(tavreli, empty)
+    status, d = s.json("/api/runs")
+    t.check("an empty folder: an empty runs list", status == 200 and d["runs"] == [], (status, d))
+    code, _ = s.stop()
+    t.check("... and the server ends with 0", code == 0, code)
+
     # a real store, a few games
     ini = os.path.join(tmp, "t.ini")
     engine = os.path.join(os.path.abspath(src), "configs", "engines", "handset.ini")
