@@ -64,7 +64,7 @@ def main():
     # a run stopped by Ctrl-C after some games: interrupted, with the command that resumes it
     tour = start_tournament(tavreli, src, runs, "stopped")
     wait_for(lambda: os.path.exists(os.path.join(runs, "stopped.h5")) and
-             os.path.getsize(os.path.join(runs, "stopped.h5")) > 200000, 120, 0.2)
+             os.path.getsize(os.path.join(runs, "stopped.h5")) > 200000)
     tour.send_signal(signal.SIGINT)
     tour.wait(timeout=120)
 
