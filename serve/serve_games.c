@@ -103,6 +103,20 @@ static TvStatus find_game(const StoreContents *c, const char *id, const char *ga
     return tv_fail(err, TV_ERR_IO, "%s has no game %lld (it holds %lld games)", id, k, (long long)c->ngames);
 }
 
+/* The store of run id read with its moves, and its game `game` in *g; on
+ * success c is the caller's to free. */
+static TvStatus read_game(Server *s, const char *id, const char *game, StoreContents *c, const StoredGame **g,
+                          TvError *err)
+{
+    char abs[PATH_MAX];
+    TvStatus st = read_store(s, id, true, c, abs, sizeof abs, err);
+    if (st != TV_OK)
+        return st;
+    if ((st = find_game(c, id, game, g, err)) != TV_OK)
+        h5store_contents_free(c);
+    return st;
+}
+
 /* The board of p: each occupied square and its tavrels, top first. */
 static void board_json(const Position *p, StrBuf *o)
 {
@@ -127,15 +141,12 @@ static void board_json(const Position *p, StrBuf *o)
 TvStatus serve_game(Server *s, const char *id, const char *game, StrBuf *out, TvError *err)
 {
     StoreContents c;
-    char abs[PATH_MAX];
-    TvStatus st = read_store(s, id, true, &c, abs, sizeof abs, err);
+    const StoredGame *g = NULL;
+    TvStatus st = read_game(s, id, game, &c, &g, err);
     if (st != TV_OK)
         return st;
-    const StoredGame *g = NULL;
     Move *moves = NULL;
     uint64_t *hist = NULL;
-    if ((st = find_game(&c, id, game, &g, err)) != TV_OK)
-        goto done;
     Options o = {0};
     rule_options_parse(c.options ? c.options : "", &o, NULL);
     Position p;
@@ -210,17 +221,14 @@ done:
 TvStatus serve_tgn(Server *s, const char *id, const char *game, StrBuf *out, TvError *err)
 {
     StoreContents c;
-    char abs[PATH_MAX];
-    TvStatus st = read_store(s, id, true, &c, abs, sizeof abs, err);
+    const StoredGame *g = NULL;
+    TvStatus st = read_game(s, id, game, &c, &g, err);
     if (st != TV_OK)
         return st;
-    const StoredGame *g = NULL;
-    if ((st = find_game(&c, id, game, &g, err)) == TV_OK) {
-        char *text = NULL;
-        if ((st = export_tgn_game(&c, id, g, &text, err)) == TV_OK)
-            strbuf_add(out, text);
-        free(text);
-    }
+    char *text = NULL;
+    if ((st = export_tgn_game(&c, id, g, &text, err)) == TV_OK)
+        strbuf_add(out, text);
+    free(text);
     h5store_contents_free(&c);
     return st;
 }

@@ -333,8 +333,8 @@ static void identity_text(const StoredEngine *e, char *buf, size_t n)
     char tag[96];
     engine_id_tag(e, tag, sizeof tag);
     if (e->kind == PLAYER_PROCESS)
-        snprintf(buf, n, "%s: %s%s%s%s%s", engine_id_kind_name(e->kind), e->id_name[0] ? e->id_name : e->command,
-                 tag[0] ? " (" : "", tag, tag[0] ? ")" : "", "");
+        snprintf(buf, n, "%s: %s%s%s%s", engine_id_kind_name(e->kind), e->id_name[0] ? e->id_name : e->command,
+                 tag[0] ? " (" : "", tag, tag[0] ? ")" : "");
     else
         snprintf(buf, n, "%s, %s%s%s", engine_id_kind_name(e->kind), e->version[0] ? e->version : "tavreli",
                  e->path[0] ? ", " : "", e->path);
